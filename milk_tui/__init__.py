@@ -1,0 +1,1 @@
+"""milk-tui: two LLM agents, one conversation."""

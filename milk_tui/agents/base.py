@@ -1,0 +1,166 @@
+"""The contract between the dispatcher and every agent backend.
+
+An agent does inference only (ADR-0038): it gets an ``AgentRequest`` the dispatcher built
+and yields a small set of typed ``AgentEvent``s.  It never touches the session, the
+database or the bus; side effects it needs (the ``current_need`` and ``record_memory``
+tools, permission questions) go through the ``TurnHooks`` the dispatcher hands in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+Slot = Literal["primary", "escalation"]
+ContextMode = Literal["first", "returning", "resume", "continuation"]
+
+
+# ----- agent events (normalised wire formats) ---------------------------------------
+
+
+@dataclass(slots=True)
+class TextChunk:
+    text: str
+
+
+@dataclass(slots=True)
+class ThinkingChunk:
+    text: str
+
+
+@dataclass(slots=True)
+class ToolCallEvent:
+    call_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(slots=True)
+class ToolResultEvent:
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(slots=True)
+class UsageEvent:
+    model: str
+    prompt_tokens: int = 0
+    """Fresh (uncached) prompt tokens: OpenAI-style totals have cached tokens subtracted."""
+    completion_tokens: int = 0
+    cache_read: int = 0
+    cache_creation: int = 0
+    cost_usd: float = 0.0
+    role_suffix: str = ""
+    """"" for the agent's own usage, "subagent" for Claude sub-agent traffic."""
+
+
+@dataclass(slots=True)
+class Finished:
+    stop_reason: str = ""
+    session_id: str = ""
+    """Backend conversation id to persist (Claude CLI); "" when the backend has none."""
+    escalation_reason: str = ""
+    """Non-empty when the primary asked to hand off (``escalate`` tool / repeated prompt)."""
+
+
+AgentEvent = TextChunk | ThinkingChunk | ToolCallEvent | ToolResultEvent | UsageEvent | Finished
+
+
+class AgentError(Exception):
+    """A backend failure worded for the user: agent name, status and the backend's message."""
+
+    def __init__(self, message: str, *, agent: str = "", status: int | None = None,
+                 retryable: bool = False) -> None:
+        super().__init__(message)
+        self.agent = agent
+        self.status = status
+        self.retryable = retryable
+
+
+class SessionNotFound(AgentError):
+    """The backend does not know the conversation id we asked to resume."""
+
+
+# ----- what the dispatcher hands an agent ---------------------------------------------
+
+
+@dataclass(slots=True)
+class ChatMessage:
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+    tool_calls: list[dict[str, Any]] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+
+
+@dataclass(slots=True)
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    """JSON schema (type: object) — arguments are validated against it before running."""
+
+
+@dataclass(slots=True)
+class ToolOutcome:
+    content: str
+    is_error: bool = False
+    escalate_reason: str = ""
+    """Set by the ``escalate`` tool: the agent stops its loop and finishes with this reason."""
+
+
+class ToolBox(Protocol):
+    def specs(self) -> list[ToolSpec]: ...
+
+    async def call(self, name: str, arguments: str) -> ToolOutcome: ...
+
+
+@dataclass(slots=True)
+class PermissionQuestion:
+    agent_name: str
+    tool_name: str
+    tool_input: dict[str, Any]
+
+
+@dataclass
+class AgentRequest:
+    slot: Slot
+    prompt: str
+    cwd: str
+    system_prompt: str = ""
+    """HTTP agents: the role prompt (+ need/memory tag instructions for the primary)."""
+    messages: list[ChatMessage] = field(default_factory=list)
+    """HTTP agents: prior turns (never the current prompt), system blocks first, trimmed."""
+    append_system_prompt: str = ""
+    """Claude CLI: static + dynamic context, written to ONE --append-system-prompt-file."""
+    mode: ContextMode = "first"
+    resume_session_id: str = ""
+    """Claude CLI: resume this conversation ("" = fresh start with a new --session-id)."""
+    nonce: str = ""
+    tools: ToolBox | None = None
+    ask_permission: Callable[[PermissionQuestion], Awaitable[bool]] | None = None
+    repetition_baseline: int = 0
+    user_history: list[str] = field(default_factory=list)
+    """Prior user prompts (answered turns only), for the repeated-prompt guard."""
+
+
+class Agent(Protocol):
+    name: str
+    model: str
+
+    def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
+        """Yield events for one turn; raise AgentError on failure.
+
+        Cancellation (``asyncio.CancelledError``) must stop network reads / kill the
+        subprocess promptly; the dispatcher records nothing for a cancelled turn.
+        """
+        ...
+
+    async def available(self) -> bool:
+        """Cheap reachability check, cached by the caller."""
+        ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,118 @@
+"""Read a config file (TOML or JSON) into ``MilkConfig`` with one clear error on failure."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .paths import default_config_file
+from .settings import AgentConfig, AgentLimits, MilkConfig
+
+GO_ONLY_KEYS = {
+    "agent_tools", "mcp_servers", "default_route", "otel", "colorization", "debug_claude_code",
+    "debug_local", "debug_subprocess", "aws_auth_refresh", "remote_oversight", "loop_detection",
+    "config_editors", "update_check", "update_channel", "update_last_check",
+    "update_skipped_version", "experimental_permission_management",
+    "experimental_lazy_history_management", "direct_bash", "direct_bash_allow",
+    "local_memory_reinjection_turns", "local_memory_reinjection_bytes",
+}  # fmt: skip
+"""Keys a Go milk config.json may carry that we accept without a warning (reference agents §1.2)."""
+
+GO_ONLY_AGENT_KEYS = {
+    "tools", "mcp_servers", "system_prompt_tier", "extra_args", "run_cmd", "api_format",
+    "tls_ca_cert", "aws_service", "prompt_caching", "settings", "action_type", "model_type",
+    "smolagent_tools", "max_steps", "authorized_imports",
+}  # fmt: skip
+
+
+class ConfigError(Exception):
+    """One message naming the file, the key and what was expected."""
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read config file ({e.strerror})") from None
+    try:
+        if path.suffix.lower() == ".toml":
+            data = tomllib.loads(raw.decode("utf-8"))
+        else:
+            data = json.loads(raw.decode("utf-8") or "{}")
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: config file is not UTF-8 text") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected an object at the top level, got {type(data).__name__}")
+    return data
+
+
+def _unknown_key_warnings(path: Path, data: dict[str, Any]) -> list[str]:
+    warnings = []
+    known = set(MilkConfig.model_fields) | GO_ONLY_KEYS
+    for k in data:
+        if k not in known:
+            warnings.append(f"{path}: unknown key '{k}' ignored")
+    agent_known = set(AgentConfig.model_fields) | GO_ONLY_AGENT_KEYS
+    limit_known = set(AgentLimits.model_fields)
+    for i, a in enumerate(data.get("agents") or []):
+        if not isinstance(a, dict):
+            continue
+        for k in a:
+            if k not in agent_known:
+                warnings.append(f"{path}: unknown key 'agents[{i}].{k}' ignored")
+        for k in (a.get("limits") or {}) if isinstance(a.get("limits"), dict) else {}:
+            if k not in limit_known:
+                warnings.append(f"{path}: unknown key 'agents[{i}].limits.{k}' ignored")
+    return warnings
+
+
+def _format_validation(path: Path | None, err: ValidationError) -> str:
+    first = err.errors()[0]
+    key = ".".join(
+        f"[{p}]" if isinstance(p, int) else str(p) for p in first.get("loc", ())
+    ).replace(".[", "[")
+    got = first.get("input")
+    where = str(path) if path else "environment"
+    return f"{where}: key '{key}': {first.get('msg', 'invalid value')} (got {got!r})"
+
+
+def validation_warnings(cfg: MilkConfig) -> list[str]:
+    """Non-fatal problems Go milk also reports (reference agents §1.1)."""
+    out = []
+    for a in cfg.agents:
+        if a.kind in ("openai",) and not a.url:
+            out.append(f"agent '{a.name}': provider '{a.provider or 'local'}' has no url")
+        if a.uses_bearer and not (a.api_key or a.token_cmd):
+            out.append(f"agent '{a.name}': provider '{a.provider}' needs api_key or token_cmd")
+    if cfg.agent and cfg.find_agent(cfg.agent) is None:
+        out.append(f"agent '{cfg.agent}' is not defined in agents[]")
+    if cfg.escalation_agent and cfg.find_agent(cfg.escalation_agent) is None:
+        out.append(f"escalation_agent '{cfg.escalation_agent}' is not defined in agents[]")
+    return out
+
+
+def load_config(path: Path | str | None = None) -> tuple[MilkConfig, list[str], Path | None]:
+    """Returns (config, warnings, the file used or None when running on defaults)."""
+    p = Path(path) if path else default_config_file()
+    data: dict[str, Any] = {}
+    warnings: list[str] = []
+    if p is not None:
+        data = _read(p)
+        warnings.extend(_unknown_key_warnings(p, data))
+        data = {k: v for k, v in data.items() if k not in GO_ONLY_KEYS}
+    try:
+        cfg = MilkConfig(**data)
+    except ValidationError as e:
+        raise ConfigError(_format_validation(p, e)) from None
+    warnings.extend(validation_warnings(cfg))
+    return cfg, warnings, p

@@ -1,0 +1,242 @@
+"""Typed configuration: a Go milk ``config.json`` loads unchanged; TOML works the same.
+
+Precedence: ``MILK_*`` environment > file > defaults.  Per-agent ``limits`` are resolved
+against the global knobs by the ``resolve_*`` helpers so callers never re-implement the
+"absent → global, negative → off, zero → default" rule (reference agents §1.4).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+# Defaults from reference agents §1.2 / core §3.10.
+DEFAULT_CONTEXT_BUDGET = 12000
+DEFAULT_MESSAGE_BUDGET = 24000
+DEFAULT_RETURNING_FRESH_START = 8
+DEFAULT_PERCEPT_INJECT_MAX = 25
+DEFAULT_PERCEPT_INJECT_MAX_BYTES = 2048
+DEFAULT_MAX_TOOL_ITERATIONS = 20
+DEFAULT_MEMORY_REINJECTION_TURNS = 20
+DEFAULT_MEMORY_REINJECTION_BYTES = 40000
+DEFAULT_MEMORY_RESULT_MAX_BYTES = 2048
+DEFAULT_TURN_TIMEOUT_SECS = 600
+DEFAULT_TOOL_TIMEOUT_SECS = 120
+
+BEARERLESS_PROVIDERS = {"", "local", "bedrock", "claude-cli", "demo", "aider-cli", "subprocess"}
+EXTERNAL_PROCESS_PROVIDERS = {"claude-cli", "aider-cli", "subprocess"}
+
+
+class AgentLimits(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    context_budget_chars: int | None = None
+    message_budget_chars: int | None = None
+    memory_reinjection_turns: int | None = None
+    memory_reinjection_bytes: int | None = None
+    memory_result_max_bytes: int | None = None
+    percept_inject_max: int | None = None
+    percept_inject_max_bytes: int | None = None
+    percept_relevance_gate: bool | None = None
+    max_tool_iterations: int | None = None
+    returning_fresh_start_local_turns: int | None = None
+    turn_timeout_secs: int | None = None
+    tool_timeout_secs: int | None = None
+    included_tools: list[str] | None = None
+    excluded_tools: list[str] | None = None
+
+
+class AgentConfig(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    provider: str = ""
+    url: str = ""
+    model: str = ""
+    api_key: str = Field(default="", repr=False)
+    token_cmd: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)
+    chat_path: str = "/v1/chat/completions"
+    bin: str = ""
+    dangerously_skip_permissions: bool = False
+    allowed_tools: list[str] = Field(default_factory=list)
+    add_dirs: list[str] = Field(default_factory=list)
+    aws_region: str = ""
+    aws_key_id: str = Field(default="", repr=False)
+    aws_secret: str = Field(default="", repr=False)
+    aws_token: str = Field(default="", repr=False)
+    aws_refresh_cmd: str = ""
+    endpoint_url: str = ""
+    """Bedrock only: override the service endpoint (tests, VPC endpoints)."""
+    prompt: str = ""
+    prompt_file: str = ""
+    context_window_tokens: int = 0
+    tls_skip_verify: bool = False
+    timeout_secs: float = 60.0
+    """Seconds without a byte from an HTTP backend before the turn fails."""
+    limits: AgentLimits = Field(default_factory=AgentLimits)
+
+    @field_validator("provider")
+    @classmethod
+    def _norm_provider(cls, v: str) -> str:
+        return (v or "").strip().lower()
+
+    @field_validator("url")
+    @classmethod
+    def _trim_url(cls, v: str) -> str:
+        return (v or "").rstrip("/")
+
+    @property
+    def kind(self) -> str:
+        """openai / bedrock / claude-cli / demo — which adapter serves this entry."""
+        p = self.provider
+        if p in ("bedrock", "claude-cli", "demo"):
+            return p
+        return "openai"
+
+    @property
+    def uses_bearer(self) -> bool:
+        return self.provider not in BEARERLESS_PROVIDERS
+
+
+BUILTIN_CLAUDE = AgentConfig(name="claude", provider="claude-cli", bin="claude")
+
+
+class MilkConfig(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="MILK_", env_nested_delimiter="__", extra="ignore", populate_by_name=True
+    )
+
+    agent: str = ""
+    escalation_agent: str = ""
+    agents: list[AgentConfig] = Field(default_factory=list)
+    returning_fresh_start_local_turns: int = DEFAULT_RETURNING_FRESH_START
+    sticky_escalation: bool = True
+    context_budget_chars: int = DEFAULT_CONTEXT_BUDGET
+    local_context_budget_chars: int = DEFAULT_MESSAGE_BUDGET
+    percept_inject_max: int = DEFAULT_PERCEPT_INJECT_MAX
+    percept_inject_max_bytes: int = DEFAULT_PERCEPT_INJECT_MAX_BYTES
+    percept_relevance_gate: bool = True
+    percept_store_max: int = 0
+    local_max_tool_iterations: int = DEFAULT_MAX_TOOL_ITERATIONS
+    local_memory_result_max_bytes: int = DEFAULT_MEMORY_RESULT_MAX_BYTES
+    memory_reinjection_turns: int = DEFAULT_MEMORY_REINJECTION_TURNS
+    memory_reinjection_bytes: int = DEFAULT_MEMORY_REINJECTION_BYTES
+    show_reasoning: bool = False
+    debug: bool = False
+    theme: str = "milk-dark"
+    keymap: dict[str, str] = Field(default_factory=dict)
+    rules: dict[str, Any] = Field(default_factory=dict)
+    classifier_fallback: str = ""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Environment beats the file (which arrives as init kwargs).
+        return (env_settings, init_settings)
+
+    # ----- agent selection (reference agents §1.5) ----------------------------------
+
+    def effective_agents(self) -> list[AgentConfig]:
+        agents = list(self.agents)
+        if not any(a.name.lower() == "claude" for a in agents):
+            agents.append(BUILTIN_CLAUDE)
+        return agents
+
+    def find_agent(self, name: str) -> AgentConfig | None:
+        for a in self.effective_agents():
+            if a.name.lower() == name.lower():
+                return a
+        return None
+
+    def primary_agent(self) -> AgentConfig | None:
+        if self.agent:
+            found = self.find_agent(self.agent)
+            if found:
+                return found
+        for a in self.agents:
+            if a.provider not in EXTERNAL_PROCESS_PROVIDERS:
+                return a
+        return None
+
+    def escalation_agent_config(self) -> AgentConfig:
+        return self.find_agent(self.escalation_agent or "claude") or BUILTIN_CLAUDE
+
+    # ----- limit resolvers ------------------------------------------------------------
+
+    @staticmethod
+    def _resolve(per_agent: int | None, global_value: int, default: int) -> int:
+        """absent → global; negative → 0 (off / unlimited); zero → default; positive → value."""
+        v = global_value if per_agent is None else per_agent
+        if v < 0:
+            return 0
+        return v or default
+
+    def resolve_returning_fresh_start(self, ac: AgentConfig | None) -> int:
+        """DESIGN §5.2: 0 or negative disables the turn gap; per-agent wins over global."""
+        v = self.returning_fresh_start_local_turns
+        if ac is not None and ac.limits.returning_fresh_start_local_turns is not None:
+            v = ac.limits.returning_fresh_start_local_turns
+        return max(v, 0)
+
+    def resolve_context_budget(self, ac: AgentConfig | None) -> int:
+        per = ac.limits.context_budget_chars if ac else None
+        return self._resolve(per, self.context_budget_chars, DEFAULT_CONTEXT_BUDGET)
+
+    def resolve_message_budget(self, ac: AgentConfig | None) -> int:
+        if ac is not None:
+            if ac.limits.message_budget_chars is not None:
+                return self._resolve(ac.limits.message_budget_chars, 0, DEFAULT_MESSAGE_BUDGET)
+            if ac.context_window_tokens > 0:
+                return ac.context_window_tokens * 3
+        return self._resolve(None, self.local_context_budget_chars, DEFAULT_MESSAGE_BUDGET)
+
+    def resolve_max_tool_iterations(self, ac: AgentConfig | None) -> int:
+        if ac is not None and ac.limits.max_tool_iterations is not None:
+            v = ac.limits.max_tool_iterations
+            return v if v > 0 else DEFAULT_MAX_TOOL_ITERATIONS
+        if self.local_max_tool_iterations > 0:
+            return self.local_max_tool_iterations
+        if ac is not None and ac.context_window_tokens > 0:
+            return max(5, ac.context_window_tokens // 4096)
+        return DEFAULT_MAX_TOOL_ITERATIONS
+
+    def resolve_percept_inject_max(self, ac: AgentConfig | None) -> int:
+        per = ac.limits.percept_inject_max if ac else None
+        return self._resolve(per, self.percept_inject_max, DEFAULT_PERCEPT_INJECT_MAX)
+
+    def resolve_percept_inject_max_bytes(self, ac: AgentConfig | None) -> int:
+        per = ac.limits.percept_inject_max_bytes if ac else None
+        return self._resolve(per, self.percept_inject_max_bytes, DEFAULT_PERCEPT_INJECT_MAX_BYTES)
+
+    def resolve_relevance_gate(self, ac: AgentConfig | None) -> bool:
+        if ac is not None and ac.limits.percept_relevance_gate is not None:
+            return ac.limits.percept_relevance_gate
+        return self.percept_relevance_gate
+
+    def resolve_memory_reinjection(self, ac: AgentConfig | None) -> tuple[int, int]:
+        lt = ac.limits if ac else AgentLimits()
+        return (
+            self._resolve(
+                lt.memory_reinjection_turns,
+                self.memory_reinjection_turns,
+                DEFAULT_MEMORY_REINJECTION_TURNS,
+            ),
+            self._resolve(
+                lt.memory_reinjection_bytes,
+                self.memory_reinjection_bytes,
+                DEFAULT_MEMORY_REINJECTION_BYTES,
+            ),
+        )
+
+    def resolve_tool_timeout(self, ac: AgentConfig | None) -> float | None:
+        per = ac.limits.tool_timeout_secs if ac else None
+        if per is not None and per < 0:
+            return None
+        return float(per or DEFAULT_TOOL_TIMEOUT_SECS)

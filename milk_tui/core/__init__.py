@@ -1,0 +1,1 @@
+"""Headless core. Nothing under here may import Textual (enforced by tests/test_layering.py)."""

@@ -1,0 +1,207 @@
+"""Bus events: the one vocabulary shared by the dispatcher, the TUI, print mode and tests.
+
+Every event is a pydantic model with a snake_case ``type`` literal so that
+``--output-format stream-json`` can print ``event.model_dump_json()`` one per line and
+tests can assert on plain dicts.  Field names are part of the stable interface (DESIGN §3).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+Slot = Literal["primary", "escalation"]
+"""Wire names of the two agent slots (Go milk's ``agent`` field)."""
+
+
+class BusEvent(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    ts: float = Field(default_factory=time.time)
+    session_id: str = ""
+
+
+class TurnStarted(BusEvent):
+    type: Literal["turn_started"] = "turn_started"
+    prompt: str
+    turn_index: int = 0
+    """1-based position the user turn will take once recorded (len(history)+1)."""
+
+
+class RouteDecided(BusEvent):
+    type: Literal["route_decided"] = "route_decided"
+    target: Slot
+    agent_name: str
+    reason: str
+    rule: str = ""
+    """Which layer decided: explicit, state, keyword, short_prompt, score, classifier, default, fallback."""
+    label: str = ""
+    """pinned / sticky / forced / fallback / "" for the status line."""
+
+
+class TextDelta(BusEvent):
+    type: Literal["text_delta"] = "text_delta"
+    slot: Slot
+    text: str
+
+
+class ThinkingDelta(BusEvent):
+    type: Literal["thinking_delta"] = "thinking_delta"
+    slot: Slot
+    text: str
+
+
+class ToolCall(BusEvent):
+    type: Literal["tool_call"] = "tool_call"
+    slot: Slot
+    call_id: str
+    name: str
+    arguments: str
+    """JSON text, as the model wrote it."""
+
+
+class ToolResult(BusEvent):
+    type: Literal["tool_result"] = "tool_result"
+    slot: Slot
+    call_id: str
+    name: str = ""
+    content: str
+    is_error: bool = False
+
+
+class NeedChanged(BusEvent):
+    type: Literal["need_changed"] = "need_changed"
+    need: str
+    set_at: int
+    producer: str = ""
+    previous: str = ""
+
+
+class PerceptRecorded(BusEvent):
+    type: Literal["percept_recorded"] = "percept_recorded"
+    percept_id: int
+    content: str
+    producer: str
+    consumer: str
+    reinforced: bool = False
+
+
+class PerceptUpdated(BusEvent):
+    type: Literal["percept_updated"] = "percept_updated"
+    percept_id: int
+    content: str = ""
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+class PerceptDeleted(BusEvent):
+    type: Literal["percept_deleted"] = "percept_deleted"
+    percept_id: int
+
+
+class EscalationStarted(BusEvent):
+    type: Literal["escalation_started"] = "escalation_started"
+    agent_name: str
+    mode: Literal["first", "returning", "resume", "continuation"]
+    downgraded: bool = False
+    downgrade_reasons: list[Literal["need_changed", "turn_gap"]] = Field(default_factory=list)
+    local_turns_since: int = 0
+    resume: bool = False
+    escalation_session_id: str = ""
+    brief: str = ""
+    context_text: str = ""
+    """The exact orientation/context text the escalation agent receives (\"what it saw\")."""
+
+
+class EscalationFinished(BusEvent):
+    type: Literal["escalation_finished"] = "escalation_finished"
+    agent_name: str
+    escalation_session_id: str = ""
+    ok: bool = True
+    ends_with_question: bool = False
+    cost_usd: float = 0.0
+
+
+class Usage(BusEvent):
+    type: Literal["usage"] = "usage"
+    role: str
+    """primary, escalation, escalation:subagent …"""
+    model: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cache_read: int = 0
+    cache_creation: int = 0
+    cost_usd: float = 0.0
+
+
+class StateChanged(BusEvent):
+    type: Literal["state_changed"] = "state_changed"
+    state: str
+    previous: str = ""
+
+
+class TurnCompleted(BusEvent):
+    type: Literal["turn_completed"] = "turn_completed"
+    slot: Slot
+    agent_name: str
+    text: str
+    thinking: str = ""
+    history_len: int = 0
+    self_escalated: bool = False
+
+
+class TurnFailed(BusEvent):
+    type: Literal["turn_failed"] = "turn_failed"
+    slot: Slot | None = None
+    agent_name: str = ""
+    error: str
+    cancelled: bool = False
+    prompt: str = ""
+
+
+class Notice(BusEvent):
+    type: Literal["notice"] = "notice"
+    level: Literal["info", "warning", "error"] = "info"
+    message: str
+
+
+class PermissionRequested(BusEvent):
+    """A tool permission question; the answer travels back through the dispatcher."""
+
+    type: Literal["permission_requested"] = "permission_requested"
+    request_id: str
+    agent_name: str
+    tool_name: str
+    tool_input: dict[str, Any] = Field(default_factory=dict)
+
+
+AnyEvent = Annotated[
+    TurnStarted
+    | RouteDecided
+    | TextDelta
+    | ThinkingDelta
+    | ToolCall
+    | ToolResult
+    | NeedChanged
+    | PerceptRecorded
+    | PerceptUpdated
+    | PerceptDeleted
+    | EscalationStarted
+    | EscalationFinished
+    | Usage
+    | StateChanged
+    | TurnCompleted
+    | TurnFailed
+    | Notice
+    | PermissionRequested,
+    Field(discriminator="type"),
+]
+
+event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
+
+
+def parse_event(data: str | bytes | dict[str, Any]) -> AnyEvent:
+    """Inverse of ``model_dump_json`` — used by tests and by log replay."""
+    if isinstance(data, dict):
+        return event_adapter.validate_python(data)
+    return event_adapter.validate_json(data)

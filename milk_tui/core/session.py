@@ -1,0 +1,286 @@
+"""Session state and the history queries every hand-off decision is made from.
+
+Mirrors Go milk's session model (reference core §1) with DESIGN §5.1: the need marker is
+the 1-based position of the user turn in which it was recorded, and loading a session
+never clears the need.  Pure data + queries; persistence lives in ``storage``.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+PRIMARY = "primary"
+ESCALATION = "escalation"
+
+NEED_STALE_TURNS = 4
+"""Reference core §3.6: a need whose turnsAgo reaches 4 is labelled 'may already be fulfilled'."""
+
+EMPTY_ESCALATION_BYTES = 200
+"""Reference core §1.8: an escalation slice with fewer bytes of answers keeps the old brick."""
+
+TOOL_RESULT_BRICK_BYTES = 500
+"""Reference core §1.8: tool results are cut to their first 500 bytes in a brick."""
+
+_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+class State(str, enum.Enum):
+    ROUTING = "ROUTING"
+    LOCAL = "LOCAL"
+    ESCALATION = "ESCALATION"
+    ESCALATION_WAITING = "ESCALATION_WAITING"
+
+
+@dataclass
+class ToolCallRecord:
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
+class Turn:
+    role: str  # user | assistant | tool_result
+    content: str
+    agent: str = ""  # primary | escalation | "" (legacy)
+    agent_name: str = ""
+    thinking: str = ""
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    timestamp: float = field(default_factory=time.time)
+    context_text: str = ""
+    """For escalation user turns: the exact orientation text the agent was given."""
+
+    def is_assistant_of(self, agent: str) -> bool:
+        return self.role == "assistant" and self.agent == agent
+
+
+@dataclass
+class TokenUsage:
+    model: str
+    role: str
+    prompt: int = 0
+    completion: int = 0
+    cache_read: int = 0
+    cache_creation: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass
+class Session:
+    id: str
+    cwd: str
+    name: str = ""
+    created_at: float = field(default_factory=time.time)
+    last_used: float = field(default_factory=time.time)
+    state: State = State.ROUTING
+    history: list[Turn] = field(default_factory=list)
+    current_need: str = ""
+    current_need_set_at: int = 0
+    need_producer: str = ""
+    escalation_session_id: str = ""
+    escalation_brief: str = ""
+    last_local_summary: str = ""
+    last_escalation_summary: str = ""
+    last_local_summary_injected: str = ""
+    escalation_nonce: str = ""
+    primary_nonce: str = ""
+    memory_instruction_injected_at: int = 0
+    tokens: dict[tuple[str, str], TokenUsage] = field(default_factory=dict)
+    # Transient (never persisted), reference core §1.3.
+    force_fresh_escalation: bool = False
+    repetition_baseline: int = 0
+
+    # ----- history queries (reference core §1.5) -------------------------------------
+
+    def _last_assistant_index(self, agent: str) -> int:
+        for i in range(len(self.history) - 1, -1, -1):
+            if self.history[i].is_assistant_of(agent):
+                return i
+        return -1
+
+    def last_escalation_boundary(self) -> int:
+        """1 + index of the last escalation assistant turn; 0 when there is none."""
+        return self._last_assistant_index(ESCALATION) + 1
+
+    def last_local_boundary(self) -> int:
+        return self._last_assistant_index(PRIMARY) + 1
+
+    def escalation_turn_count(self) -> int:
+        return sum(1 for t in self.history if t.is_assistant_of(ESCALATION))
+
+    def local_turn_count(self) -> int:
+        return sum(1 for t in self.history if t.is_assistant_of(PRIMARY))
+
+    def user_turn_count(self) -> int:
+        return sum(1 for t in self.history if t.role == "user")
+
+    def escalation_ever_active(self) -> bool:
+        """Any turn (user or assistant) tagged escalation — deliberately wider than the boundary."""
+        return any(t.agent == ESCALATION for t in self.history)
+
+    def local_turns_since_last_escalation(self) -> int:
+        if not self.escalation_ever_active():
+            return 0
+        start = self.last_escalation_boundary()
+        return sum(1 for t in self.history[start:] if t.is_assistant_of(PRIMARY))
+
+    def output_bytes_since(self, agent: str, k: int) -> int:
+        total, n = 0, 0
+        for t in self.history:
+            if t.is_assistant_of(agent):
+                if n >= k:
+                    total += len(t.content.encode())
+                n += 1
+        return total
+
+    # ----- current need (DESIGN §5.1) ------------------------------------------------
+
+    def pending_turn_position(self) -> int:
+        """1-based position the in-flight user turn will take (ADR-0038: not yet recorded)."""
+        return len(self.history) + 1
+
+    def record_need(self, body: str, producer: str = "") -> bool:
+        """Set the need; returns False when unchanged (idempotent like Go's RecordNeed)."""
+        body = body.strip()
+        if not body or body == self.current_need:
+            return False
+        self.current_need = body
+        self.current_need_set_at = self.pending_turn_position()
+        self.need_producer = producer
+        return True
+
+    def need_turns_ago(self) -> int:
+        """Reference core §3.6 with the pending turn counted: len(history) + 2 − set_at."""
+        if self.current_need_set_at <= 0:
+            return 0
+        return len(self.history) + 2 - self.current_need_set_at
+
+    def need_is_stale(self) -> bool:
+        return self.current_need_set_at > 0 and self.need_turns_ago() >= NEED_STALE_TURNS
+
+    def need_changed_since_last_escalation(self) -> bool:
+        if self.current_need_set_at <= 0 or not self.escalation_ever_active():
+            return False
+        pos = max(self.current_need_set_at - 1, 0)
+        return not any(t.is_assistant_of(ESCALATION) for t in self.history[pos:])
+
+    # ----- tokens (reference core §1.4) ----------------------------------------------
+
+    def add_tokens(
+        self,
+        model: str,
+        role: str,
+        prompt: int = 0,
+        completion: int = 0,
+        cache_read: int = 0,
+        cache_creation: int = 0,
+        cost_usd: float = 0.0,
+    ) -> TokenUsage | None:
+        if not model or not role:
+            return None
+        if not (prompt or completion or cache_read or cache_creation or cost_usd):
+            return None
+        u = self.tokens.get((model, role))
+        if u is None:
+            u = self.tokens[(model, role)] = TokenUsage(model=model, role=role)
+        u.prompt += prompt
+        u.completion += completion
+        u.cache_read += cache_read
+        u.cache_creation += cache_creation
+        u.cost_usd += cost_usd
+        return u
+
+    def tokens_by_role_prefix(self, prefix: str) -> TokenUsage:
+        agg = TokenUsage(model="*", role=prefix)
+        for (_, role), u in self.tokens.items():
+            if role == prefix or role.startswith(prefix + ":"):
+                agg.prompt += u.prompt
+                agg.completion += u.completion
+                agg.cache_read += u.cache_read
+                agg.cache_creation += u.cache_creation
+                agg.cost_usd += u.cost_usd
+        return agg
+
+    # ----- summary bricks (reference core §1.8) --------------------------------------
+
+    def rebuild_summary_bricks(self, budget: int) -> None:
+        self.last_local_summary = build_brick(
+            self.history[self.last_escalation_boundary() :], PRIMARY, budget
+        )
+        esc_slice = self.history[self.last_local_boundary() :]
+        esc_bytes = sum(
+            len(t.content.encode()) for t in esc_slice if t.is_assistant_of(ESCALATION)
+        )
+        if esc_bytes >= EMPTY_ESCALATION_BYTES:
+            self.last_escalation_summary = build_brick(esc_slice, ESCALATION, budget)
+
+    def to_go_json(self) -> dict[str, Any]:
+        """Go milk's session keys (DESIGN §3, ``sessions show --json``)."""
+        from .gojson import session_to_go_json
+
+        return session_to_go_json(self)
+
+
+def ends_with_question(text: str) -> bool:
+    """Reference core §1.9: last non-blank line, trimmed, ends with '?'."""
+    for line in reversed(text.splitlines()):
+        s = line.strip()
+        if s:
+            return s.endswith("?")
+    return False
+
+
+def _render_turns(turns: list[Turn]) -> str:
+    out: list[str] = []
+    run_name, run_len = "", 0
+
+    def close_run() -> None:
+        nonlocal run_name, run_len
+        if run_len > 1:
+            out.append(f"  [{run_len - 1} more {run_name} calls collapsed]\n")
+        run_name, run_len = "", 0
+
+    for t in turns:
+        if t.role == "user":
+            close_run()
+            out.append(f"User: {t.content}\n")
+        elif t.role == "assistant" and t.tool_calls:
+            for c in t.tool_calls:
+                if c.name == run_name:
+                    run_len += 1
+                    continue
+                close_run()
+                run_name, run_len = c.name, 1
+                out.append(f"[Tool: {c.name}] {c.arguments}\n")
+        elif t.role == "assistant":
+            close_run()
+            out.append(f"Assistant ({t.agent}): {_CSI.sub('', t.content)}\n")
+        elif t.role == "tool_result":
+            body = t.content.encode()
+            text = t.content
+            if len(body) > TOOL_RESULT_BRICK_BYTES:
+                text = body[:TOOL_RESULT_BRICK_BYTES].decode(errors="ignore") + "\n... (truncated)"
+            out.append(f"[Tool result] {text}\n")
+    close_run()
+    return "".join(out)
+
+
+def build_brick(turns: list[Turn], agent: str, budget: int) -> str:
+    collected: list[Turn] = []
+    for t in turns:
+        if t.role == "user" and t.agent in ("", agent):
+            collected.append(t)
+        elif t.is_assistant_of(agent):
+            collected.append(t)
+        elif t.role == "tool_result" and collected and collected[-1].is_assistant_of(agent):
+            collected.append(t)
+    while collected:
+        rendered = _render_turns(collected)
+        if len(rendered) <= budget:
+            return rendered
+        collected.pop(0)
+    return ""

@@ -1,0 +1,151 @@
+"""The one SQLite database: connection settings and named, ordered schema migrations.
+
+WAL lets a second milk-tui process read while one writes; ``busy_timeout`` makes writers
+wait for each other instead of failing; every multi-row change is one ``BEGIN IMMEDIATE``
+transaction so a crash leaves the last committed state intact.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+BUSY_TIMEOUT_MS = 10_000
+"""Long enough for another process's largest transaction (consolidation of 100k facts ~2 s)."""
+
+
+class StorageError(Exception):
+    """A database problem, worded for the user (path and cause)."""
+
+
+def _m001_sessions(db: sqlite3.Connection) -> None:
+    db.executescript(
+        """
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL DEFAULT '',
+            cwd TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            last_used REAL NOT NULL,
+            state TEXT NOT NULL DEFAULT 'ROUTING',
+            meta TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX sessions_cwd ON sessions(cwd, last_used DESC);
+        CREATE TABLE turns (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            role TEXT NOT NULL,
+            agent TEXT NOT NULL DEFAULT '',
+            agent_name TEXT NOT NULL DEFAULT '',
+            content TEXT NOT NULL,
+            thinking TEXT NOT NULL DEFAULT '',
+            tool_calls TEXT NOT NULL DEFAULT '',
+            context_text TEXT NOT NULL DEFAULT '',
+            timestamp REAL NOT NULL
+        );
+        CREATE INDEX turns_session ON turns(session_id, id);
+        CREATE TABLE tokens (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            role TEXT NOT NULL,
+            prompt INTEGER NOT NULL DEFAULT 0,
+            completion INTEGER NOT NULL DEFAULT 0,
+            cache_read INTEGER NOT NULL DEFAULT 0,
+            cache_creation INTEGER NOT NULL DEFAULT 0,
+            cost_usd REAL NOT NULL DEFAULT 0,
+            PRIMARY KEY (session_id, model, role)
+        );
+        CREATE TABLE input_history (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL DEFAULT '',
+            text TEXT NOT NULL,
+            ts REAL NOT NULL
+        );
+        CREATE INDEX input_history_session ON input_history(session_id, id);
+        """
+    )
+
+
+MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
+    ("001_sessions", _m001_sessions),
+]
+"""Append-only. Other modules (memory) register theirs with ``register_migration``."""
+
+
+def register_migration(name: str, fn: Callable[[sqlite3.Connection], None]) -> None:
+    if name not in {n for n, _ in MIGRATIONS}:
+        MIGRATIONS.append((name, fn))
+        MIGRATIONS.sort(key=lambda m: m[0])
+
+
+class Database:
+    """One connection shared by the event loop thread; a lock guards use from worker threads."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(
+                str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                isolation_level=None,
+            )
+            self.conn.row_factory = sqlite3.Row
+            self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            raise StorageError(f"{self.path}: cannot open database: {e}") from None
+
+    def _migrate(self) -> None:
+        with self.transaction() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+            done = {r[0] for r in db.execute("SELECT name FROM schema_migrations")}
+            for name, fn in MIGRATIONS:
+                if name not in done:
+                    fn(db)
+                    db.execute("INSERT INTO schema_migrations VALUES (?, strftime('%s','now'))", (name,))
+
+    @property
+    def schema_version(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT``; any exception rolls back and becomes StorageError."""
+        with self.lock:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as e:
+                raise StorageError(f"{self.path}: {e}") from None
+            try:
+                yield self.conn
+            except BaseException as e:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+                if isinstance(e, sqlite3.Error):
+                    raise StorageError(f"{self.path}: {e}") from None
+                raise
+            else:
+                try:
+                    self.conn.execute("COMMIT")
+                except sqlite3.Error as e:
+                    with contextlib.suppress(sqlite3.Error):
+                        self.conn.execute("ROLLBACK")
+                    raise StorageError(f"{self.path}: {e}") from None
+
+    def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
+        with self.lock:
+            try:
+                return self.conn.execute(sql, params).fetchall()
+            except sqlite3.Error as e:
+                raise StorageError(f"{self.path}: {e}") from None
+
+    def close(self) -> None:
+        with self.lock, contextlib.suppress(sqlite3.Error):
+            self.conn.close()
