@@ -1,0 +1,399 @@
+"""A scriptable fake OpenAI-compatible chat-completions server on 127.0.0.1.
+
+Why our own server instead of respx: fault tests must exercise the real socket path of the
+agent (connection refused, a peer that closes mid-body, a server that never answers), and
+benchmarks, the demo and other helpers need a real URL.  It runs its own asyncio loop in a
+daemon thread so that sync code, pytest-asyncio tests (function-scoped loops) and Textual
+apps can all use it.  Every request is recorded so tests assert on what the server RECEIVED.
+
+Usage::
+
+    with FakeOpenAIServer() as srv:                     # or ``async with``
+        srv.enqueue(FakeReply(text=["Hel", "lo"], usage=usage(12, 3, cached=4)))
+        ...  # point an agent at srv.url
+        assert srv.chat_requests[-1].json["stream"] is True
+
+Replies are consumed per chat request in FIFO order; when the queue is empty
+``default_reply`` is served (or ``responder(request)`` when set).  ``python -m
+milk_tui.testing.fake_openai --port 8089`` serves the default reply until interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Hang = Literal["", "before_headers", "after_headers"]
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Header names lower-cased."""
+    body: bytes
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+@dataclass
+class FakeToolCall:
+    name: str
+    arguments: str
+    """Raw argument text as the model would stream it (may be deliberately invalid JSON)."""
+    id: str = ""
+    index: int | None = None
+    """Wire ``index``; defaults to the call's position.  Reuse 0 to mimic servers that do."""
+    fragments: int = 2
+    """Split name/arguments over this many deltas to exercise accumulation."""
+
+
+def usage(prompt: int, completion: int, *, cached: int = 0) -> dict[str, Any]:
+    """An OpenAI-style usage object: ``prompt`` INCLUDES ``cached`` tokens."""
+    u: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                         "total_tokens": prompt + completion}
+    if cached:
+        u["prompt_tokens_details"] = {"cached_tokens": cached}
+    return u
+
+
+@dataclass
+class FakeReply:
+    """One scripted response.  Order on the wire: reasoning, text, tool calls, finish, usage."""
+
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    reasoning_key: str = "reasoning_content"
+    tool_calls: list[FakeToolCall] = field(default_factory=list)
+    usage: dict[str, Any] | None = None
+    finish_reason: str | None = None
+    """None → "tool_calls" when there are tool calls, else "stop"."""
+    status: int = 200
+    error_body: str = ""
+    """Body for a non-200 status (sent as-is; JSON or plain text)."""
+    cut_after: int | None = None
+    """Close the connection after this many SSE events: no finish_reason, no [DONE]."""
+    malformed_after: int | None = None
+    """Send ``data: {not json`` after this many events (then the rest normally)."""
+    hang: Hang = ""
+    """Never answer: before the status line, or after headers (no body bytes ever)."""
+    delay: float = 0.0
+    """Seconds between SSE events (paced streaming for UI tests / the demo)."""
+    raw_lines: list[str] | None = None
+    """Exact SSE lines to send instead of generated ones (newlines added)."""
+    model: str = "fake-model"
+    send_done: bool = True
+    _encoded: list[bytes] | None = field(default=None, repr=False)
+
+    @classmethod
+    def bulk(cls, n: int, piece: str = "tok ", **kw: Any) -> FakeReply:
+        """``n`` one-piece content chunks: the benchmark stream."""
+        return cls(text=[piece] * n, **kw)
+
+    # ----- encoding ----------------------------------------------------------------------
+
+    def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> str:
+        return json.dumps({
+            "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }, separators=(",", ":"))
+
+    def events(self) -> list[bytes]:
+        """SSE event blocks (``data: …\\n\\n``), cached so a reused reply costs nothing."""
+        if self._encoded is not None:
+            return self._encoded
+        if self.raw_lines is not None:
+            out = [(line + "\n").encode() for line in self.raw_lines]
+            self._encoded = out
+            return out
+        datas: list[str] = [self._chunk({"role": "assistant", "content": None})]
+        datas += [self._chunk({self.reasoning_key: r}) for r in self.reasoning]
+        datas += [self._chunk({"content": t}) for t in self.text]
+        for pos, call in enumerate(self.tool_calls):
+            datas += self._tool_call_chunks(pos, call)
+        finish = self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
+        datas.append(self._chunk({}, finish))
+        if self.usage is not None:
+            datas.append(json.dumps({"id": "chatcmpl-fake", "object": "chat.completion.chunk",
+                                     "created": 0, "model": self.model, "choices": [],
+                                     "usage": self.usage}, separators=(",", ":")))
+        out = [f"data: {d}\n\n".encode() for d in datas]
+        if self.malformed_after is not None:
+            out.insert(self.malformed_after, b'data: {"choices": [{"delta": {"content": "x"\n\n')
+        if self.send_done and self.cut_after is None:
+            out.append(b"data: [DONE]\n\n")
+        if self.cut_after is not None:
+            out = out[: self.cut_after]
+        self._encoded = out
+        return out
+
+    def _tool_call_chunks(self, pos: int, call: FakeToolCall) -> list[str]:
+        index = pos if call.index is None else call.index
+        call_id = call.id or f"call_{pos}"
+        n = max(1, call.fragments)
+        name_parts = _split(call.name, n)
+        arg_parts = _split(call.arguments, n)
+        chunks = []
+        for i in range(n):
+            fn: dict[str, Any] = {"arguments": arg_parts[i]}
+            if name_parts[i]:
+                fn["name"] = name_parts[i]
+            tc: dict[str, Any] = {"index": index, "function": fn}
+            if i == 0:
+                tc["id"] = call_id
+                tc["type"] = "function"
+            chunks.append(self._chunk({"tool_calls": [tc]}))
+        return chunks
+
+
+def _split(s: str, n: int) -> list[str]:
+    step = max(1, -(-len(s) // n)) if s else 1
+    parts = [s[i * step:(i + 1) * step] for i in range(n)]
+    return parts
+
+
+MODELS_BODY = json.dumps({"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+
+
+class FakeOpenAIServer:
+    """Threaded asyncio HTTP/1.1 server speaking just enough of the OpenAI API."""
+
+    def __init__(self, *, port: int = 0, chat_path: str = "/v1/chat/completions") -> None:
+        self.port = port
+        self.chat_path = chat_path
+        self.requests: list[RecordedRequest] = []
+        self.default_reply = FakeReply(text=["Hello", " from", " the", " fake."],
+                                       usage=usage(12, 4))
+        self.responder: Callable[[RecordedRequest], FakeReply] | None = None
+        self._queue: deque[FakeReply] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: asyncio.Server | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._lock = threading.Lock()
+        self._handlers: set[asyncio.Task[None]] = set()
+        self.connections = 0
+
+    # ----- scripting -----------------------------------------------------------------------
+
+    def enqueue(self, *replies: FakeReply) -> None:
+        with self._lock:
+            self._queue.extend(replies)
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.method == "POST"]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _next_reply(self, req: RecordedRequest) -> FakeReply:
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        if self.responder is not None:
+            return self.responder(req)
+        return self.default_reply
+
+    # ----- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> FakeOpenAIServer:
+        self._thread = threading.Thread(target=self._run, name="fake-openai", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("fake OpenAI server did not start")
+        return self
+
+    def stop(self) -> None:
+        if self._loop is None or self._thread is None:
+            return
+        loop, stop = self._loop, self._stop
+        if stop is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(stop.set)
+        self._thread.join(10)
+        self._loop = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await asyncio.to_thread(self.stop)
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            loop.run_until_complete(self._main())
+        finally:
+            loop.close()
+
+    async def _main(self) -> None:
+        self._stop = asyncio.Event()
+        handlers: set[asyncio.Task[None]] = set()
+        self._handlers = handlers
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._ready.set()
+        await self._stop.wait()
+        self._server.close()
+        for t in list(handlers):
+            t.cancel()
+        await asyncio.gather(*handlers, return_exceptions=True)
+
+    # ----- HTTP ------------------------------------------------------------------------------
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
+        self.connections += 1
+        try:
+            while True:
+                req = await _read_request(reader)
+                if req is None:
+                    break
+                self.requests.append(req)
+                keep = await self._respond(req, writer)
+                if not keep:
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except asyncio.CancelledError:
+            pass
+        finally:
+            self._handlers.discard(task)
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _respond(self, req: RecordedRequest, writer: asyncio.StreamWriter) -> bool:
+        path = req.path.split("?", 1)[0]
+        if req.method == "GET" and path in ("/v1/models", "/models"):
+            _write_simple(writer, 200, MODELS_BODY, "application/json")
+            await writer.drain()
+            return True
+        if req.method == "GET" and path == "/health":
+            _write_simple(writer, 200, '{"status":"ok"}', "application/json")
+            await writer.drain()
+            return True
+        if req.method != "POST" or path != self.chat_path:
+            _write_simple(writer, 404, '{"error":{"message":"not found"}}', "application/json")
+            await writer.drain()
+            return True
+        reply = self._next_reply(req)
+        if reply.hang == "before_headers":
+            await asyncio.Event().wait()  # until the server stops (cancelled)
+        if reply.status != 200:
+            _write_simple(writer, reply.status, reply.error_body, "application/json")
+            await writer.drain()
+            return True
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                     b"Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n")
+        await writer.drain()
+        if reply.hang == "after_headers":
+            await asyncio.Event().wait()
+        events = reply.events()
+        if reply.delay <= 0:
+            writer.write(_chunked_all(events))
+            await writer.drain()
+        else:
+            for ev in events:
+                writer.write(b"%x\r\n%s\r\n" % (len(ev), ev))
+                await writer.drain()
+                await asyncio.sleep(reply.delay)
+        if reply.cut_after is not None:
+            # Abrupt close: no terminating zero-length chunk, so the client sees a
+            # truncated body exactly like a crashed backend.
+            with contextlib.suppress(Exception):
+                writer.transport.abort()
+            return False
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return True
+
+
+def _chunked_all(events: list[bytes]) -> bytes:
+    """One HTTP chunk per SSE event, like llama.cpp, written in a single syscall."""
+    return b"".join(b"%x\r\n%s\r\n" % (len(ev), ev) for ev in events)
+
+
+def _write_simple(writer: asyncio.StreamWriter, status: int, body: str, ctype: str) -> None:
+    data = body.encode()
+    writer.write(
+        f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}\r\nContent-Type: {ctype}\r\n"
+        f"Content-Length: {len(data)}\r\n\r\n".encode() + data
+    )
+
+
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+            404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
+            502: "Bad Gateway", 503: "Service Unavailable"}
+
+
+async def _read_request(reader: asyncio.StreamReader) -> RecordedRequest | None:
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError:
+        return None
+    lines = head.decode("latin-1").split("\r\n")
+    method, path, _ = lines[0].split(" ", 2)
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        if ":" in line:
+            k, v = line.split(":", 1)
+            headers[k.strip().lower()] = v.strip()
+    body = b""
+    if "content-length" in headers:
+        body = await reader.readexactly(int(headers["content-length"]))
+    elif headers.get("transfer-encoding", "").lower() == "chunked":
+        parts = []
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).strip().split(b";")[0], 16)
+            if size == 0:
+                await reader.readuntil(b"\r\n")
+                break
+            parts.append(await reader.readexactly(size))
+            await reader.readexactly(2)
+        body = b"".join(parts)
+    return RecordedRequest(method, path, headers, body)
+
+
+def main() -> None:  # pragma: no cover - manual use
+    import argparse
+    import time
+
+    ap = argparse.ArgumentParser(description="serve a fake OpenAI-compatible endpoint")
+    ap.add_argument("--port", type=int, default=8089)
+    ap.add_argument("--delay", type=float, default=0.02, help="seconds between chunks")
+    args = ap.parse_args()
+    srv = FakeOpenAIServer(port=args.port)
+    srv.default_reply.delay = args.delay
+    srv.start()
+    print(f"fake OpenAI server on {srv.url}", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        srv.stop()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
