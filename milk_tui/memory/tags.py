@@ -1,42 +1,307 @@
-"""PLACEHOLDER — the memory issue replaces this module with the real streaming interceptor.
+"""Streaming interception of milk tag markup (need / percept / escalate) in agent output.
 
-Interface (stable):
-    TagInterceptor(nonce, on_need, on_percept).feed(chunk) -> visible text; .flush() -> rest
-    strip_tags(text) -> text without any milk tag markup (for persisted turn text)
-    consumer_from_hint(body, primary_name, escalation_name) -> (consumer, content)
-    need_instruction(nonce) / memory_instruction(nonce, primary_name, escalation_name)
+Behaviour (reference core §5.2): the output is a pure function of the character sequence,
+so chunk boundaries never matter; backtick code spans (inline or fenced) are left alone;
+a tag whose nonce is not the slot's is hidden but not recorded; at end of stream an
+unclosed tag is dropped and a dangling partial prefix is emitted as text.
+
+Our one deliberate tightening: a nonce may not contain whitespace and is at most
+``MAX_NONCE_LEN`` characters, so prose that merely *mentions* ``<milk:need:`` does not
+swallow the rest of the reply.  The same rule is applied by ``strip_tags``.
+
+Hot path: ``feed`` is called once per streamed chunk.  When nothing is pending and the
+chunk holds neither ``<`` nor a backtick it is returned unchanged after two C-level scans.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+KINDS = ("need", "percept", "escalate")
+"""Tag kinds we hide.  ``escalate`` is only meaningful for subprocess primaries but its
+markup must never reach the screen either."""
+
+_PREFIXES = tuple(f"<milk:{k}:" for k in KINDS)
+_MAX_PREFIX = max(len(p) for p in _PREFIXES)
+
+MAX_NONCE_LEN = 32
+"""DESIGN §5.6 nonces are 8 chars; 32 leaves room for hand-made ones while stopping prose
+that mentions a tag prefix from swallowing the reply."""
+
+TEXT, OPEN, TAG, CODE = 0, 1, 2, 3
+
+
+def _is_partial_prefix(s: str) -> bool:
+    return any(p.startswith(s) for p in _PREFIXES)
+
 
 class TagInterceptor:
-    def __init__(self, nonce: str, on_need: Callable[[str], None],
-                 on_percept: Callable[[str], None]) -> None:
+    """One per agent slot per turn; ``feed`` returns the visible part of each chunk."""
+
+    def __init__(
+        self,
+        nonce: str,
+        on_need: Callable[[str], None],
+        on_percept: Callable[[str], None],
+        on_escalate: Callable[[str], None] | None = None,
+    ) -> None:
         self.nonce = nonce
-        self.on_need = on_need
-        self.on_percept = on_percept
+        self._callbacks: dict[str, Callable[[str], None] | None] = {
+            "need": on_need, "percept": on_percept, "escalate": on_escalate,
+        }  # fmt: skip
+        self._mode = TEXT
+        self._buf = ""  # TEXT: partial prefix; OPEN: nonce so far; TAG: body so far
+        self._kind = ""
+        self._close = ""
+        self._open_nonce = ""
+        self._bt_run = 0  # backticks seen in a row outside a code span (opening run)
+        self._code_open = 0  # length of the run that opened the current code span
+        self._code_bt = 0  # backticks seen in a row inside the span
+
+    # ----- public ---------------------------------------------------------------------
 
     def feed(self, chunk: str) -> str:
-        return chunk
+        if (
+            self._mode == TEXT
+            and not self._buf
+            and not self._bt_run
+            and "<" not in chunk
+            and "`" not in chunk
+        ):
+            return chunk
+        out: list[str] = []
+        self._run(chunk, out)
+        return "".join(out)
 
     def flush(self) -> str:
-        return ""
+        """End of stream: drop an unclosed tag, emit a dangling partial prefix verbatim."""
+        rest = ""
+        if self._mode == TEXT:
+            rest = self._buf
+        elif self._mode == OPEN:
+            rest = f"<milk:{self._kind}:{self._buf}"
+        self._mode, self._buf, self._bt_run, self._code_open, self._code_bt = TEXT, "", 0, 0, 0
+        return rest
+
+    # ----- state machine --------------------------------------------------------------
+
+    def _run(self, s: str, out: list[str]) -> None:
+        i, n = 0, len(s)
+        while i < n:
+            mode = self._mode
+            if mode == CODE:
+                i = self._in_code(s, i, n, out)
+            elif self._bt_run:
+                if s[i] == "`":
+                    self._bt_run += 1
+                    out.append("`")
+                    i += 1
+                else:  # first non-backtick after the run opens the span
+                    self._mode, self._code_open, self._code_bt, self._bt_run = CODE, self._bt_run, 0, 0
+            elif mode == TEXT:
+                if self._buf:
+                    s, n, i = self._buf + s[i:], len(self._buf) + n - i, 0
+                    self._buf = ""
+                i = self._in_text(s, i, n, out)
+            elif mode == OPEN:
+                i = self._in_open(s, i, n, out)
+            else:
+                i = self._in_tag(s, i, n)
+
+    def _in_code(self, s: str, i: int, n: int, out: list[str]) -> int:
+        j = s.find("`", i)
+        if j < 0:
+            out.append(s[i:])
+            self._code_bt = 0
+            return n
+        if j > i:
+            self._code_bt = 0
+        k = j
+        while k < n and s[k] == "`":
+            self._code_bt += 1
+            k += 1
+            if self._code_bt == self._code_open:
+                self._mode, self._code_open, self._code_bt = TEXT, 0, 0
+                break
+        out.append(s[i:k])
+        return k
+
+    def _in_text(self, s: str, i: int, n: int, out: list[str]) -> int:
+        lt = s.find("<", i)
+        bt = s.find("`", i)
+        if lt < 0 and bt < 0:
+            out.append(s[i:])
+            return n
+        if bt >= 0 and (lt < 0 or bt < lt):
+            out.append(s[i : bt + 1])
+            self._bt_run = 1
+            return bt + 1
+        out.append(s[i:lt])
+        head = s[lt : lt + _MAX_PREFIX]
+        for kind, p in zip(KINDS, _PREFIXES, strict=True):
+            if head.startswith(p):
+                self._mode, self._kind, self._buf = OPEN, kind, ""
+                return lt + len(p)
+        if lt + len(head) == n and _is_partial_prefix(head):
+            self._buf = head  # may complete in the next chunk
+            return n
+        out.append("<")
+        return lt + 1
+
+    def _in_open(self, s: str, i: int, n: int, out: list[str]) -> int:
+        j = i
+        while j < n:
+            c = s[j]
+            if c == ">":
+                nonce = self._buf + s[i:j]
+                self._mode, self._buf = TAG, ""
+                self._close = f"</milk:{self._kind}:{nonce}>"
+                self._open_nonce = nonce
+                return j + 1
+            if c == "`" or c.isspace() or len(self._buf) + (j - i) >= MAX_NONCE_LEN:
+                # Not a tag after all: show what we held back and rescan from here.
+                out.append(f"<milk:{self._kind}:{self._buf}{s[i:j]}")
+                self._mode, self._buf = TEXT, ""
+                return j
+            j += 1
+        self._buf += s[i:n]
+        return n
+
+    def _in_tag(self, s: str, i: int, n: int) -> int:
+        old = len(self._buf)
+        self._buf += s[i:]
+        k = self._buf.find(self._close, max(0, old - len(self._close) + 1))
+        if k < 0:
+            return n
+        body = self._buf[:k].strip()
+        consumed = k + len(self._close) - old
+        self._mode, self._buf = TEXT, ""
+        cb = self._callbacks.get(self._kind)
+        if body and cb is not None and self._open_nonce == self.nonce:
+            cb(body)
+        return i + consumed
+
+
+# ----- post-hoc strip (persisted text) -------------------------------------------------
+
+
+def _code_span_end(text: str, i: int) -> int:
+    """``text[i]`` starts a backtick run of length k; return the index after the closing run
+    (a run of exactly k backticks not followed by another), or len(text) when unclosed."""
+    n = len(text)
+    j = i
+    while j < n and text[j] == "`":
+        j += 1
+    k = j - i
+    while True:
+        j = text.find("`", j)
+        if j < 0:
+            return n
+        e = j
+        while e < n and text[e] == "`":
+            e += 1
+        if e - j >= k:
+            return j + k
+        j = e
 
 
 def strip_tags(text: str) -> str:
-    return text
+    """Remove every milk tag (any nonce, any kind) from finished text, trimmed.
+
+    Unlike the stream, the whole text is known, so a missing exact close falls back to the
+    first close of the same kind (reference §5.3); with no close at all everything from the
+    open tag on is dropped.  Code spans are left alone.
+    """
+    if "<milk:" not in text:
+        return text.strip()
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        lt = text.find("<milk:", i)
+        bt = text.find("`", i)
+        if lt < 0:
+            out.append(text[i:])
+            break
+        if 0 <= bt < lt:
+            end = _code_span_end(text, bt)
+            out.append(text[i:end])
+            i = end
+            continue
+        out.append(text[i:lt])
+        kind = next((k for k, p in zip(KINDS, _PREFIXES, strict=True) if text.startswith(p, lt)), "")
+        if not kind:
+            out.append("<")
+            i = lt + 1
+            continue
+        start = lt + len(_PREFIXES[KINDS.index(kind)])
+        gt = start
+        while gt < n and text[gt] != ">" and text[gt] != "`" and not text[gt].isspace():
+            gt += 1
+        if gt - start > MAX_NONCE_LEN or (gt < n and text[gt] != ">"):
+            out.append(text[lt:gt])
+            i = gt
+            continue
+        if gt >= n:
+            break  # open tag never finished: drop the rest
+        close = f"</milk:{kind}:{text[start:gt]}>"
+        c = text.find(close, gt + 1)
+        if c >= 0:
+            i = c + len(close)
+            continue
+        any_close = text.find(f"</milk:{kind}:", gt + 1)
+        c_end = text.find(">", any_close) if any_close >= 0 else -1
+        if c_end < 0:
+            break
+        i = c_end + 1
+    return "".join(out).strip()
+
+
+# ----- consumer hints (reference §5.4, ADR-0031) ---------------------------------------
 
 
 def consumer_from_hint(body: str, primary_name: str, escalation_name: str) -> tuple[str, str]:
-    return "all", body
+    """``@<name>: `` (exactly one space, names as configured, case-sensitive) → target slot."""
+    s = body.strip()
+    for consumer, name in (("primary", primary_name), ("escalation", escalation_name)):
+        if name:
+            hint = f"@{name}: "
+            if s.startswith(hint):
+                return consumer, s[len(hint) :]
+    return "all", s
+
+
+# ----- instructions (reference §3.4 purpose; our wording) ------------------------------
 
 
 def need_instruction(nonce: str) -> str:
-    return ""
+    return (
+        "[Milk current-need tracking]\n"
+        "Keep milk informed of what the user is trying to achieve right now. Whenever the "
+        "user moves to a new topic or goal — and on the first message when no goal is known "
+        "yet — write one sentence naming that goal inside this tag:\n"
+        f"<milk:need:{nonce}>one-sentence description of the user's current goal</milk:need:{nonce}>\n"
+        "milk removes the tag from the stream before anything is displayed or stored, so the "
+        "user never sees it; do not mention it.\n\n"
+    )
 
 
 def memory_instruction(nonce: str, primary_name: str, escalation_name: str) -> str:
-    return ""
+    p, e = primary_name or "primary", escalation_name or "escalation"
+    return (
+        "[Milk shared memory]\n"
+        f"You share a long-term memory with the other agent ({p} is the primary agent, {e} the "
+        "escalation agent). To remember something, write exactly one fact per tag:\n"
+        f"<milk:percept:{nonce}>the fact</milk:percept:{nonce}>\n"
+        "Only record facts that stay useful in later sessions and are not obvious from the code "
+        "or the conversation; never record transient task state (current step, files just "
+        "opened, what you are about to do). A fact without a prefix is shared by both agents. "
+        f"Start the fact with `@{p}: ` to address it only to {p}, or with `@{e}: ` to address "
+        f"it only to {e} (one space after the colon).\n"
+        "Worth remembering: who the user is and how they work; their stated preferences; "
+        "project decisions that cannot be derived from the code; where external resources "
+        "live (URLs, dashboards, tickets); corrections the user made and approaches they "
+        "confirmed — write the rule together with the reason.\n"
+        "Memory precedence: when the user asks you to remember something, use the tag above. "
+        "Do not write it to file-based memory such as Claude Code project memory (CLAUDE.md "
+        "or memory files); milk's memory is the one both agents read.\n"
+    )

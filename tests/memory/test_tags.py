@@ -1,0 +1,166 @@
+"""Tag interception (reference core §5) — pinned cases plus chunking properties."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from milk_tui.memory.tags import (
+    TagInterceptor,
+    consumer_from_hint,
+    memory_instruction,
+    need_instruction,
+    strip_tags,
+)
+
+N = "abc123xy"
+
+
+def run(chunks: list[str], nonce: str = N) -> tuple[str, list[str], list[str]]:
+    needs: list[str] = []
+    facts: list[str] = []
+    t = TagInterceptor(nonce, needs.append, facts.append)
+    out = "".join(t.feed(c) for c in chunks) + t.flush()
+    return out, needs, facts
+
+
+def test_need_and_percept_recorded_and_hidden() -> None:
+    text = f"Hello <milk:need:{N}> fix the build </milk:need:{N}>world<milk:percept:{N}>@llama: uses uv</milk:percept:{N}>!"
+    out, needs, facts = run([text])
+    assert out == "Hello world!"
+    assert needs == ["fix the build"]
+    assert facts == ["@llama: uses uv"]
+
+
+def test_split_across_every_boundary() -> None:
+    text = f"a<milk:percept:{N}>fact one</milk:percept:{N}>b"
+    for cut in range(1, len(text)):
+        assert run([text[:cut], text[cut:]]) == ("ab", [], ["fact one"])
+    assert run(list(text)) == ("ab", [], ["fact one"])
+
+
+def test_wrong_nonce_hidden_not_recorded() -> None:
+    out, needs, facts = run(["x<milk:need:zzzz>goal</milk:need:zzzz>y"])
+    assert (out, needs, facts) == ("xy", [], [])
+
+
+def test_code_spans_left_alone() -> None:
+    inline = f"see `<milk:need:{N}>g</milk:need:{N}>` ok"
+    assert run([inline]) == (inline, [], [])
+    fence = f"```\n<milk:percept:{N}>f</milk:percept:{N}>\n```\nafter<milk:need:{N}>g</milk:need:{N}>"
+    out, needs, facts = run([fence])
+    assert out == fence.split("after")[0] + "after"
+    assert needs == ["g"] and facts == []
+
+
+def test_unclosed_tag_dropped_and_partial_prefix_emitted() -> None:
+    assert run([f"prefix <milk:need:{N}>unclosed"])[0] == "prefix "
+    assert run(["text <milk:pe"])[0] == "text <milk:pe"
+    assert run(["text <milk:percept:ab"])[0] == "text <milk:percept:ab"
+
+
+def test_nonce_less_and_prose_mentions_pass_through() -> None:
+    assert run(["<milk:percept>x</milk:percept>"])[0] == "<milk:percept>x</milk:percept>"
+    prose = "write <milk:need: then a nonce"
+    assert run([prose])[0] == prose
+
+
+def test_empty_body_not_recorded() -> None:
+    assert run([f"<milk:percept:{N}>   </milk:percept:{N}>"]) == ("", [], [])
+
+
+def test_plain_chunk_returned_as_is() -> None:
+    t = TagInterceptor(N, lambda s: None, lambda s: None)
+    chunk = "no markup at all here"
+    assert t.feed(chunk) is chunk
+
+
+def test_escalate_tag_hidden_and_optional_callback() -> None:
+    got: list[str] = []
+    t = TagInterceptor(N, lambda s: None, lambda s: None, on_escalate=got.append)
+    out = t.feed(f"a<milk:escalate:{N}>too hard</milk:escalate:{N}>b") + t.flush()
+    assert out == "ab" and got == ["too hard"]
+
+
+# ----- properties --------------------------------------------------------------------
+
+_pieces = st.sampled_from([
+    "hello ", "`", "``", "```", "\n", "<", ">", "<milk:", f"<milk:need:{N}>", f"</milk:need:{N}>",
+    f"<milk:percept:{N}>", f"</milk:percept:{N}>", "<milk:percept:other>", "</milk:percept:other>",
+    "@llama: ", "fact", " goal ", "<milk:pe", "rcept:", N, "<b>", "x",
+])  # fmt: skip
+
+
+@st.composite
+def stream_and_cuts(draw: st.DrawFn) -> tuple[str, list[str]]:
+    text = "".join(draw(st.lists(_pieces, max_size=30)))
+    cuts = sorted(set(draw(st.lists(st.integers(0, len(text)), max_size=12))))
+    chunks, prev = [], 0
+    for c in cuts:
+        chunks.append(text[prev:c])
+        prev = c
+    chunks.append(text[prev:])
+    return text, chunks
+
+
+@settings(max_examples=400, deadline=None)
+@given(stream_and_cuts())
+def test_any_chunking_same_result(sc: tuple[str, list[str]]) -> None:
+    text, chunks = sc
+    assert run(chunks) == run([text])
+    assert run(list(text)) == run([text])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("<>/`:milkneedpcrt @ab\n")), max_size=200))
+def test_random_text_without_nonce_never_records(text: str) -> None:
+    out, needs, facts = run([text], nonce="q9z8y7w6")
+    assert needs == [] and facts == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=120))
+def test_text_without_markup_is_unchanged(text: str) -> None:
+    text = text.replace("<", "")
+    assert run([text])[0] == text
+
+
+# ----- post-hoc strip ----------------------------------------------------------------
+
+
+def test_strip_tags_any_nonce_and_fallback_close() -> None:
+    assert strip_tags(f"a <milk:need:{N}>g</milk:need:{N}> b") == "a  b"
+    assert strip_tags("before <milk:need:n1>goal</milk:need:other> after") == "before  after"
+    assert strip_tags("keep <milk:percept:n1>never closed") == "keep"
+    assert strip_tags("code `<milk:need:x>g</milk:need:x>` stays") == "code `<milk:need:x>g</milk:need:x>` stays"
+    assert strip_tags("  plain  ") == "plain"
+
+
+@settings(max_examples=200, deadline=None)
+@given(stream_and_cuts())
+def test_strip_of_visible_text_is_idempotent(sc: tuple[str, list[str]]) -> None:
+    text, _ = sc
+    once = strip_tags(text)
+    assert strip_tags(once) == once
+
+
+# ----- consumer hints (ADR-0031) ---------------------------------------------------------
+
+
+def test_consumer_hints_with_configured_names() -> None:
+    assert consumer_from_hint("@llama: prefers tabs", "llama", "deepseek") == ("primary", "prefers tabs")
+    assert consumer_from_hint("@deepseek: uses rg", "llama", "deepseek") == ("escalation", "uses rg")
+    assert consumer_from_hint("  @deepseek: trimmed", "llama", "deepseek") == ("escalation", "trimmed")
+    assert consumer_from_hint("@local: old style", "llama", "deepseek") == ("all", "@local: old style")
+    assert consumer_from_hint("@llama:no space", "llama", "deepseek") == ("all", "@llama:no space")
+    assert consumer_from_hint("@Llama: case", "llama", "deepseek")[0] == "all"
+    assert consumer_from_hint("@: x", "", "") == ("all", "@: x")
+
+
+def test_instructions_embed_nonce_and_names() -> None:
+    ni = need_instruction(N)
+    assert ni.startswith("[Milk current-need tracking]\n") and ni.endswith("\n\n")
+    assert f"<milk:need:{N}>" in ni and f"</milk:need:{N}>" in ni
+    mi = memory_instruction(N, "llama", "deepseek")
+    assert mi.startswith("[Milk shared memory]\n") and mi.endswith("\n") and not mi.endswith("\n\n")
+    assert "@llama: " in mi and "@deepseek: " in mi and f"<milk:percept:{N}>" in mi
