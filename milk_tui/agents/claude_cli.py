@@ -1,0 +1,320 @@
+"""The Claude Code CLI as the escalation agent: one ``claude --print`` process per turn.
+
+Why the prompt goes in as a stream-json user message on stdin (``--input-format
+stream-json``) rather than after ``--``: the permission protocol (``--permission-prompt-tool
+stdio``) needs stdin open for ``control_response`` lines, and with a plain-text prompt on
+the command line the 2.1.x CLI waits 3 s for stdin and then fails every permission request
+with "Stream closed" (verified against the real CLI).  One channel for both avoids that,
+and it also keeps the prompt clear of the variadic ``--allowedTools`` / ``--add-dir``
+flags (real-test-peers §2 gotcha).
+
+Each turn runs in its own process group so cancelling kills the CLI and every tool
+process it started (Bash children) in one signal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import tempfile
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from ..config.settings import AgentConfig
+from .base import (
+    AgentError,
+    AgentEvent,
+    AgentRequest,
+    Finished,
+    PermissionQuestion,
+    SessionNotFound,
+)
+from .claude_stream import SESSION_NOT_FOUND_TEXT, StreamJsonParser
+
+MAX_LINE_BYTES = 10 * 1024 * 1024
+"""Issue 4: stream-json lines of 10 MiB must parse (big tool results, file reads)."""
+
+STDERR_TAIL_BYTES = 4096
+"""Enough of stderr to name the cause without flooding the UI."""
+
+KILL_GRACE_S = 1.0
+"""After SIGTERM to the group, how long before SIGKILL (Bash children may ignore TERM)."""
+
+VERSION_TIMEOUT_S = 15.0
+
+EXIT_WAIT_S = 10.0
+"""After the result line the CLI only saves its session file; this bounds a hung exit."""
+
+_STRIPPED_ENV = ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT", "CLAUDECODE")
+"""Reference agents §3.1: variables that would make the child think it is nested in a
+parent Claude session."""
+
+_STDERR_NOISE = "no stdin data received"
+
+
+class ClaudeCliAgent:
+    """Agent protocol over the Claude Code CLI (provider ``claude-cli``)."""
+
+    def __init__(self, config: AgentConfig, *, env: dict[str, str] | None = None,
+                 debug_log: Path | None = None) -> None:
+        self.config = config
+        self.name = config.name
+        self.model = config.model or config.name
+        self._env_overrides = dict(env or {})
+        self._debug_log = debug_log
+        self._available: bool | None = None
+
+    # ----- Agent protocol ------------------------------------------------------------
+
+    async def available(self) -> bool:
+        if self._available is None:
+            self._available = await self._probe_version()
+        return self._available
+
+    async def aclose(self) -> None:
+        return None
+
+    def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
+        return self._run(request)
+
+    # ----- process plumbing ----------------------------------------------------------
+
+    def _binary(self) -> str:
+        b = self.config.bin or "claude"
+        if os.sep in b:
+            return b
+        return shutil.which(b) or b
+
+    def _environment(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in _STRIPPED_ENV}
+        env.update(self._env_overrides)
+        return env
+
+    async def _probe_version(self) -> bool:
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                self._binary(), "--version", stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+                env=self._environment())
+        except OSError:
+            return False
+        try:
+            return await asyncio.wait_for(proc.wait(), VERSION_TIMEOUT_S) == 0
+        except TimeoutError:
+            _kill(proc)
+            return False
+
+    def build_argv(self, request: AgentRequest, session_id: str,
+                   context_file: str | None) -> list[str]:
+        """The exact command line (public so tests can pin it)."""
+        cfg = self.config
+        argv = [self._binary(), "--print", "--output-format", "stream-json", "--verbose",
+                "--include-partial-messages", "--input-format", "stream-json"]
+        if cfg.dangerously_skip_permissions:
+            argv.append("--dangerously-skip-permissions")
+        else:
+            argv += ["--permission-prompt-tool", "stdio"]
+        tools = list(dict.fromkeys(t for t in cfg.allowed_tools if t))
+        if tools:
+            argv += ["--allowedTools", ",".join(tools)]
+        for d in dict.fromkeys(d for d in cfg.add_dirs if d):
+            argv += ["--add-dir", d]
+        if request.resume_session_id:
+            argv += ["--resume", request.resume_session_id]
+        else:
+            argv += ["--session-id", session_id]
+        if context_file:
+            argv += ["--append-system-prompt-file", context_file]
+        return argv
+
+    async def _run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
+        session_id = request.resume_session_id or str(uuid.uuid4())
+        context_file = _write_context(request.append_system_prompt)
+        proc: asyncio.subprocess.Process | None = None
+        stderr_task: asyncio.Task[None] | None = None
+        stderr_tail: deque[bytes] = deque()
+        try:
+            argv = self.build_argv(request, session_id, context_file)
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    *argv, cwd=request.cwd or None, env=self._environment(),
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                    limit=MAX_LINE_BYTES + 1024)
+            except OSError as e:
+                raise AgentError(f"{self.name}: cannot start {argv[0]}: {e.strerror or e}",
+                                 agent=self.name) from e
+            assert proc.stdin and proc.stdout and proc.stderr
+            stderr_task = asyncio.create_task(_drain_tail(proc.stderr, stderr_tail))
+            await _write_line(proc.stdin, {"type": "user", "message": {
+                "role": "user", "content": request.prompt}})
+
+            parser = StreamJsonParser(self.model)
+            async for line in _read_lines(proc.stdout):
+                self._debug(line)
+                for ev in parser.feed(line):
+                    yield ev
+                while parser.pending_control:
+                    await self._answer_control(proc.stdin, parser.pending_control.pop(0),
+                                               request)
+                if parser.result is not None:
+                    # The turn is over: stream-json input would wait for more otherwise.
+                    # Stop reading too, in case a tool's background child holds stdout.
+                    proc.stdin.close()
+                    break
+            rc = await _wait_exit(proc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stderr_task, EXIT_WAIT_S)
+            self._finish_or_raise(parser, rc, b"".join(stderr_tail), request)
+            live = parser.session_id or session_id
+            yield Finished(stop_reason=parser.result.stop_reason if parser.result else "",
+                           session_id=live)
+        finally:
+            if proc is not None and proc.returncode is None:
+                await _kill_group(proc)
+            if stderr_task is not None and not stderr_task.done():
+                stderr_task.cancel()
+            if context_file:
+                with contextlib.suppress(OSError):
+                    os.unlink(context_file)
+
+    def _finish_or_raise(self, parser: StreamJsonParser, rc: int, stderr: bytes,
+                         request: AgentRequest) -> None:
+        res = parser.result
+        err_text = _clean_stderr(stderr)
+        if res is not None and not res.is_error and rc == 0:
+            return
+        message = (res.error_text() if res is not None else "") or err_text
+        if SESSION_NOT_FOUND_TEXT in message or SESSION_NOT_FOUND_TEXT in err_text:
+            raise SessionNotFound(
+                f"{self.name}: no conversation found with session ID "
+                f"{request.resume_session_id}", agent=self.name)
+        if not message:
+            message = (f"claude exited with code {rc} (no output)" if rc
+                       else "claude returned an error response")
+        status = res.api_error_status if res is not None else None
+        raise AgentError(f"{self.name}: {message}", agent=self.name, status=status,
+                         retryable=status in (429, 500, 529))
+
+    async def _answer_control(self, stdin: asyncio.StreamWriter, req: dict[str, Any],
+                              request: AgentRequest) -> None:
+        """Answer one control_request; anything we cannot handle is refused, never hung."""
+        request_id = req.get("request_id", "")
+        body = req.get("request") or {}
+        if body.get("subtype") != "can_use_tool":
+            await _write_line(stdin, {"type": "control_response", "response": {
+                "subtype": "error", "request_id": request_id,
+                "error": f"milk-tui does not handle {body.get('subtype')!r}"}})
+            return
+        tool_input = body.get("input") if isinstance(body.get("input"), dict) else {}
+        allowed = False
+        if request.ask_permission is not None:
+            allowed = bool(await request.ask_permission(PermissionQuestion(
+                agent_name=self.name, tool_name=str(body.get("tool_name") or ""),
+                tool_input=tool_input)))
+        decision: dict[str, Any] = (
+            {"behavior": "allow", "updatedInput": tool_input} if allowed
+            else {"behavior": "deny", "message": "The user denied this tool use."})
+        await _write_line(stdin, {"type": "control_response", "response": {
+            "subtype": "success", "request_id": request_id, "response": decision}})
+
+    def _debug(self, line: bytes) -> None:
+        if self._debug_log is None:
+            return
+        with contextlib.suppress(OSError), open(self._debug_log, "ab") as f:
+            f.write(line if line.endswith(b"\n") else line + b"\n")
+
+
+# ----- helpers ------------------------------------------------------------------------
+
+
+def _write_context(text: str) -> str | None:
+    if not text:
+        return None
+    fd, path = tempfile.mkstemp(prefix="milk-ctx-", suffix=".txt")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+async def _write_line(stdin: asyncio.StreamWriter, obj: dict[str, Any]) -> None:
+    if stdin.is_closing():
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stdin.write((json.dumps(obj) + "\n").encode())
+        await stdin.drain()
+
+
+async def _read_lines(stream: asyncio.StreamReader) -> AsyncIterator[bytes]:
+    """Lines up to MAX_LINE_BYTES; a longer line is skipped whole instead of killing the turn."""
+    while True:
+        try:
+            line = await stream.readuntil(b"\n")
+        except asyncio.IncompleteReadError as e:
+            if e.partial:
+                yield e.partial
+            return
+        except asyncio.LimitOverrunError as e:
+            await stream.readexactly(e.consumed)
+            await _skip_rest_of_line(stream)
+            continue
+        yield line
+
+
+async def _skip_rest_of_line(stream: asyncio.StreamReader) -> None:
+    while True:
+        try:
+            await stream.readuntil(b"\n")
+            return
+        except asyncio.IncompleteReadError:
+            return
+        except asyncio.LimitOverrunError as e:
+            await stream.readexactly(e.consumed)
+
+
+async def _drain_tail(stream: asyncio.StreamReader, tail: deque[bytes]) -> None:
+    size = 0
+    while chunk := await stream.read(65536):
+        tail.append(chunk)
+        size += len(chunk)
+        while size > STDERR_TAIL_BYTES and len(tail) > 1:
+            size -= len(tail.popleft())
+
+
+def _clean_stderr(raw: bytes) -> str:
+    text = raw[-STDERR_TAIL_BYTES:].decode("utf-8", errors="replace")
+    lines = [ln for ln in text.splitlines() if ln.strip() and _STDERR_NOISE not in ln]
+    return "\n".join(lines).strip()
+
+
+async def _wait_exit(proc: asyncio.subprocess.Process) -> int:
+    try:
+        return await asyncio.wait_for(proc.wait(), EXIT_WAIT_S)
+    except TimeoutError:
+        await _kill_group(proc)
+        return proc.returncode if proc.returncode is not None else -1
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+async def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    """TERM the whole group, then KILL it if the leader is still there after a grace."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(asyncio.shield(proc.wait()), KILL_GRACE_S)
+    except (TimeoutError, asyncio.CancelledError):
+        pass
+    _kill(proc)  # stragglers in the group (tool children) go too
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
