@@ -78,6 +78,8 @@ class EventBus:
     def __init__(self) -> None:
         self._subs: set[Subscription] = set()
         self._callbacks: list[Callable[[BusEvent], None]] = []
+        self.listener_errors: list[str] = []
+        """Listeners that raised were detached; their errors are kept for diagnostics."""
 
     def subscribe(self, types: set[str] | None = None) -> Subscription:
         sub = Subscription(self, frozenset(types) if types else None)
@@ -94,6 +96,10 @@ class EventBus:
 
     def publish(self, event: BusEvent) -> None:
         for cb in list(self._callbacks):
-            cb(event)
+            try:
+                cb(event)
+            except Exception as e:  # noqa: BLE001 — a broken listener must not break a turn
+                self._callbacks.remove(cb)
+                self.listener_errors.append(f"{getattr(cb, '__qualname__', cb)}: {e!r}")
         for sub in list(self._subs):
             sub._offer(event)

@@ -28,7 +28,7 @@ TOOL_RESULT_BRICK_BYTES = 500
 _CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
-class State(str, enum.Enum):
+class State(enum.StrEnum):
     ROUTING = "ROUTING"
     LOCAL = "LOCAL"
     ESCALATION = "ESCALATION"

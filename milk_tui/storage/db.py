@@ -81,6 +81,32 @@ def register_migration(name: str, fn: Callable[[sqlite3.Connection], None]) -> N
         MIGRATIONS.sort(key=lambda m: m[0])
 
 
+def run_script(conn: sqlite3.Connection, script: str) -> None:
+    """``executescript`` without its implicit COMMIT, so a migration stays one transaction."""
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                conn.execute(buf)
+            buf = ""
+    if buf.strip():
+        conn.execute(buf)
+
+
+class _MigrationConn:
+    """Hands migrations a connection whose ``executescript`` cannot end the transaction."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def executescript(self, script: str) -> None:
+        run_script(self._conn, script)
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self._conn, name)
+
+
 class Database:
     """One connection shared by the event loop thread; a lock guards use from worker threads."""
 
@@ -108,7 +134,7 @@ class Database:
             done = {r[0] for r in db.execute("SELECT name FROM schema_migrations")}
             for name, fn in MIGRATIONS:
                 if name not in done:
-                    fn(db)
+                    fn(_MigrationConn(db))  # type: ignore[arg-type]
                     db.execute("INSERT INTO schema_migrations VALUES (?, strftime('%s','now'))", (name,))
 
     @property

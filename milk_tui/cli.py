@@ -1,0 +1,216 @@
+"""Command line: the TUI by default, ``-p`` for one headless turn, and the admin subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+from typing import TextIO
+
+from .config.load import ConfigError
+from .storage.db import StorageError
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT, the shell convention for a run stopped by Ctrl+C."""
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", metavar="FILE", help="config file (TOML or JSON); default: MILK_CONFIG or the user config dir")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="milk-tui",
+        description="Work with a cheap primary agent and a stronger escalation agent as one.",
+    )
+    _common(p)
+    p.add_argument("--new", action="store_true", help="start a new session instead of resuming")
+    p.add_argument("--session", metavar="NAME", default="", help="resume or create the named session")
+    p.add_argument("--demo", action="store_true", help="run on the built-in demo agents")
+    p.add_argument("--debug", action="store_true", help="log raw wire traffic (secrets redacted) to the data dir")
+    p.add_argument("-p", "--print", dest="prompt", metavar="PROMPT", help="run one turn headless and print the answer")
+    route = p.add_mutually_exclusive_group()
+    route.add_argument("--escalate", action="store_true", help="with -p: send the prompt to the escalation agent")
+    route.add_argument("--primary", action="store_true", help="with -p: send the prompt to the primary agent")
+    p.add_argument("--output-format", choices=("text", "stream-json"), default="text")
+    p.add_argument("--allow-tools", action="store_true", help="with -p: allow the escalation agent's tool permission requests")
+    sub = p.add_subparsers(dest="command")
+    sp = sub.add_parser("sessions", help="list or show sessions")
+    _common(sp)
+    ssub = sp.add_subparsers(dest="sessions_cmd", required=True)
+    sl = ssub.add_parser("list", help="sessions of this folder (--all for every folder)")
+    sl.add_argument("--all", action="store_true")
+    sl.add_argument("--json", action="store_true")
+    ss = ssub.add_parser("show", help="one session with its history")
+    ss.add_argument("id")
+    ss.add_argument("--json", action="store_true")
+    try:
+        from .memory.cli import add_import_parser, add_memory_parser
+    except ImportError:  # pragma: no cover — memory CLI arrives with the memory issue
+        pass
+    else:
+        add_memory_parser(sub)
+        add_import_parser(sub)
+    return p
+
+
+# ----- print mode -------------------------------------------------------------------------
+
+
+async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .core.events import BusEvent, EscalationStarted, Notice, TextDelta, TurnFailed
+    from .core.runtime import build_runtime
+
+    rt = build_runtime(
+        config_path=args.config, new=args.new, session_name=args.session, demo=args.demo,
+        debug=args.debug, permission_policy="allow" if args.allow_tools else "deny",
+    )
+    stream_json = args.output_format == "stream-json"
+    for note in rt.startup_notes:
+        print(f"milk-tui: {note}", file=err)
+    failures: list[TurnFailed] = []
+    last_char = ["\n"]
+
+    def on_event(event: BusEvent) -> None:
+        if stream_json:
+            out.write(event.model_dump_json() + "\n")
+            out.flush()
+        elif isinstance(event, TextDelta):
+            out.write(event.text)
+            out.flush()
+            last_char[0] = event.text[-1:]
+        elif isinstance(event, EscalationStarted) and last_char[0] != "\n":
+            out.write("\n\n")  # keep the primary's hand-off line apart from the new answer
+            last_char[0] = "\n"
+        elif isinstance(event, Notice) and event.level != "info":
+            print(f"milk-tui: {event.message}", file=err)
+        if isinstance(event, TurnFailed):
+            failures.append(event)
+
+    rt.bus.add_listener(on_event)
+    force = "escalate" if args.escalate else ("primary" if args.primary else None)
+    loop = asyncio.get_running_loop()
+    task = rt.dispatcher.submit(args.prompt, force=force)
+    with _sigint_cancels(loop, rt.dispatcher.cancel):
+        outcome = await task
+    await rt.dispatcher.end_session()
+    rt.db.close()
+    if not stream_json and outcome.ok and last_char[0] != "\n":
+        out.write("\n")
+    if outcome.ok:
+        return EXIT_OK
+    if outcome.cancelled:
+        print("milk-tui: interrupted", file=err)
+        return EXIT_INTERRUPTED
+    reason = failures[-1].error if failures else outcome.error
+    print(f"milk-tui: {reason}", file=err)
+    return EXIT_FAILED
+
+
+class _sigint_cancels:
+    """SIGINT cancels the running turn (which records nothing) instead of killing the process."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, cancel) -> None:  # type: ignore[no-untyped-def]
+        self.loop, self.cancel = loop, cancel
+
+    def __enter__(self) -> None:
+        try:
+            self.loop.add_signal_handler(signal.SIGINT, self.cancel)
+        except (NotImplementedError, RuntimeError):
+            pass
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.loop.remove_signal_handler(signal.SIGINT)
+        except (NotImplementedError, RuntimeError):
+            pass
+
+
+# ----- sessions ---------------------------------------------------------------------------
+
+
+def _sessions(args: argparse.Namespace, out: TextIO) -> int:
+    import datetime as dt
+
+    from .config.paths import database_file
+    from .storage.db import Database
+    from .storage.sessions import SessionStore
+
+    store = SessionStore(Database(database_file()))
+    if args.sessions_cmd == "list":
+        rows = store.list(None if args.all else os.getcwd())
+        if args.json:
+            out.write(json.dumps([r.__dict__ for r in rows], indent=2) + "\n")
+            return EXIT_OK
+        if not rows:
+            out.write("no sessions for this folder (use --all for every folder)\n")
+        for r in rows:
+            when = dt.datetime.fromtimestamp(r.last_used).strftime("%Y-%m-%d %H:%M")
+            out.write(f"{r.id}  {when}  {r.turns:>5} turns  {r.name or '-':<16} {r.current_need[:50]}\n")
+        return EXIT_OK
+    sid = store.find(os.getcwd(), args.id) or args.id
+    s = store.load(sid)
+    if s is None:
+        print(f"milk-tui: no session with id or name '{args.id}'", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        out.write(json.dumps(s.to_go_json(), indent=2, ensure_ascii=False) + "\n")
+        return EXIT_OK
+    out.write(f"session: {s.id}\nname:    {s.name}\ncwd:     {s.cwd}\nstate:   {s.state.value}\n"
+              f"turns:   {len(s.history)}\nneed:    {s.current_need}\n")
+    for t in s.history:
+        who = "user" if t.role == "user" else (t.agent_name or t.agent)
+        out.write(f"\n{'━' * 40}\n{who}\n{t.content}\n")
+    return EXIT_OK
+
+
+def _run_tui(args: argparse.Namespace) -> int:
+    try:
+        from .tui.app import run_app
+    except ImportError:
+        print("milk-tui: the TUI is not available in this build; use -p PROMPT", file=sys.stderr)
+        return EXIT_FAILED
+    return run_app(args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.config:
+        os.environ["MILK_CONFIG"] = args.config
+    try:
+        if args.command == "sessions":
+            return _sessions(args, sys.stdout)
+        if args.command == "memory":
+            from .config.paths import database_file
+            from .memory.cli import run_memory
+            from .storage.db import Database
+
+            return run_memory(args, Database(database_file()), os.getcwd())
+        if args.command == "import-go":
+            from .config.paths import database_file
+            from .memory.cli import run_import_go
+            from .storage.db import Database
+
+            return run_import_go(args, Database(database_file()))
+        if args.prompt is not None:
+            if not args.prompt.strip():
+                print("milk-tui: -p needs a non-empty prompt", file=sys.stderr)
+                return EXIT_USAGE
+            return asyncio.run(_print_turn(args, sys.stdout, sys.stderr))
+        return _run_tui(args)
+    except ConfigError as e:
+        print(f"milk-tui: config error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except StorageError as e:
+        print(f"milk-tui: storage error: {e}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

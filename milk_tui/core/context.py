@@ -1,0 +1,52 @@
+"""Builds what each agent receives for a turn (the "context builder" of DESIGN §2).
+
+The pinned system blocks (need / orientation, remembered facts) are counted once as
+overhead and never trimmed (DESIGN §5.4); only the conversation history is trimmed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..agents.base import ChatMessage
+from .history import build_agent_history, messages_size, trim_history
+from .session import PRIMARY, Session
+
+CURRENT_GOAL = "[Current user goal]"
+STALE_GOAL = (
+    "[Last known user goal — may already be fulfilled; verify from conversation history before acting]"
+)
+"""Label lines of reference core §3.3; the stale one appears once turnsAgo ≥ 4."""
+
+
+def need_block(session: Session) -> str:
+    if not session.current_need:
+        return ""
+    label = STALE_GOAL if session.need_is_stale() else CURRENT_GOAL
+    return f"{label}\n{session.current_need}\n\n"
+
+
+@dataclass
+class BuiltMessages:
+    messages: list[ChatMessage]
+    overhead: int
+    trimmed: bool
+
+
+def assemble_messages(
+    session: Session,
+    *,
+    self_agent: str,
+    pinned: list[str],
+    budget: int,
+    system_prompt: str,
+    history_start: int = 0,
+) -> BuiltMessages:
+    """``pinned`` system blocks first (in order, empties skipped), then the trimmed history."""
+    head = [ChatMessage("system", text) for text in pinned if text]
+    overhead = messages_size(head) + len(system_prompt.encode())
+    hist = build_agent_history(session.history, self_agent, start=history_start)
+    hist, trimmed = trim_history(
+        hist, budget, overhead, other_agents_first=self_agent != PRIMARY
+    )
+    return BuiltMessages(head + hist, overhead, trimmed)

@@ -1,0 +1,162 @@
+"""Start-up wiring shared by the TUI and print mode: config → database → session → agents → dispatcher.
+
+Choosing agents when nothing is configured (issue 2 item 8): a local OpenAI-compatible
+server on the usual ports becomes the primary; otherwise both slots run the demo agents
+and a notice says so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+
+from ..agents.factory import build_agent
+from ..config.load import load_config
+from ..config.paths import data_dir, database_file, ensure_dir
+from ..config.settings import AgentConfig, MilkConfig
+from ..storage.db import Database
+from ..storage.sessions import SessionStore
+from .bus import EventBus
+from .dispatch import AgentSlot, Dispatcher
+from .session import Session
+
+LOCAL_SERVER_PROBES = (
+    ("llama.cpp", "http://127.0.0.1:8080"),
+    ("ollama", "http://127.0.0.1:11434"),
+)
+"""Default ports of llama.cpp's server and Ollama's OpenAI endpoint (Ollama serves it under /v1)."""
+PROBE_TIMEOUT_S = 0.3
+"""Short: a server on loopback answers in milliseconds; this runs only with no config at all."""
+
+DEMO_PRIMARY = AgentConfig(name="demo-local", provider="demo", model="demo-small")
+DEMO_ESCALATION = AgentConfig(name="demo-claude", provider="demo", model="demo-large")
+
+
+@dataclass
+class Runtime:
+    config: MilkConfig
+    config_path: Path | None
+    db: Database
+    store: SessionStore
+    bus: EventBus
+    dispatcher: Dispatcher
+    memory: Any | None
+    demo: bool
+    startup_notes: list[str] = field(default_factory=list)
+
+    @property
+    def session(self) -> Session:
+        return self.dispatcher.session
+
+
+def _probe_local_server() -> AgentConfig | None:
+    for label, base in LOCAL_SERVER_PROBES:
+        url = base + ("/v1/models")
+        try:
+            r = httpx.get(url, timeout=PROBE_TIMEOUT_S)
+        except httpx.HTTPError:
+            continue
+        if r.status_code == 200:
+            model = ""
+            try:
+                data = r.json().get("data") or []
+                model = data[0].get("id", "") if data else ""
+            except (ValueError, AttributeError, IndexError):
+                pass
+            api_url = base + ("/v1" if label == "ollama" else "")
+            chat_path = "/chat/completions" if label == "ollama" else "/v1/chat/completions"
+            return AgentConfig(name=label, provider="local", url=api_url, model=model,
+                               chat_path=chat_path)
+    return None
+
+
+def choose_agents(cfg: MilkConfig, has_file: bool, demo: bool) -> tuple[AgentConfig, AgentConfig, list[str], bool]:
+    """Returns (primary, escalation, notes, running_demo)."""
+    notes: list[str] = []
+    if demo:
+        return DEMO_PRIMARY, DEMO_ESCALATION, ["demo agents (--demo)"], True
+    primary = cfg.primary_agent()
+    escalation = cfg.escalation_agent_config()
+    if primary is None and not cfg.agents:
+        found = _probe_local_server()
+        if found is None:
+            notes.append(
+                "No agents configured and no local server answering on :8080 (llama.cpp) or "
+                ":11434 (Ollama) — running the demo agents. Add an [[agents]] entry to "
+                "config.toml to use a real model."
+            )
+            return DEMO_PRIMARY, DEMO_ESCALATION, notes, True
+        notes.append(f"using the {found.name} server at {found.url} as the primary agent")
+        primary = found
+    if primary is None:
+        primary = DEMO_PRIMARY
+        notes.append("no primary agent in agents[]; the demo primary stands in")
+    if escalation.kind == "claude-cli" and not shutil.which(escalation.bin or "claude"):
+        notes.append(
+            f"escalation agent '{escalation.name}': '{escalation.bin or 'claude'}' not found on "
+            "PATH; the demo escalation agent stands in"
+        )
+        escalation = DEMO_ESCALATION
+    return primary, escalation, notes, False
+
+
+def build_runtime(
+    *,
+    cwd: str | None = None,
+    config_path: str | Path | None = None,
+    new: bool = False,
+    session_name: str = "",
+    demo: bool = False,
+    debug: bool = False,
+    permission_policy: Literal["ask", "allow", "deny"] = "ask",
+    config: MilkConfig | None = None,
+) -> Runtime:
+    cwd = cwd or os.getcwd()
+    warnings: list[str] = []
+    used_path: Path | None = None
+    if config is None:
+        config, warnings, used_path = load_config(config_path)
+    db = Database(database_file())
+    store = SessionStore(db)
+    bus = EventBus()
+    memory = None
+    try:
+        from ..memory.service import MemoryService
+        from ..memory.store import PerceptStore
+    except ImportError:  # pragma: no cover — memory package not present in this build
+        pass
+    else:
+        memory = MemoryService(PerceptStore(db), bus)
+    primary_cfg, esc_cfg, notes, running_demo = choose_agents(config, used_path is not None, demo)
+    debug_log = ensure_dir(data_dir()) / "wire-debug.log" if (debug or config.debug) else None
+    primary = build_agent(primary_cfg, slot="primary", config=config, other_name=esc_cfg.name,
+                          debug_log=debug_log)
+    escalation = build_agent(esc_cfg, slot="escalation", config=config,
+                             other_name=primary_cfg.name, debug_log=debug_log)
+    session = store.resume(cwd, session_name, new=new)
+    router = availability = None
+    try:
+        from .availability import AvailabilityCache
+        from .router import Router
+    except ImportError:  # pragma: no cover
+        pass
+    else:
+        router = Router(config, cwd, classifier=None)
+        availability = AvailabilityCache({"primary": primary, "escalation": escalation})
+    dispatcher = Dispatcher(
+        config=config, store=store, session=session, bus=bus, cwd=cwd,
+        primary=AgentSlot("primary", primary_cfg, primary),
+        escalation=AgentSlot("escalation", esc_cfg, escalation),
+        memory=memory, router=router, availability=availability,
+        permission_policy=permission_policy,
+    )
+    return Runtime(
+        config=config, config_path=used_path, db=db, store=store, bus=bus,
+        dispatcher=dispatcher, memory=memory, demo=running_demo,
+        startup_notes=[*warnings, *notes],
+    )
