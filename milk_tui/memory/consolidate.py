@@ -1,0 +1,65 @@
+"""End-of-session consolidation ("NREM", reference core §4.5): decay, prune, promote, cap.
+
+Runs as set-based SQL over the one session's facts, so its cost is a few index-driven
+statements whatever the size of the global store.  The constants are bound as
+parameters (Python floats), never as SQL literals, so SQLite does exactly the IEEE-754
+double arithmetic the reference pins (0.9 − 0.1 ≥ 0.8 is true; 0.7 dies on pass 6).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+from .store import PerceptStore
+
+DECAY_PER_SESSION = 0.10
+"""Reference §4.5 decayPerSession."""
+PROMOTE_THRESHOLD = 0.80
+"""Reference §4.5 promoteThreshold (inclusive)."""
+PRUNE_THRESHOLD = 0.20
+"""Reference §4.5 pruneThreshold: only weights strictly above it survive."""
+
+
+@dataclass
+class ConsolidationReport:
+    decayed: list[tuple[int, float]] = field(default_factory=list)
+    """(id, new weight) of every decayed fact that survived."""
+    pruned: list[int] = field(default_factory=list)
+    promoted: list[int] = field(default_factory=list)
+    capped: list[int] = field(default_factory=list)
+    """Global non-pinned facts dropped by the optional ``percept_store_max`` cap."""
+
+    def summary(self) -> str:
+        return (f"decayed {len(self.decayed)}, pruned {len(self.pruned)}, "
+                f"promoted {len(self.promoted)}, capped {len(self.capped)}")  # fmt: skip
+
+
+def consolidate_in(conn: sqlite3.Connection, store: PerceptStore, session_id: str,
+                   store_max: int = 0) -> ConsolidationReport:
+    rep = ConsolidationReport()
+    if session_id:
+        own = "scope = 'session' AND session_id = ? AND core = 0"
+        weights = dict(conn.execute(
+            f"UPDATE percepts SET weight = max(weight - ?, 0.0) WHERE {own} RETURNING id, weight",
+            (DECAY_PER_SESSION, session_id),
+        ).fetchall())  # fmt: skip
+        rep.pruned = [r[0] for r in conn.execute(
+            f"SELECT id FROM percepts WHERE {own} AND weight <= ?", (session_id, PRUNE_THRESHOLD)
+        )]  # fmt: skip
+        store.remove(conn, rep.pruned)
+        rep.promoted = [r[0] for r in conn.execute(
+            f"UPDATE percepts SET scope = 'global' WHERE {own} AND weight >= ? RETURNING id",
+            (session_id, PROMOTE_THRESHOLD),
+        ).fetchall()]  # fmt: skip
+        gone = set(rep.pruned)
+        rep.decayed = [(i, w) for i, w in weights.items() if i not in gone]
+    if store_max > 0:
+        n = conn.execute("SELECT COUNT(*) FROM percepts WHERE scope = 'global'").fetchone()[0]
+        if n > store_max:
+            rep.capped = [r[0] for r in conn.execute(
+                "SELECT id FROM percepts WHERE scope = 'global' AND core = 0 "
+                "ORDER BY weight ASC, id ASC LIMIT ?", (n - store_max,),
+            )]  # fmt: skip
+            store.remove(conn, rep.capped)
+    return rep

@@ -1,0 +1,63 @@
+"""A remembered fact ("percept") and its vocabularies (reference core §4.1, DESIGN §5.7)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+
+class Producer(enum.StrEnum):
+    USER = "user"
+    PRIMARY = "primary"
+    ESCALATION = "escalation"
+    SYSTEM = "system"
+
+
+class Consumer(enum.StrEnum):
+    ALL = "all"
+    PRIMARY = "primary"
+    ESCALATION = "escalation"
+
+
+class Scope(enum.StrEnum):
+    SESSION = "session"
+    GLOBAL = "global"
+
+
+INITIAL_WEIGHT = {Producer.USER: 0.9, Producer.SYSTEM: 0.4, Producer.PRIMARY: 0.7,
+                  Producer.ESCALATION: 0.7}  # fmt: skip
+"""Reference core §4.2 ``initialWeight``."""
+CORE_WEIGHT = 1.0
+"""Pinned ("core") facts start at, and are pinned to, full confidence (§4.2)."""
+
+
+def initial_weight(producer: str, core: bool = False) -> float:
+    if core:
+        return CORE_WEIGHT
+    return INITIAL_WEIGHT.get(Producer(producer), INITIAL_WEIGHT[Producer.PRIMARY])
+
+
+@dataclass
+class Percept:
+    id: int
+    content: str
+    producer: str
+    consumer: str = Consumer.ALL.value
+    scope: str = Scope.SESSION.value
+    core: bool = False
+    weight: float = 0.7
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    session_id: str = ""
+    turn_index: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``memory list --json`` shape (DESIGN §3)."""
+        return {
+            "id": self.id, "content": self.content, "producer": self.producer,
+            "consumer": self.consumer, "scope": self.scope, "core": self.core,
+            "weight": self.weight, "created_at": self.created_at,
+            "updated_at": self.updated_at, "session_id": self.session_id,
+            "turn_index": self.turn_index,
+        }  # fmt: skip

@@ -1,0 +1,256 @@
+"""The one entry point to shared memory for the dispatcher, the TUI, tools and the CLI.
+
+Every mutation is one transaction followed by its bus event, so the memory browser and
+the stream-json output see exactly what was committed.  Facts an agent writes while the
+database is locked or failing are kept in memory and retried on the next write instead
+of being lost; the failure is reported once as a ``notice`` naming the database.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from typing import Any
+
+from ..core.bus import EventBus
+from ..core.events import Notice, PerceptDeleted, PerceptRecorded, PerceptUpdated
+from ..storage.db import StorageError
+from .consolidate import ConsolidationReport, consolidate_in
+from .dedup import fts_query as _fts
+from .dedup import jaccard, min_shared, tokenize, tokens
+from .percept import Consumer, Percept, Producer, Scope, initial_weight
+from .select import DEFAULT_MAX_BYTES, DEFAULT_MAX_COUNT, format_block, select_contents
+from .store import PerceptFilter, PerceptStore
+from .tags import consumer_from_hint
+
+REINFORCE_STEP = 0.10
+"""A re-recorded near-duplicate gains one session's worth of decay back (DESIGN §5.7)."""
+MAX_DUP_CANDIDATES = 5000
+"""Bound on FTS candidates examined per record; the rarest-token query keeps real counts far
+below it, the cap only protects the hot path from a pathological vocabulary."""
+
+
+class MemoryService:
+    def __init__(self, store: PerceptStore, bus: EventBus) -> None:
+        self.store = store
+        self.bus = bus
+        self.pending: list[dict[str, Any]] = []
+        """Agent facts not yet written because the database failed; retried on next write."""
+
+    # ----- recording -------------------------------------------------------------------
+
+    def record_from_agent(self, body: str, producer: str, session_id: str, turn_index: int,
+                          primary_name: str, escalation_name: str) -> Percept | None:
+        consumer, content = consumer_from_hint(body, primary_name, escalation_name)
+        args = dict(content=content, producer=producer, consumer=consumer, scope="session",
+                    session_id=session_id, turn_index=turn_index)  # fmt: skip
+        try:
+            self.flush_pending()
+            return self.record(**args)
+        except StorageError as e:
+            self.pending.append(args)
+            self.bus.publish(Notice(
+                level="error", session_id=session_id,
+                message=f"memory: fact kept in memory, not yet saved ({len(self.pending)} pending): {e}",
+            ))  # fmt: skip
+            return None
+
+    def flush_pending(self) -> int:
+        """Write facts that failed earlier; raises StorageError (keeping them) if it fails again."""
+        done = 0
+        while self.pending:
+            self.record(**self.pending[0])
+            self.pending.pop(0)
+            done += 1
+        return done
+
+    def record(self, content: str, producer: str = "user", consumer: str = "all",
+               scope: str = "session", session_id: str = "", turn_index: int = 0,
+               core: bool = False, weight: float | None = None) -> Percept | None:
+        content = content.strip()
+        if not content:
+            return None
+        producer, consumer = Producer(producer).value, Consumer(consumer).value
+        if core or not session_id:
+            scope = Scope.GLOBAL.value
+        scope = Scope(scope).value
+        w = initial_weight(producer, core) if weight is None else _clamp(weight)
+        now = time.time()
+        with self.store.db.transaction() as conn:
+            dup = self._find_duplicate(conn, content, session_id)
+            if dup is not None:
+                new_w = min(1.0, max(dup.weight + REINFORCE_STEP, w))
+                fields: dict[str, Any] = {"weight": new_w, "updated_at": now}
+                if core and not dup.core:
+                    fields.update(core=True, scope=Scope.GLOBAL.value, weight=1.0)
+                self.store.update(conn, dup.id, fields)
+                p = self.store.get(dup.id, conn)
+                reinforced = True
+            else:
+                p = Percept(id=0, content=content, producer=producer, consumer=consumer,
+                            scope=scope, core=core, weight=w, created_at=now, updated_at=now,
+                            session_id=session_id,
+                            turn_index=turn_index)  # fmt: skip
+                p.id = self.store.insert(conn, p)
+                reinforced = False
+        assert p is not None
+        self.bus.publish(PerceptRecorded(
+            session_id=session_id, percept_id=p.id, content=p.content, producer=p.producer,
+            consumer=p.consumer, reinforced=reinforced,
+        ))  # fmt: skip
+        return p
+
+    def _find_duplicate(self, conn: Any, content: str, session_id: str) -> Percept | None:
+        """Best Jaccard ≥ 0.60 among FTS candidates (global first, then session; ties keep
+        the earlier).  A content without tokens is never a duplicate (reference §4.4)."""
+        words = tokens(content)
+        if not words:
+            return None
+        need = min_shared(len(words))
+        rare = self.store.rarest(conn, words, len(words) - need + 1)
+        mine = frozenset(words)
+        best_id, best = 0, 0.0
+        hi = len(words) / 0.6 + 1e-9
+        for pid, terms in self.store.candidates(conn, _fts(rare), session_id, MAX_DUP_CANDIDATES):
+            theirs = terms.split()
+            if not need <= len(theirs) <= hi:
+                continue
+            j = jaccard(mine, frozenset(theirs))
+            if j > best:
+                best_id, best = pid, j
+        if best_id and best >= 0.60:
+            return self.store.get(best_id, conn)
+        return None
+
+    def similarity(self, a: str, b: str) -> float:
+        return jaccard(tokenize(a), tokenize(b))
+
+    # ----- selection ----------------------------------------------------------------------
+
+    def select_for_prompt(self, prompt: str, slot: str, session_id: str, *,
+                          max_count: int = DEFAULT_MAX_COUNT, max_bytes: int = DEFAULT_MAX_BYTES,
+                          relevance_gate: bool = True) -> list[str]:
+        return select_contents(self.store, prompt, slot, session_id, max_count=max_count,
+                               max_bytes=max_bytes, relevance_gate=relevance_gate)  # fmt: skip
+
+    @staticmethod
+    def format_block(contents: list[str]) -> str:
+        return format_block(contents)
+
+    # ----- browsing (virtualised table friendly: LIMIT/OFFSET + FTS) ------------------------
+
+    def list(self, filters: PerceptFilter | None = None, limit: int = 100, offset: int = 0,
+             order: str = "weight") -> list[Percept]:
+        return self.store.list(filters, limit, offset, order)
+
+    def count(self, filters: PerceptFilter | None = None) -> int:
+        return self.store.count(filters)
+
+    def search(self, query: str, filters: PerceptFilter | None = None, limit: int = 100,
+               offset: int = 0) -> list[Percept]:
+        return self.store.search(query, filters, limit, offset)[0]
+
+    def search_count(self, query: str, filters: PerceptFilter | None = None) -> int:
+        return self.store.search(query, filters, 0, 0)[1]
+
+    def get(self, pid: int) -> Percept | None:
+        return self.store.get(pid)
+
+    def history(self, pid: int) -> list[dict[str, Any]]:
+        return self.store.history(pid)
+
+    # ----- user edits (undoable) -----------------------------------------------------------
+
+    def edit(self, pid: int, content: str | None = None, consumer: str | None = None,
+             core: bool | None = None, weight: float | None = None, scope: str | None = None,
+             editor: str = "user", action: str = "edit") -> Percept:
+        with self.store.db.transaction() as conn:
+            p = self.store.get(pid, conn)
+            if p is None:
+                raise KeyError(f"no remembered fact #{pid}")
+            want: dict[str, Any] = {}
+            if content is not None and content.strip() and content.strip() != p.content:
+                want["content"] = content.strip()
+            if consumer is not None and Consumer(consumer).value != p.consumer:
+                want["consumer"] = Consumer(consumer).value
+            if scope is not None and Scope(scope).value != p.scope:
+                want["scope"] = Scope(scope).value
+            if weight is not None and _clamp(weight) != p.weight:
+                want["weight"] = _clamp(weight)
+            if core is not None and core != p.core:
+                want["core"] = core
+                if core:  # pinned facts are global and at full confidence (reference §4.2)
+                    want["scope"], want["weight"] = Scope.GLOBAL.value, 1.0
+            if not want:
+                return p
+            want["updated_at"] = time.time()
+            before = {k: getattr(p, k) for k in want}
+            self.store.update(conn, pid, want)
+            self.store.log_edit(conn, pid, action, editor, before, want)
+            after = self.store.get(pid, conn)
+        assert after is not None
+        self.bus.publish(PerceptUpdated(percept_id=pid, content=after.content, fields=dict(want)))
+        return after
+
+    def pin(self, pid: int, pinned: bool = True, editor: str = "user") -> Percept:
+        return self.edit(pid, core=pinned, editor=editor, action="pin" if pinned else "unpin")
+
+    def delete(self, pid: int, editor: str = "user") -> bool:
+        with self.store.db.transaction() as conn:
+            p = self.store.get(pid, conn)
+            if p is None:
+                return False
+            self.store.log_edit(conn, pid, "delete", editor, asdict(p), {})
+            self.store.remove(conn, [pid])
+        self.bus.publish(PerceptDeleted(percept_id=pid, session_id=p.session_id))
+        return True
+
+    def undo_last_edit(self, pid: int | None = None) -> Percept | None:
+        """Revert the most recent edit/pin/delete (of ``pid``, or of any fact)."""
+        with self.store.db.transaction() as conn:
+            row = self.store.last_edit(conn, pid)
+            if row is None:
+                return None
+            before = json.loads(row["before"])
+            target = row["percept_id"]
+            conn.execute("DELETE FROM percept_edits WHERE id = ?", (row["id"],))
+            if row["action"] == "delete":
+                self.store.restore(conn, Percept(**before))
+                restored, fields = True, before
+            else:
+                if self.store.get(target, conn) is None:
+                    return None
+                self.store.update(conn, target, before)
+                restored, fields = False, before
+            p = self.store.get(target, conn)
+        assert p is not None
+        if restored:
+            self.bus.publish(PerceptRecorded(percept_id=p.id, content=p.content,
+                                             producer=p.producer, consumer=p.consumer))  # fmt: skip
+        else:
+            self.bus.publish(PerceptUpdated(percept_id=p.id, content=p.content, fields=dict(fields)))
+        return p
+
+    # ----- consolidation -------------------------------------------------------------------
+
+    def consolidate(self, session_id: str, store_max: int = 0) -> ConsolidationReport:
+        try:
+            self.flush_pending()
+        except StorageError:
+            pass  # keep them pending; consolidation below reports the same failure if any
+        with self.store.db.transaction() as conn:
+            rep = consolidate_in(conn, self.store, session_id, store_max)
+        promoted = set(rep.promoted)
+        for pid, w in rep.decayed:
+            fields: dict[str, Any] = {"weight": w}
+            if pid in promoted:
+                fields["scope"] = Scope.GLOBAL.value
+            self.bus.publish(PerceptUpdated(percept_id=pid, session_id=session_id, fields=fields))
+        for pid in rep.pruned + rep.capped:
+            self.bus.publish(PerceptDeleted(percept_id=pid, session_id=session_id))
+        return rep
+
+
+def _clamp(w: float) -> float:
+    return min(1.0, max(0.0, float(w)))

@@ -1,0 +1,255 @@
+"""Percepts in the shared SQLite database: rows, FTS5 index, edit history.
+
+The FTS5 table indexes *our* token string (``dedup.tokens``) rather than the raw content,
+so candidate search, the relevance gate and Jaccard agree on what a word is (reference
+§4.4 treats accented letters as separators; FTS's own tokenizers do not).  We keep it in
+sync from Python inside the same transaction as the row change, which is why every write
+goes through this class.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..storage.db import Database, register_migration
+from .dedup import tokens
+from .percept import Percept
+
+COLUMNS = ("id", "content", "producer", "consumer", "scope", "core", "weight", "created_at",
+           "updated_at", "session_id", "turn_index")  # fmt: skip
+_SELECT = "SELECT " + ", ".join(f"p.{c}" for c in COLUMNS) + " FROM percepts p"
+EDITABLE = ("content", "consumer", "core", "weight", "scope")
+
+
+def _m010_percepts(db: sqlite3.Connection) -> None:
+    db.executescript(
+        """
+        CREATE TABLE percepts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            content TEXT NOT NULL,
+            producer TEXT NOT NULL,
+            consumer TEXT NOT NULL DEFAULT 'all',
+            scope TEXT NOT NULL DEFAULT 'session',
+            session_id TEXT NOT NULL DEFAULT '',
+            turn_index INTEGER NOT NULL DEFAULT 0,
+            core INTEGER NOT NULL DEFAULT 0,
+            weight REAL NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            ext_id TEXT
+        );
+        CREATE INDEX percepts_scope ON percepts(scope, session_id, weight);
+        CREATE INDEX percepts_weight ON percepts(weight);
+        CREATE INDEX percepts_updated ON percepts(updated_at);
+        CREATE UNIQUE INDEX percepts_ext ON percepts(ext_id) WHERE ext_id IS NOT NULL;
+        CREATE VIRTUAL TABLE percepts_fts USING fts5(terms, tokenize='ascii');
+        CREATE VIRTUAL TABLE percepts_vocab USING fts5vocab(percepts_fts, 'row');
+        CREATE TABLE percept_edits (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            percept_id INTEGER NOT NULL,
+            action TEXT NOT NULL,
+            editor TEXT NOT NULL,
+            at REAL NOT NULL,
+            before TEXT NOT NULL,
+            after TEXT NOT NULL
+        );
+        CREATE INDEX percept_edits_pid ON percept_edits(percept_id, id);
+        """
+    )
+
+
+register_migration("010_percepts", _m010_percepts)
+
+
+@dataclass
+class PerceptFilter:
+    """``session_id`` alone means "visible in that session" (global ∪ its session facts)."""
+
+    scope: str | None = None
+    session_id: str | None = None
+    producer: str | None = None
+    consumer: str | None = None
+    core: bool | None = None
+    min_weight: float | None = None
+
+    def where(self) -> tuple[str, list[Any]]:
+        parts: list[str] = []
+        params: list[Any] = []
+        if self.scope == "global":
+            parts.append("p.scope = 'global'")
+        elif self.scope == "session":
+            parts.append("p.scope = 'session'")
+            if self.session_id is not None:
+                parts.append("p.session_id = ?")
+                params.append(self.session_id)
+        elif self.session_id is not None:
+            parts.append("(p.scope = 'global' OR (p.scope = 'session' AND p.session_id = ?))")
+            params.append(self.session_id)
+        for col, val in (("producer", self.producer), ("consumer", self.consumer)):
+            if val is not None:
+                parts.append(f"p.{col} = ?")
+                params.append(val)
+        if self.core is not None:
+            parts.append("p.core = ?")
+            params.append(int(self.core))
+        if self.min_weight is not None:
+            parts.append("p.weight >= ?")
+            params.append(self.min_weight)
+        return (" AND ".join(parts) or "1"), params
+
+
+def row_to_percept(r: sqlite3.Row | tuple) -> Percept:
+    return Percept(
+        id=r[0], content=r[1], producer=r[2], consumer=r[3], scope=r[4], core=bool(r[5]),
+        weight=r[6], created_at=r[7], updated_at=r[8], session_id=r[9], turn_index=r[10],
+    )
+
+
+def _terms(content: str) -> str:
+    return " ".join(tokens(content))
+
+
+ORDERS = {
+    "weight": "p.weight DESC, p.id DESC",
+    "recent": "p.updated_at DESC, p.id DESC",
+    "id": "p.id ASC",
+}
+
+
+class PerceptStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # ----- rows -------------------------------------------------------------------------
+
+    def insert(self, conn: sqlite3.Connection, p: Percept, ext_id: str | None = None) -> int:
+        cur = conn.execute(
+            "INSERT INTO percepts (content, producer, consumer, scope, session_id, turn_index, "
+            "core, weight, created_at, updated_at, ext_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (p.content, p.producer, p.consumer, p.scope, p.session_id, p.turn_index, int(p.core),
+             p.weight, p.created_at, p.updated_at, ext_id),
+        )
+        pid = int(cur.lastrowid or 0)
+        conn.execute("INSERT INTO percepts_fts (rowid, terms) VALUES (?, ?)", (pid, _terms(p.content)))
+        return pid
+
+    def restore(self, conn: sqlite3.Connection, p: Percept) -> None:
+        """Re-insert a deleted percept under its old id (undo of a delete)."""
+        conn.execute(
+            "INSERT INTO percepts (id, content, producer, consumer, scope, session_id, turn_index, "
+            "core, weight, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (p.id, p.content, p.producer, p.consumer, p.scope, p.session_id, p.turn_index,
+             int(p.core), p.weight, p.created_at, p.updated_at),
+        )
+        conn.execute("INSERT INTO percepts_fts (rowid, terms) VALUES (?, ?)", (p.id, _terms(p.content)))
+
+    def update(self, conn: sqlite3.Connection, pid: int, fields: dict[str, Any]) -> None:
+        if not fields:
+            return
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        vals = [int(v) if isinstance(v, bool) else v for v in fields.values()]
+        conn.execute(f"UPDATE percepts SET {sets} WHERE id = ?", (*vals, pid))
+        if "content" in fields:
+            conn.execute("UPDATE percepts_fts SET terms = ? WHERE rowid = ?",
+                         (_terms(fields["content"]), pid))
+
+    def remove(self, conn: sqlite3.Connection, ids: list[int]) -> None:
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            marks = ",".join("?" * len(part))
+            conn.execute(f"DELETE FROM percepts WHERE id IN ({marks})", part)
+            conn.execute(f"DELETE FROM percepts_fts WHERE rowid IN ({marks})", part)
+
+    def get(self, pid: int, conn: sqlite3.Connection | None = None) -> Percept | None:
+        sql = _SELECT + " WHERE p.id = ?"
+        rows = conn.execute(sql, (pid,)).fetchall() if conn else self.db.query(sql, (pid,))
+        return row_to_percept(rows[0]) if rows else None
+
+    # ----- edit history (undo) -------------------------------------------------------------
+
+    def log_edit(self, conn: sqlite3.Connection, pid: int, action: str, editor: str,
+                 before: dict[str, Any], after: dict[str, Any]) -> None:
+        conn.execute(
+            "INSERT INTO percept_edits (percept_id, action, editor, at, before, after) "
+            "VALUES (?,?,?,?,?,?)",
+            (pid, action, editor, time.time(), json.dumps(before), json.dumps(after)),
+        )
+
+    def last_edit(self, conn: sqlite3.Connection, pid: int | None) -> sqlite3.Row | None:
+        if pid is None:
+            return conn.execute("SELECT * FROM percept_edits ORDER BY id DESC LIMIT 1").fetchone()
+        return conn.execute(
+            "SELECT * FROM percept_edits WHERE percept_id = ? ORDER BY id DESC LIMIT 1", (pid,)
+        ).fetchone()
+
+    def history(self, pid: int) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT action, editor, at, before, after FROM percept_edits WHERE percept_id = ? "
+            "ORDER BY id", (pid,),
+        )
+        return [{"action": r[0], "editor": r[1], "at": r[2], "before": json.loads(r[3]),
+                 "after": json.loads(r[4])} for r in rows]  # fmt: skip
+
+    # ----- duplicate candidates (never a full scan) ----------------------------------------
+
+    def rarest(self, conn: sqlite3.Connection, words: list[str], keep: int) -> list[str]:
+        """The ``keep`` words of ``words`` that occur in the fewest facts (absent ones first)."""
+        if keep >= len(words):
+            return list(words)
+        marks = ",".join("?" * len(words))
+        df = dict(conn.execute(
+            f"SELECT term, doc FROM percepts_vocab WHERE term IN ({marks})", words
+        ).fetchall())  # fmt: skip
+        return sorted(words, key=lambda w: df.get(w, 0))[:keep]
+
+    def candidates(self, conn: sqlite3.Connection, match: str, session_id: str,
+                   limit: int) -> list[tuple[int, str]]:
+        """(id, terms) of facts visible in ``session_id`` whose terms match the FTS query."""
+        return conn.execute(
+            "SELECT f.rowid, f.terms FROM percepts_fts f JOIN percepts p ON p.id = f.rowid "
+            "WHERE percepts_fts MATCH ? AND (p.scope = 'global' OR (p.scope = 'session' "
+            "AND p.session_id = ?)) ORDER BY p.scope = 'session', f.rowid LIMIT ?",
+            (match, session_id, limit),
+        ).fetchall()
+
+    # ----- browsing ----------------------------------------------------------------------
+
+    def list(self, flt: PerceptFilter | None = None, limit: int = 100, offset: int = 0,
+             order: str = "weight") -> list[Percept]:
+        where, params = (flt or PerceptFilter()).where()
+        rows = self.db.query(
+            f"{_SELECT} WHERE {where} ORDER BY {ORDERS[order]} LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+        return [row_to_percept(r) for r in rows]
+
+    def count(self, flt: PerceptFilter | None = None) -> int:
+        where, params = (flt or PerceptFilter()).where()
+        return int(self.db.query(f"SELECT COUNT(*) FROM percepts p WHERE {where}", tuple(params))[0][0])
+
+    def search(self, query: str, flt: PerceptFilter | None = None, limit: int = 100,
+               offset: int = 0) -> tuple[list[Percept], int]:
+        """Every query word as a prefix (AND), best bm25 first; returns (page, total)."""
+        words = tokens(query)
+        where, params = (flt or PerceptFilter()).where()
+        if not words:
+            like = f"%{query.strip()}%"
+            base = f"FROM percepts p WHERE {where} AND p.content LIKE ?"
+            total = self.db.query(f"SELECT COUNT(*) {base}", (*params, like))[0][0]
+            rows = self.db.query(f"{_SELECT} WHERE {where} AND p.content LIKE ? "
+                                 f"ORDER BY {ORDERS['weight']} LIMIT ? OFFSET ?",
+                                 (*params, like, limit, offset))  # fmt: skip
+            return [row_to_percept(r) for r in rows], int(total)
+        match = " AND ".join(f'"{w}"*' for w in words)
+        join = "FROM percepts_fts f JOIN percepts p ON p.id = f.rowid WHERE percepts_fts MATCH ?"
+        total = self.db.query(f"SELECT COUNT(*) {join} AND {where}", (match, *params))[0][0]
+        rows = self.db.query(
+            "SELECT " + ", ".join(f"p.{c}" for c in COLUMNS) + f" {join} AND {where} "
+            "ORDER BY bm25(percepts_fts) * (0.05 + p.weight) LIMIT ? OFFSET ?",
+            (match, *params, limit, offset),
+        )
+        return [row_to_percept(r) for r in rows], int(total)
