@@ -212,8 +212,9 @@ def strip_tags(text: str) -> str:
     first close of the same kind (reference §5.3); with no close at all everything from the
     open tag on is dropped.  Code spans are left alone.
     """
+    text = text.strip()  # reference §5.3: the accumulated text is trimmed first
     if "<milk:" not in text:
-        return text.strip()
+        return text
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
