@@ -242,8 +242,9 @@ def strip_tags(text: str) -> str:
             out.append(text[lt:gt])
             i = gt
             continue
-        if gt >= n:
-            break  # open tag never finished: drop the rest
+        if gt >= n:  # open tag never finished: as in the stream, a dangling prefix is text
+            out.append(text[lt:])
+            break
         close = f"</milk:{kind}:{text[start:gt]}>"
         c = text.find(close, gt + 1)
         if c >= 0:
