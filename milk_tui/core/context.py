@@ -12,19 +12,6 @@ from ..agents.base import ChatMessage
 from .history import build_agent_history, messages_size, trim_history
 from .session import PRIMARY, Session
 
-CURRENT_GOAL = "[Current user goal]"
-STALE_GOAL = (
-    "[Last known user goal — may already be fulfilled; verify from conversation history before acting]"
-)
-"""Label lines of reference core §3.3; the stale one appears once turnsAgo ≥ 4."""
-
-
-def need_block(session: Session) -> str:
-    if not session.current_need:
-        return ""
-    label = STALE_GOAL if session.need_is_stale() else CURRENT_GOAL
-    return f"{label}\n{session.current_need}\n\n"
-
 
 @dataclass
 class BuiltMessages:

@@ -35,7 +35,14 @@ from ..storage.db import StorageError
 from ..storage.sessions import SessionStore
 from . import events as ev
 from .bus import EventBus
-from .context import assemble_messages, need_block
+from .context import assemble_messages
+from .escalation_context import (
+    build_dynamic_context,
+    build_static_context,
+    need_block,
+    orientation_for_http,
+    should_inject_memory_instructions,
+)
 from .handoff import HandoffPlan, plan_escalation
 from .nonce import new_nonce
 from .prompts import role_prompt
@@ -396,13 +403,6 @@ class Dispatcher:
     def _escalation_request(
         self, prompt: str, plan: HandoffPlan, scratch: TurnScratch
     ) -> tuple[AgentRequest, str]:
-        from .escalation_context import (
-            build_dynamic_context,
-            build_static_context,
-            orientation_for_http,
-            should_inject_memory_instructions,
-        )
-
         slot, s, cfg = self.escalation, self.session, self.config
         assert slot is not None
         resuming = plan.mode in ("resume", "continuation")

@@ -1,0 +1,52 @@
+"""An in-process agent that plays back scripted events — the fast unit layer's backend.
+
+Each call to ``stream`` pops the next script (a list of AgentEvents, optionally ending in
+an exception instance to raise) and records the AgentRequest it was given, so tests can
+assert exactly what the dispatcher handed the agent (e.g. that the history never contains
+the current prompt — ADR-0038).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+
+from ..agents.base import AgentEvent, AgentRequest, Finished, TextChunk
+
+Script = list[AgentEvent | BaseException]
+
+
+def say(*chunks: str, session_id: str = "", escalation_reason: str = "") -> Script:
+    return [*(TextChunk(c) for c in chunks),
+            Finished(session_id=session_id, escalation_reason=escalation_reason)]
+
+
+@dataclass
+class ScriptedAgent:
+    name: str = "scripted"
+    model: str = "scripted-model"
+    scripts: list[Script] = field(default_factory=list)
+    delay: float = 0.0
+    up: bool = True
+    requests: list[AgentRequest] = field(default_factory=list)
+    history_lens_seen: list[int] = field(default_factory=list)
+
+    def push(self, *scripts: Iterable[AgentEvent | BaseException]) -> None:
+        self.scripts.extend(list(s) for s in scripts)
+
+    async def available(self) -> bool:
+        return self.up
+
+    async def aclose(self) -> None:
+        return None
+
+    async def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
+        self.requests.append(request)
+        script = self.scripts.pop(0) if self.scripts else say(f"echo: {request.prompt}")
+        for item in script:
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            if isinstance(item, BaseException):
+                raise item
+            yield item
