@@ -96,6 +96,9 @@ class BedrockAgent:
 
     # ----- Agent protocol ---------------------------------------------------------
 
+    unavailable_reason = "no AWS credentials found"
+    """What ``available() == False`` means for this agent (shown by the degradation notice)."""
+
     async def available(self) -> bool:
         """Credentials resolvable — no network call (the AvailabilityCache adds the TTL)."""
         return await asyncio.to_thread(self._auth.resolvable)

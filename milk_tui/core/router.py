@@ -1,0 +1,322 @@
+"""Which agent gets a prompt: explicit flags, state, rules, weighted score, classifier.
+
+Reference agents §5 (decision order) and §6 (sticky / pinned / auto-sticky).  The router
+is agent-agnostic: the classifier is a callable the dispatcher supplies, which sends the
+router's own classification prompt to the primary model and returns its raw answer.
+
+Deliberate deviations from the Go original (each one a case where Go's behaviour comes
+from an accident of its flag plumbing rather than a decision):
+
+* A single-turn ``force_primary`` beats pinned / auto-sticky escalation.  Go checks every
+  escalate flag first and relies on ``/primary <msg>`` having cleared them; here a caller
+  that forces primary gets primary even if it skipped ``primary_command``.
+  ``force_escalate`` still beats ``force_primary``.
+* While primary is pinned, a successful escalated turn (``/escalate <msg>``, a waiting
+  follow-up, a fallback) does not switch auto-sticky on: the pin is the user's standing
+  instruction and a one-off must not silently override it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+from ..config.settings import MilkConfig
+from .session import ESCALATION, PRIMARY, Session, State
+
+Target = Literal["primary", "escalation"]
+Classifier = Callable[[str], Awaitable[str]]
+
+CLASSIFIER_PROMPT = (
+    "Answer with exactly one word: \"primary\" or \"escalate\".\n"
+    "Answer \"escalate\" only for complex multi-file refactoring, architectural design or "
+    "deep reasoning. Answer \"primary\" for shell commands, reading files, grep, simple code "
+    "questions, debugging and small functions.\n\nTask: {prompt}"
+)
+"""Reference agents §2.12: one-word verdict; escalate iff the answer starts with "escalate"."""
+
+ESCALATE_FALLBACKS = {"claude", "escalation", "escalate"}
+"""classifier_fallback values that send inconclusive prompts straight to escalation."""
+
+
+@dataclass
+class RouterRules:
+    """The ``rules`` object of the config, with the Go defaults (English + Italian lists)."""
+
+    escalate_above_tokens: int = 2000
+    local_below_tokens: int = 30
+    escalate_threshold: int = 6
+    local_threshold: int = -4
+    local_verb_weight: int = -3
+    escalate_verb_weight: int = 4
+    path_ref_weight: int = -2
+    code_block_weight: int = -2
+    open_question_weight: int = 3
+    classifier_fallback: str = "local"
+    escalate_keywords: list[str] = field(default_factory=lambda: [
+        "refactor entire", "context brick", "memory panel", "panel memory",
+    ])
+    local_verbs: list[str] = field(default_factory=lambda: [
+        "grep", "find", "list", "run", "read", "fix", "debug", "show", "cat", "ls",
+        "check", "print", "count", "search", "add", "create", "write", "implement",
+        "rename", "delete", "move",
+        "aggiungi", "crea", "scrivi", "implementa", "rinomina", "elimina", "sposta",
+        "cerca", "mostra", "controlla", "esegui", "leggi",
+    ])
+    escalate_verbs: list[str] = field(default_factory=lambda: [
+        "architect", "design", "refactor", "explain why", "compare", "evaluate",
+        "plan", "propose", "summarize", "review", "analyze", "describe",
+        "progetta", "refactorizza", "spiega perché", "confronta", "valuta",
+        "pianifica", "proponi", "riassumi", "revisiona", "analizza", "descrivi",
+    ])
+    open_question_prefixes: list[str] = field(default_factory=lambda: [
+        "what", "why", "how", "when", "where", "who", "which",
+        "could you", "can you", "would you", "should", "is it", "are there", "do you", "does",
+        "cosa", "come", "perché", "quando", "dove", "chi", "quale", "quali",
+        "potresti", "puoi", "dovresti", "è possibile", "ci sono", "sai",
+    ])
+
+    @classmethod
+    def from_config(cls, rules: dict[str, Any]) -> RouterRules:
+        """Keys present override (lists wholesale, like Go's JSON merge); unknown keys ignored."""
+        out = cls()
+        for f in fields(cls):
+            if f.name not in rules or rules[f.name] is None:
+                continue
+            value = rules[f.name]
+            current = getattr(out, f.name)
+            try:
+                if isinstance(current, list):
+                    value = [str(v) for v in value]
+                    if f.name == "open_question_prefixes" and not value:
+                        continue  # reference §5: an empty list falls back to the built-ins
+                elif isinstance(current, int):
+                    value = int(value)
+                else:
+                    value = str(value)
+            except (TypeError, ValueError):
+                continue
+            setattr(out, f.name, value)
+        return out
+
+
+@dataclass
+class RouteFlags:
+    force_escalate: bool = False
+    """Single turn: ``/escalate <msg>`` / ``--escalate``."""
+    force_primary: bool = False
+    """Single turn: ``/primary <msg>`` / ``--primary``."""
+    pinned_escalate: bool = False
+    """Bare ``/escalate``: every turn goes to escalation until ``/primary``."""
+    pinned_primary: bool = False
+    """Bare ``/primary``: every turn goes to primary until ``/escalate``."""
+    auto_sticky: bool = False
+    """Set after a successful escalated turn when ``sticky_escalation`` is on."""
+
+
+@dataclass
+class RouteDecision:
+    target: Target
+    reason: str
+    rule: str
+    """explicit, state, long_prompt, keyword, short_prompt, score, classifier, default."""
+    label: str = ""
+    """pinned / sticky / forced / "" — the status line shows it next to the agent name."""
+
+
+@dataclass
+class Score:
+    total: int = 0
+    signals: list[str] = field(default_factory=list)
+
+    def add(self, name: str, weight: int) -> None:
+        self.total += weight
+        self.signals.append(f"{name} {weight:+d}")
+
+    def describe(self) -> str:
+        return ", ".join(self.signals) or "no signals"
+
+
+class Router:
+    def __init__(self, config: MilkConfig, cwd: str, classifier: Classifier | None = None) -> None:
+        self.config = config
+        self.cwd = cwd
+        self.classifier = classifier
+        self.rules = RouterRules.from_config(dict(config.rules or {}))
+
+    @property
+    def classifier_fallback(self) -> str:
+        return (self.config.classifier_fallback or self.rules.classifier_fallback or "local").lower()
+
+    # ----- the decision ---------------------------------------------------------------
+
+    async def decide(self, prompt: str, session: Session, flags: RouteFlags) -> RouteDecision:
+        explicit = self._explicit(flags)
+        if explicit is not None:
+            return explicit
+        if session.state == State.ESCALATION_WAITING:
+            return RouteDecision(ESCALATION, "answering the escalation agent's question", "state")
+        ruled = self.apply_rules(prompt)
+        if isinstance(ruled, RouteDecision):
+            return ruled
+        return await self._fallback(prompt, ruled)
+
+    def _explicit(self, f: RouteFlags) -> RouteDecision | None:
+        if f.force_escalate:
+            return RouteDecision(ESCALATION, "escalation requested for this turn", "explicit", "forced")
+        if f.force_primary:
+            return RouteDecision(PRIMARY, "primary requested for this turn", "explicit", "forced")
+        if f.pinned_escalate:
+            return RouteDecision(ESCALATION, "pinned with /escalate", "explicit", "pinned")
+        if f.auto_sticky:
+            return RouteDecision(ESCALATION, "staying with the escalation agent (sticky)",
+                                 "explicit", "sticky")
+        if f.pinned_primary:
+            return RouteDecision(PRIMARY, "pinned with /primary", "explicit", "pinned")
+        return None
+
+    def apply_rules(self, prompt: str) -> RouteDecision | Score:
+        """Hard rules then the weighted score; a ``Score`` back means inconclusive."""
+        r = self.rules
+        lower = prompt.lower()
+        approx_tokens = len(prompt) // 4  # reference §5: rune count / 4, integer division
+        if approx_tokens > r.escalate_above_tokens:
+            return RouteDecision(
+                ESCALATION, f"long prompt (~{approx_tokens} tokens > {r.escalate_above_tokens})",
+                "long_prompt")
+        for kw in r.escalate_keywords:
+            if kw and kw.lower() in lower:
+                return RouteDecision(ESCALATION, f"escalate keyword '{kw}'", "keyword")
+        if r.local_below_tokens > 0 and approx_tokens <= r.local_below_tokens:
+            return RouteDecision(
+                PRIMARY, f"short prompt (~{approx_tokens} tokens <= {r.local_below_tokens})",
+                "short_prompt")
+        score = self.score(prompt)
+        if score.total >= r.escalate_threshold:
+            return RouteDecision(ESCALATION, f"score {score.total} ({score.describe()})", "score")
+        if score.total <= r.local_threshold:
+            return RouteDecision(PRIMARY, f"score {score.total} ({score.describe()})", "score")
+        return score
+
+    def score(self, prompt: str) -> Score:
+        r = self.rules
+        lower = prompt.lower()
+        s = Score()
+        # Substring matches, first hit only (reference: "ls" hits "also", "add" hits "address").
+        verb = next((v for v in r.local_verbs if v and v.lower() in lower), None)
+        if verb is not None:
+            s.add(f"local verb '{verb}'", r.local_verb_weight)
+        verb = next((v for v in r.escalate_verbs if v and v.lower() in lower), None)
+        if verb is not None:
+            s.add(f"escalate verb '{verb}'", r.escalate_verb_weight)
+        path = self._existing_path(prompt)
+        if path:
+            s.add(f"path '{path}'", r.path_ref_weight)
+        if "```" in prompt:
+            s.add("code block", r.code_block_weight)
+        prefix = _open_question_prefix(lower.strip(), r.open_question_prefixes)
+        if prefix:
+            s.add(f"open question '{prefix}'", r.open_question_weight)
+        return s
+
+    def _existing_path(self, prompt: str) -> str:
+        for word in prompt.split():
+            if not _looks_like_path(word):
+                continue
+            # "~" is deliberately not expanded (reference §5).
+            candidates = [word] if os.path.isabs(word) else [word, os.path.join(self.cwd, word)]
+            if any(os.path.exists(c) for c in candidates):
+                return word
+        return ""
+
+    async def _fallback(self, prompt: str, score: Score) -> RouteDecision:
+        why = f"inconclusive score {score.total} ({score.describe()})"
+        if self.classifier_fallback in ESCALATE_FALLBACKS:
+            return RouteDecision(ESCALATION, f"{why}; classifier_fallback sends it to escalation",
+                                 "classifier")
+        if self.classifier is not None:
+            try:
+                answer = await self.classifier(CLASSIFIER_PROMPT.format(prompt=prompt))
+            except Exception as e:  # noqa: BLE001 - a classifier failure must not fail the turn
+                return RouteDecision(PRIMARY, f"{why}; classifier error ({e}), defaulting to primary",
+                                     "default")
+            verdict = answer.strip().lower()
+            if verdict.startswith("escalate"):
+                return RouteDecision(ESCALATION, f"{why}; classifier said escalate", "classifier")
+            return RouteDecision(PRIMARY, f"{why}; classifier said primary", "classifier")
+        return RouteDecision(PRIMARY, f"{why}; default route", "default")
+
+    # ----- sticky state (reference §6) ------------------------------------------------
+
+    def after_turn(self, flags: RouteFlags, final_target: str, ok: bool,
+                   forced: str | bool | None, sticky_escalation: bool) -> None:
+        """Update stickiness once a turn is over; single-turn forces always end here.
+
+        ``final_target`` is where the router (plus availability fallback) sent the turn —
+        NOT where the answer finally came from: a primary that escalated itself was
+        routed to primary, so it leaves auto-sticky alone (reference §6).
+        ``forced`` is "escalate" / "primary" / None (True means "escalate").
+        """
+        forced_primary = forced == "primary"
+        if ok and final_target == ESCALATION and sticky_escalation \
+                and not flags.pinned_escalate and not flags.pinned_primary:
+            flags.auto_sticky = True
+        if forced_primary:
+            flags.auto_sticky = False
+        flags.force_escalate = False
+        flags.force_primary = False
+
+    def primary_command(self, flags: RouteFlags, session: Session, *, pin: bool = True) -> None:
+        """``/primary``: drop every escalation flag, reset the repetition baseline and leave
+        ESCALATION_WAITING.  Bare ``/primary`` (``pin=True``) pins primary; ``/primary <msg>``
+        (``pin=False``) is a one-turn override the caller forces with ``force_primary``."""
+        flags.force_escalate = flags.pinned_escalate = flags.auto_sticky = False
+        if pin:
+            flags.pinned_primary = True
+        session.repetition_baseline = session.user_turn_count()
+        if session.state == State.ESCALATION_WAITING:
+            session.state = State.ROUTING
+
+    def escalate_command(self, flags: RouteFlags, *, pin: bool = True) -> None:
+        """Bare ``/escalate`` pins escalation (and unpins primary); with a message the caller
+        forces one turn instead."""
+        if pin:
+            flags.pinned_escalate = True
+            flags.pinned_primary = False
+        else:
+            flags.force_escalate = True
+
+
+def _looks_like_path(word: str) -> bool:
+    return word.startswith(("/", "./", "../", "~/")) or "/" in word or "\\" in word
+
+
+def _open_question_prefix(text: str, prefixes: list[str]) -> str:
+    for p in prefixes:
+        p = p.lower()
+        if p and text.startswith(p):
+            rest = text[len(p):]
+            if not rest or rest[0] in " \t,?":
+                return p
+    return ""
+
+
+def make_agent_classifier(agent: Any) -> Classifier:
+    """A classifier over any agent: ``complete()`` when it has one (Bedrock's ``converse``),
+    otherwise one tool-less streamed turn whose text is collected."""
+
+    async def classify(text: str) -> str:
+        complete = getattr(agent, "complete", None)
+        if complete is not None:
+            return await complete(text)
+        from ..agents.base import AgentRequest, TextChunk
+
+        parts: list[str] = []
+        async for ev in agent.stream(AgentRequest(slot="primary", prompt=text, cwd=".")):
+            if isinstance(ev, TextChunk):
+                parts.append(ev.text)
+        return "".join(parts)
+
+    return classify
