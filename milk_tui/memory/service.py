@@ -148,8 +148,8 @@ class MemoryService:
         return self.store.count(filters)
 
     def search(self, query: str, filters: PerceptFilter | None = None, limit: int = 100,
-               offset: int = 0) -> list[Percept]:
-        return self.store.search(query, filters, limit, offset)[0]
+               offset: int = 0, any_word: bool = False) -> list[Percept]:
+        return self.store.search(query, filters, limit, offset, any_word)[0]
 
     def search_count(self, query: str, filters: PerceptFilter | None = None) -> int:
         return self.store.search(query, filters, 0, 0)[1]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..storage.db import Database, register_migration
-from .dedup import tokens
+from .dedup import fts_query, tokens
 from .percept import Percept
 
 COLUMNS = ("id", "content", "producer", "consumer", "scope", "core", "weight", "created_at",
@@ -232,8 +232,9 @@ class PerceptStore:
         return int(self.db.query(f"SELECT COUNT(*) FROM percepts p WHERE {where}", tuple(params))[0][0])
 
     def search(self, query: str, flt: PerceptFilter | None = None, limit: int = 100,
-               offset: int = 0) -> tuple[list[Percept], int]:
-        """Every query word as a prefix (AND), best bm25 first; returns (page, total)."""
+               offset: int = 0, any_word: bool = False) -> tuple[list[Percept], int]:
+        """Every query word as a prefix (AND; OR of whole words with ``any_word``), best
+        bm25 × weight first; returns (page, total)."""
         words = tokens(query)
         where, params = (flt or PerceptFilter()).where()
         if not words:
@@ -244,7 +245,7 @@ class PerceptStore:
                                  f"ORDER BY {ORDERS['weight']} LIMIT ? OFFSET ?",
                                  (*params, like, limit, offset))  # fmt: skip
             return [row_to_percept(r) for r in rows], int(total)
-        match = " AND ".join(f'"{w}"*' for w in words)
+        match = fts_query(words) if any_word else " AND ".join(f'"{w}"*' for w in words)
         join = "FROM percepts_fts f JOIN percepts p ON p.id = f.rowid WHERE percepts_fts MATCH ?"
         total = self.db.query(f"SELECT COUNT(*) {join} AND {where}", (match, *params))[0][0]
         rows = self.db.query(
