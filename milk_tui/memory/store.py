@@ -123,6 +123,7 @@ ORDERS = {
 class PerceptStore:
     def __init__(self, db: Database) -> None:
         self.db = db
+        db.migrate()  # our schema registers at import, possibly after the db was opened
 
     # ----- rows -------------------------------------------------------------------------
 

@@ -124,11 +124,12 @@ class Database:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
+            self.migrate()
         except sqlite3.DatabaseError as e:
             raise StorageError(f"{self.path}: cannot open database: {e}") from None
 
-    def _migrate(self) -> None:
+    def migrate(self) -> None:
+        """Apply registered migrations not yet applied; modules that register late call it again."""
         with self.transaction() as db:
             db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
             done = {r[0] for r in db.execute("SELECT name FROM schema_migrations")}

@@ -1,0 +1,92 @@
+"""Crash safety and concurrency of the real print-mode process against a streaming server.
+
+kill -9 at random points while a turn streams: the database must open every time, pass
+SQLite's integrity check and hold exactly the turns committed before the kill (turns are
+committed as whole user+assistant pairs, never half).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
+
+KILLS = 22
+
+
+def _config(home: Path, url: str) -> None:
+    (home / "config.toml").write_text(
+        f"""agent = "fake"
+escalation_agent = "demo"
+[[agents]]
+name = "fake"
+provider = "local"
+url = "{url}"
+model = "fake-model"
+[[agents]]
+name = "demo"
+provider = "demo"
+"""
+    )
+
+
+def _run(cwd: Path, prompt: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "milk_tui.cli", "-p", prompt, "--primary"],
+        cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=os.environ.copy(),
+    )
+
+
+def _turns(db_path: Path) -> int:
+    con = sqlite3.connect(db_path)
+    try:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+    finally:
+        con.close()
+
+
+@pytest.mark.timeout(180)
+def test_kill_9_while_streaming_never_loses_a_committed_turn(milk_home: Path, tmp_path: Path):
+    rng = random.Random(1234)
+    work = tmp_path / "proj"
+    work.mkdir()
+    with FakeOpenAIServer() as srv:
+        srv.default_reply = FakeReply(text=["tok "] * 30, delay=0.02)
+        _config(milk_home, srv.url)
+        committed = 0
+        for i in range(KILLS):
+            proc = _run(work, f"question number {i} for the crash test")
+            time.sleep(rng.uniform(0.15, 1.6))
+            proc.send_signal(signal.SIGKILL)
+            rc = proc.wait()
+            if rc == 0:
+                committed += 2
+            n = _turns(milk_home / "milk.db")
+            assert n == committed, f"kill {i}: {n} turns on disk, {committed} committed"
+        assert 0 < committed < KILLS * 2, "the random kill points should hit both phases"
+        proc = _run(work, "after all the kills")
+        assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
+        assert _turns(milk_home / "milk.db") == committed + 2
+
+
+@pytest.mark.timeout(120)
+def test_two_processes_in_one_folder_do_not_lose_turns(milk_home: Path, tmp_path: Path):
+    work = tmp_path / "proj"
+    work.mkdir()
+    with FakeOpenAIServer() as srv:
+        srv.default_reply = FakeReply(text=["x "] * 20, delay=0.01)
+        _config(milk_home, srv.url)
+        procs = [_run(work, f"parallel question {i}") for i in range(4)]
+        for p in procs:
+            assert p.wait(timeout=60) == 0, p.stderr.read() if p.stderr else ""
+    assert _turns(milk_home / "milk.db") == 8
