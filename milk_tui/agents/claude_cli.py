@@ -8,8 +8,8 @@ with "Stream closed" (verified against the real CLI).  One channel for both avoi
 and it also keeps the prompt clear of the variadic ``--allowedTools`` / ``--add-dir``
 flags (real-test-peers §2 gotcha).
 
-Each turn runs in its own process group so cancelling kills the CLI and every tool
-process it started (Bash children) in one signal.
+Each turn runs in its own process group; cancelling signals that group and every group
+its descendants created (the CLI puts Bash tools in their own session), see process_tree.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import tempfile
 import uuid
 from collections import deque
@@ -37,15 +36,13 @@ from .base import (
     SessionNotFound,
 )
 from .claude_stream import SESSION_NOT_FOUND_TEXT, StreamJsonParser
+from .process_tree import kill_tree, kill_tree_now
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
 """Issue 4: stream-json lines of 10 MiB must parse (big tool results, file reads)."""
 
 STDERR_TAIL_BYTES = 4096
 """Enough of stderr to name the cause without flooding the UI."""
-
-KILL_GRACE_S = 1.0
-"""After SIGTERM to the group, how long before SIGKILL (Bash children may ignore TERM)."""
 
 VERSION_TIMEOUT_S = 15.0
 
@@ -108,7 +105,7 @@ class ClaudeCliAgent:
         try:
             return await asyncio.wait_for(proc.wait(), VERSION_TIMEOUT_S) == 0
         except TimeoutError:
-            _kill(proc)
+            kill_tree_now(proc)
             return False
 
     def build_argv(self, request: AgentRequest, session_id: str,
@@ -178,7 +175,7 @@ class ClaudeCliAgent:
                            session_id=live)
         finally:
             if proc is not None and proc.returncode is None:
-                await _kill_group(proc)
+                await kill_tree(proc)
             if stderr_task is not None and not stderr_task.done():
                 stderr_task.cancel()
             if context_file:
@@ -298,23 +295,5 @@ async def _wait_exit(proc: asyncio.subprocess.Process) -> int:
     try:
         return await asyncio.wait_for(proc.wait(), EXIT_WAIT_S)
     except TimeoutError:
-        await _kill_group(proc)
+        await kill_tree(proc)
         return proc.returncode if proc.returncode is not None else -1
-
-
-def _kill(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
-async def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    """TERM the whole group, then KILL it if the leader is still there after a grace."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(asyncio.shield(proc.wait()), KILL_GRACE_S)
-    except (TimeoutError, asyncio.CancelledError):
-        pass
-    _kill(proc)  # stragglers in the group (tool children) go too
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
