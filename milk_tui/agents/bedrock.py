@@ -212,13 +212,16 @@ class BedrockAgent:
             connect_timeout=min(timeout, CONNECT_TIMEOUT_S),
             user_agent_extra="milk-tui",
         )
-        # A fresh Session per build so refreshed credentials are not shadowed by a cache.
-        self._client = boto3.session.Session().client(
+        static = self._auth.client_kwargs()
+        # Explicit keys: the shared Session is safe and fast.  Default chain: a Session of
+        # our own, because a Session caches the chain's answer for the whole process.
+        session = _shared_session(boto3) if static else boto3.session.Session()
+        self._client = session.client(
             "bedrock-runtime",
             region_name=resolve_region(self.config),
             endpoint_url=(self.config.endpoint_url or self.config.url or None),
             config=cfg,
-            **self._auth.client_kwargs(),
+            **static,
         )
         self._client_generation = self._auth.generation
         return self._client
@@ -318,6 +321,21 @@ class BedrockAgent:
             text += f" ({note})"
         return AgentError(self._auth.redact(text), agent=self.name, status=status,
                           retryable=retryable)
+
+
+_SESSION: Any = None
+_SESSION_LOCK = threading.Lock()
+
+
+def _shared_session(boto3: Any) -> Any:
+    """One boto3 Session per process: building one re-reads botocore's endpoint and service
+    data (~0.3 s).  Only used with explicit (config or refreshed) keys passed per client,
+    so sharing never mixes credentials."""
+    global _SESSION
+    with _SESSION_LOCK:
+        if _SESSION is None:
+            _SESSION = boto3.session.Session()
+        return _SESSION
 
 
 def _client_error_parts(e: Exception) -> tuple[int | None, str, str]:

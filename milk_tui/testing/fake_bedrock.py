@@ -228,7 +228,7 @@ class FakeBedrock:
         self._server = ThreadingHTTPServer(("127.0.0.1", self._port), _make_handler(self))
         self._server.daemon_threads = True
         self._port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True,
                                         name="fake-bedrock")
         self._thread.start()
         return self
@@ -281,6 +281,24 @@ class FakeBedrock:
     @property
     def stream_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.operation == "converse-stream"]
+
+
+TEST_KEY_ID = "AKIAFAKEKEYID0001"
+TEST_SECRET = "fake-secret-value-do-not-leak"
+TEST_MODEL_ID = "anthropic.claude-3-5-sonnet-20240620-v1:0"
+"""A real-looking ARN-ish id: its ':' must travel percent-encoded in one path segment."""
+
+
+def agent_config(fake: FakeBedrock, **overrides: Any) -> Any:
+    """An ``AgentConfig`` pointing a Bedrock agent at this fake with static test keys."""
+    from ..config.settings import AgentConfig
+
+    base: dict[str, Any] = dict(
+        name="bedrock-claude", provider="bedrock", model=TEST_MODEL_ID, endpoint_url=fake.url,
+        aws_region="us-east-1", aws_key_id=TEST_KEY_ID, aws_secret=TEST_SECRET, timeout_secs=10,
+    )
+    base.update(overrides)
+    return AgentConfig(**base)
 
 
 _PATH = re.compile(r"^/model/(?P<model>[^/]+)/(?P<op>converse-stream|converse)$")
