@@ -1,0 +1,351 @@
+"""Browse and edit remembered facts: search, filters, a virtualised table and the edit keys.
+
+Everything goes through ``MemoryService`` (the only door to the percept store), and every
+change the service makes — ours or an agent's — comes back as a bus event that the app
+hands to ``handle_bus_event``.  Those events are coalesced: a burst (an agent writing
+facts, a consolidation touching thousands) costs one COUNT plus the one page on screen.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Input, Select, Static
+
+from ...core.events import BusEvent
+from ...memory.percept import Percept
+from ...storage.db import StorageError
+from .confirm import ConfirmModal
+from .edit_modal import FactDraft, FactEditModal
+from .table import FactTable, age
+from .window import CONSUMERS, ORDERS, PRODUCERS, FactQuery, FactWindow, parse_search
+
+SEARCH_DEBOUNCE_S = 0.20
+"""Typing speed is ~5-8 keys/s; 200 ms runs one FTS query per pause, not one per key."""
+REFRESH_COALESCE_S = 0.15
+"""Bus bursts (an agent's facts, a consolidation) inside this window become one refresh."""
+PERCEPT_EVENTS = frozenset({"percept_recorded", "percept_updated", "percept_deleted"})
+
+SCOPE_OPTIONS = [("visible here", "here"), ("this session", "session"), ("global", "global"),
+                 ("all sessions", "all")]  # fmt: skip
+
+
+class FactBrowser(Widget):
+    """The memory browser; ``compact`` is the side-pane variant (fewer columns, no filter bar)."""
+
+    DEFAULT_CSS = """
+    FactBrowser { height: 1fr; layout: vertical; }
+    FactBrowser #fact-search { height: 3; }
+    FactBrowser.compact #fact-search { height: 1; border: none; padding: 0 1; }
+    FactBrowser #fact-filters { height: 3; }
+    FactBrowser #fact-filters Select { width: 1fr; }
+    FactBrowser #fact-status { height: 1; color: $text-muted; padding: 0 1; }
+    FactBrowser #fact-status.error { color: $text-error; }
+    """
+    BINDINGS = [
+        Binding("a", "add", "Add", id="facts.add"),
+        Binding("e,enter", "edit", "Edit", id="facts.edit"),
+        Binding("d,delete", "delete", "Delete", id="facts.delete"),
+        Binding("p", "pin", "Pin", id="facts.pin"),
+        Binding("u", "undo", "Undo", id="facts.undo"),
+        Binding("g", "jump", "Go to turn", id="facts.jump"),
+        Binding("o", "order", "Order", show=False, id="facts.order"),
+        Binding("slash", "search", "Search", id="facts.search"),
+    ]
+
+    class JumpToTurn(Message):
+        """Show the turn that produced a fact; the app owns the conversation, so it acts."""
+
+        def __init__(self, session_id: str, turn_index: int, percept_id: int) -> None:
+            super().__init__()
+            self.session_id = session_id
+            self.turn_index = turn_index
+            self.percept_id = percept_id
+
+    def __init__(self, memory: Any, *, session_id: str | None, compact: bool = False,
+                 clock: Callable[[], float] = time.time, id: str | None = None,
+                 classes: str | None = None) -> None:  # fmt: skip
+        super().__init__(id=id, classes=classes)
+        self.memory = memory
+        self.session_id = session_id
+        self.compact = compact
+        self.clock = clock
+        self.set_class(compact, "compact")
+        self.query_state = FactQuery()
+        self._search_timer: Timer | None = None
+        self._refresh_timer: Timer | None = None
+        self._generation = 0
+        self._follow_id: int | None = None
+        self.refreshes = 0
+        """Coalesced refreshes so far (tests assert a burst costs one)."""
+
+    # ----- layout ----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        hint = "search" if self.compact else "search facts… (scope:global by:user for:primary is:pinned)"
+        yield Input(placeholder=hint, id="fact-search")
+        if not self.compact:
+            with Horizontal(id="fact-filters"):
+                yield Select(SCOPE_OPTIONS, value="here", allow_blank=False, id="filter-scope")
+                yield Select([(f"by {p}", p) for p in PRODUCERS], prompt="any producer",
+                             id="filter-producer")  # fmt: skip
+                yield Select([(f"for {c}", c) for c in CONSUMERS], prompt="any consumer",
+                             id="filter-consumer")  # fmt: skip
+        window = FactWindow(self.memory, self.query_state, self.session_id).load()
+        yield FactTable(window, compact=self.compact, clock=self.clock, id="fact-table")
+        yield Static("", id="fact-status", markup=False)
+
+    def on_mount(self) -> None:
+        self._show_status()
+
+    @property
+    def table(self) -> FactTable:
+        return self.query_one(FactTable)
+
+    @property
+    def window(self) -> FactWindow:
+        return self.table.window
+
+    def focus_table(self) -> None:
+        self.table.focus()
+
+    def _show_status(self, error: str = "") -> None:
+        status = self.query_one("#fact-status", Static)
+        status.set_class(bool(error), "error")
+        if error:
+            status.update(error)
+            return
+        n = self.window.total
+        text = f"{n:,} fact{'s' if n != 1 else ''}"
+        if not self.compact:
+            text += f" · {self.query_state.describe()}"
+            if not self.query_state.text:
+                text += f" · by {self.query_state.order}"
+        status.update(text)
+
+    # ----- querying --------------------------------------------------------------------
+
+    @on(Input.Changed, "#fact-search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        self._search_timer = self.set_timer(SEARCH_DEBOUNCE_S, self.requery)
+
+    @on(Input.Submitted, "#fact-search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        self.requery()
+        self.focus_table()
+
+    @on(Select.Changed)
+    def _filter_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self.requery()
+
+    def _base_query(self) -> FactQuery:
+        if self.compact:
+            return FactQuery(order=self.query_state.order)
+
+        def val(sel: str) -> str | None:
+            v = self.query_one(sel, Select).value
+            return v if isinstance(v, str) else None  # the blank sentinel = no filter
+
+        return FactQuery(scope=val("#filter-scope") or "here", producer=val("#filter-producer"),
+                         consumer=val("#filter-consumer"), order=self.query_state.order)  # fmt: skip
+
+    def requery(self) -> None:
+        """Rebuild the window for the current search text and filters."""
+        raw = self.query_one("#fact-search", Input).value
+        query, errors = parse_search(raw, self._base_query())
+        self.query_state = query
+        self._generation += 1
+        if query.text:  # FTS + bm25 over a large store: off the event loop
+            self._load_in_thread(FactWindow(self.memory, query, self.session_id), self._generation)
+        else:
+            self._install(self._safe_load(FactWindow(self.memory, query, self.session_id)))
+        if errors:
+            self._show_status("; ".join(errors))
+
+    def _safe_load(self, window: FactWindow) -> FactWindow:
+        try:
+            return window.load()
+        except StorageError as e:
+            self.notify(f"memory: {e}", severity="error")
+            return window
+
+    @work(thread=True, exclusive=True, group="fact-search", exit_on_error=False)
+    def _load_in_thread(self, window: FactWindow, generation: int) -> None:
+        try:
+            window.load()
+        except StorageError as e:
+            self.app.call_from_thread(self.notify, f"memory: {e}", severity="error")
+            return
+        self.app.call_from_thread(self._install_if_current, window, generation)
+
+    def _install_if_current(self, window: FactWindow, generation: int) -> None:
+        if generation == self._generation:
+            self._install(window)
+
+    def _install(self, window: FactWindow) -> None:
+        self.table.set_window(window)
+        self.table.cursor = 0
+        self._show_status()
+
+    # ----- live updates ----------------------------------------------------------------
+
+    def handle_bus_event(self, event: BusEvent) -> None:
+        """Called by the app for percept events; cheap and safe to call per event."""
+        if getattr(event, "type", "") not in PERCEPT_EVENTS:
+            return
+        if threading.get_ident() != self.app._thread_id:
+            self.app.call_from_thread(self.schedule_refresh)
+        else:
+            self.schedule_refresh()
+
+    def schedule_refresh(self) -> None:
+        if self._refresh_timer is None:
+            self._refresh_timer = self.set_timer(REFRESH_COALESCE_S, self.refresh_now)
+
+    def refresh_now(self) -> None:
+        """Recount and repaint, keeping the cursor on the same fact when it only moved a little."""
+        self._refresh_timer = None
+        self.refreshes += 1
+        table, window = self.table, self.window
+        current = table.current()
+        keep = self._follow_id if self._follow_id is not None else (current.id if current else None)
+        self._follow_id = None
+        try:
+            window.invalidate()
+            window.recount()
+            index = None
+            if keep is not None:
+                window.row(table.cursor)
+                index = window.cached_index(keep)
+                if index is None:
+                    window.row(0)
+                    index = window.cached_index(keep)
+        except StorageError as e:
+            self._show_status(f"memory: {e}")
+            return
+        table.set_window(window)
+        if index is not None:
+            table.cursor = index
+        else:
+            table.cursor = table.cursor  # clamp to the new total and repaint
+        self._show_status()
+
+    # ----- actions ---------------------------------------------------------------------
+
+    def _selected(self) -> Percept | None:
+        p = self.table.current()
+        if p is None:
+            self.notify("no fact selected", severity="warning")
+        return p
+
+    def _mutate(self, fn: Callable[[], Any]) -> tuple[bool, Any]:
+        """Run one service call; a failure becomes one notification naming the cause."""
+        try:
+            result = fn()
+        except (StorageError, KeyError, ValueError) as e:
+            self.notify(f"memory: {e.args[0] if e.args else e}", severity="error")
+            return False, None
+        self.schedule_refresh()
+        return True, result
+
+    def action_search(self) -> None:
+        self.query_one("#fact-search", Input).focus()
+
+    def action_order(self) -> None:
+        order = ORDERS[(ORDERS.index(self.query_state.order) + 1) % len(ORDERS)]
+        self.query_state = replace(self.query_state, order=order)
+        self.requery()
+
+    def action_add(self) -> None:
+        def done(draft: FactDraft | None) -> None:
+            if draft is None:
+                return
+            _, p = self._mutate(lambda: self.memory.record(
+                draft.content, producer="user", consumer=draft.consumer, scope=draft.scope,
+                session_id=self.session_id or "", core=draft.core, weight=draft.weight))  # fmt: skip
+            if p is not None:
+                self._follow_id = p.id
+                if p.created_at != p.updated_at:
+                    self.notify(f"a similar fact #{p.id} exists; it was reinforced instead")
+
+        self.app.push_screen(FactEditModal(None, session_id=self.session_id), done)
+
+    def action_edit(self) -> None:
+        sel = self._selected()
+        if sel is None:
+            return
+        fresh = self.memory.get(sel.id) or sel
+
+        def done(draft: FactDraft | None) -> None:
+            if draft is None:
+                return
+            self._follow_id = fresh.id
+            self._mutate(lambda: self.memory.edit(
+                fresh.id, content=draft.content, consumer=draft.consumer, core=draft.core,
+                weight=draft.weight, scope=draft.scope))  # fmt: skip
+
+        self.app.push_screen(FactEditModal(fresh, session_id=self.session_id,
+                                           origin=self._origin(fresh)), done)  # fmt: skip
+
+    def _origin(self, p: Percept) -> str:
+        where = f"turn {p.turn_index} of session {p.session_id[:8]}" if p.turn_index else (
+            f"session {p.session_id[:8]}" if p.session_id else "no session")  # fmt: skip
+        return (f"by {p.producer} · {where} · created {age(self.clock() - p.created_at)} ago"
+                f" · updated {age(self.clock() - p.updated_at)} ago")  # fmt: skip
+
+    def action_delete(self) -> None:
+        sel = self._selected()
+        if sel is None:
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._mutate(lambda: self.memory.delete(sel.id))
+
+        self.app.push_screen(ConfirmModal(f"Forget fact #{sel.id}?", sel.content,
+                                          confirm_label="Forget"), done)  # fmt: skip
+
+    def action_pin(self) -> None:
+        sel = self._selected()
+        if sel is not None:
+            self._follow_id = sel.id
+            _, p = self._mutate(lambda: self.memory.pin(sel.id, not sel.core))
+            if p is not None:
+                self.notify(f"fact #{p.id} {'pinned' if p.core else 'unpinned'}")
+
+    def action_undo(self) -> None:
+        ok, p = self._mutate(lambda: self.memory.undo_last_edit(None))
+        if not ok:
+            return
+        if p is None:
+            self.notify("nothing to undo")
+            return
+        self._follow_id = p.id
+        self.notify(f"undid the last change to fact #{p.id}")
+
+    def action_jump(self) -> None:
+        sel = self._selected()
+        if sel is None:
+            return
+        if not sel.session_id or sel.turn_index <= 0:
+            self.notify(f"fact #{sel.id} was not written during a turn", severity="warning")
+            return
+        self.post_message(self.JumpToTurn(sel.session_id, sel.turn_index, sel.id))

@@ -1,0 +1,55 @@
+"""The full-screen memory browser (``/memory`` or its key): the browser with every column."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ...core.events import BusEvent
+from .browser import FactBrowser
+
+
+class FactsScreen(Screen[None]):
+    """Pushed by the app; it forwards percept bus events here while the screen is shown."""
+
+    DEFAULT_CSS = """
+    FactsScreen #facts-title { height: 1; background: $panel; color: $text; padding: 0 1;
+                               text-style: bold; }
+    """
+    BINDINGS = [Binding("escape,q", "close", "Close", id="facts_screen.close")]
+
+    def __init__(self, memory: Any, *, session_id: str | None, title: str = "Remembered facts",
+                 clock: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        self.memory = memory
+        self.session_id = session_id
+        self.title_text = title
+        self.clock = clock
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.title_text, id="facts-title", markup=False)
+        extra = {"clock": self.clock} if self.clock is not None else {}
+        yield FactBrowser(self.memory, session_id=self.session_id, id="facts-browser", **extra)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.browser.focus_table()
+
+    @property
+    def browser(self) -> FactBrowser:
+        return self.query_one(FactBrowser)
+
+    def handle_bus_event(self, event: BusEvent) -> None:
+        self.browser.handle_bus_event(event)
+
+    def on_fact_browser_jump_to_turn(self, event: FactBrowser.JumpToTurn) -> None:
+        # The message keeps bubbling to the app, which shows the turn in the conversation;
+        # this screen steps aside so that the turn is visible.
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
