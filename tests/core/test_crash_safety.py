@@ -41,8 +41,9 @@ provider = "demo"
 
 def _run(cwd: Path, prompt: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "milk_tui.cli", "-p", prompt, "--primary"],
-        cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=os.environ.copy(),
+        [sys.executable, "-m", "milk_tui.cli", "-p", prompt, "--primary", "--output-format",
+         "stream-json"],
+        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ.copy(),
     )
 
 
@@ -63,20 +64,24 @@ def test_kill_9_while_streaming_never_loses_a_committed_turn(milk_home: Path, tm
     with FakeOpenAIServer() as srv:
         srv.default_reply = FakeReply(text=["tok "] * 30, delay=0.02)
         _config(milk_home, srv.url)
-        committed = 0
+        on_disk, completed, lost_mid_stream = 0, 0, 0
         for i in range(KILLS):
             proc = _run(work, f"question number {i} for the crash test")
             time.sleep(rng.uniform(0.15, 1.6))
             proc.send_signal(signal.SIGKILL)
-            rc = proc.wait()
-            if rc == 0:
-                committed += 2
+            out, _ = proc.communicate()
+            # turn_completed is published only after the commit: it proves the turn is durable
+            saw_completed = b'"type":"turn_completed"' in out
             n = _turns(milk_home / "milk.db")
-            assert n == committed, f"kill {i}: {n} turns on disk, {committed} committed"
-        assert 0 < committed < KILLS * 2, "the random kill points should hit both phases"
+            assert n % 2 == 0, f"kill {i}: half a turn on disk ({n} rows)"
+            assert on_disk + (2 if saw_completed else 0) <= n <= on_disk + 2, f"kill {i}: {n} rows"
+            completed += saw_completed
+            lost_mid_stream += n == on_disk
+            on_disk = n
+        assert completed and lost_mid_stream, "the random kill points should hit both phases"
         proc = _run(work, "after all the kills")
         assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
-        assert _turns(milk_home / "milk.db") == committed + 2
+        assert _turns(milk_home / "milk.db") == on_disk + 2
 
 
 @pytest.mark.timeout(120)

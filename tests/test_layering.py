@@ -1,0 +1,27 @@
+"""Architecture rules that must not erode: the core is headless, provider SDKs load lazily."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+HEADLESS = [
+    "milk_tui.core.dispatch", "milk_tui.core.runtime", "milk_tui.core.router",
+    "milk_tui.memory.service", "milk_tui.agents.factory", "milk_tui.cli",
+]
+
+
+def _loaded_after_import(modules: list[str]) -> set[str]:
+    code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + "print('\\n'.join(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_core_never_imports_textual():
+    loaded = _loaded_after_import(HEADLESS)
+    assert not any(m == "textual" or m.startswith("textual.") for m in loaded)
+
+
+def test_provider_sdks_are_not_imported_at_startup():
+    loaded = _loaded_after_import(HEADLESS)
+    assert "boto3" not in loaded and "botocore" not in loaded
