@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from milk_tui.testing.claude_rig import CliRig
 from milk_tui.testing.fake_anthropic import FakeAnthropic, claude_env, find_claude_bin
 from milk_tui.testing.fake_claude_cli import FakeCli
 
@@ -33,3 +34,10 @@ def real_claude_env(tmp_path: Path, fake_anthropic: FakeAnthropic) -> dict[str, 
 @pytest.fixture
 def fake_cli(tmp_path: Path) -> FakeCli:
     return FakeCli(tmp_path / "fake-cli")
+
+
+@pytest.fixture
+def cli_rig(tmp_path: Path, fake_anthropic: FakeAnthropic, claude_bin: str) -> Iterator[CliRig]:
+    rig = CliRig(tmp_path, fake_anthropic, claude_bin)
+    yield rig
+    rig.close()
