@@ -270,7 +270,7 @@ class Dispatcher:
     def _after_route(self, target: Slot, outcome: TurnOutcome, force: str | None) -> None:
         f = self.flags
         if self.router is not None and hasattr(self.router, "after_turn"):
-            self.router.after_turn(f, outcome.slot or target, outcome.ok, force, self.config.sticky_escalation)
+            self.router.after_turn(f, target, outcome.ok, force, self.config.sticky_escalation)
         else:
             if outcome.ok and target == ESCALATION and self.config.sticky_escalation and not f.pinned_escalate:
                 f.auto_sticky = True
