@@ -1,0 +1,192 @@
+"""List, switch, rename, delete and start sessions (issue 5 item 7).
+
+Renames and deletes are plain store writes about *other* sessions, so they happen here.
+Switching and starting are not: only the dispatcher may change the live session (it
+consolidates memory and swaps state between turns), so the screen dismisses with
+``("switch", session_id)`` or ``("new", name)`` and the app asks the dispatcher.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from ..storage.db import StorageError
+from ..storage.sessions import SessionStore, SessionSummary
+from .facts.confirm import ConfirmModal, TextPromptModal
+from .facts.table import age
+
+SessionAction = tuple[str, str]
+"""("switch", session_id) or ("new", name); None when the user just closes the screen."""
+LIST_LIMIT = 500
+"""Sessions shown per view; Go milk's index never held more than a few hundred per folder."""
+NEED_WIDTH = 40
+
+
+class SessionsScreen(Screen[SessionAction | None]):
+    DEFAULT_CSS = """
+    SessionsScreen #sessions-title { height: 1; background: $panel; text-style: bold; padding: 0 1; }
+    SessionsScreen DataTable { height: 1fr; }
+    SessionsScreen #sessions-status { height: 1; color: $text-muted; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("enter", "switch", "Switch", id="sessions.switch"),
+        Binding("n", "new", "New", id="sessions.new"),
+        Binding("r", "rename", "Rename", id="sessions.rename"),
+        Binding("d,delete", "delete", "Delete", id="sessions.delete"),
+        Binding("f", "toggle_scope", "This folder / all", id="sessions.toggle_scope"),
+        Binding("escape,q", "close", "Close", id="sessions.close"),
+    ]
+
+    def __init__(self, store: SessionStore, *, cwd: str, current_id: str | None = None,
+                 clock: Callable[[], float] = time.time) -> None:  # fmt: skip
+        super().__init__()
+        self.store = store
+        self.cwd = cwd
+        self.current_id = current_id
+        self.clock = clock
+        self.all_folders = False
+        self.sessions: list[SessionSummary] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="sessions-title", markup=False)
+        yield DataTable(cursor_type="row", zebra_stripes=True, id="sessions-table")
+        yield Static("", id="sessions-status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.reload(select=self.current_id)
+        self.table.focus()
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one(DataTable)
+
+    # ----- data ------------------------------------------------------------------------
+
+    def reload(self, select: str | None = None) -> None:
+        try:
+            self.sessions = self.store.list(None if self.all_folders else self.cwd, LIST_LIMIT)
+        except StorageError as e:
+            self.notify(str(e), severity="error")
+            self.sessions = []
+        where = "all folders" if self.all_folders else self.cwd
+        self.query_one("#sessions-title", Static).update(f"Sessions — {where}")
+        t = self.table
+        t.clear(columns=True)
+        t.add_column("", key="mark", width=1)
+        t.add_column("name", key="name")
+        t.add_column("turns", key="turns")
+        t.add_column("used", key="used")
+        t.add_column("need", key="need", width=NEED_WIDTH)
+        if self.all_folders:
+            t.add_column("folder", key="folder")
+        now = self.clock()
+        for s in self.sessions:
+            need = " ".join(s.current_need.split())
+            row = ["●" if s.id == self.current_id else "", s.name or f"({s.id[:8]})", str(s.turns),
+                   age(now - s.last_used), need[: NEED_WIDTH - 1] + "…" if len(need) > NEED_WIDTH else need]  # fmt: skip
+            if self.all_folders:
+                row.append(_short_path(s.cwd))
+            t.add_row(*row, key=s.id)
+        if select is not None:
+            for i, s in enumerate(self.sessions):
+                if s.id == select:
+                    t.move_cursor(row=i)
+        n = len(self.sessions)
+        self.query_one("#sessions-status", Static).update(
+            f"{n} session{'s' if n != 1 else ''} · enter switch · n new · r rename · d delete · "
+            f"f {'this folder' if self.all_folders else 'all folders'}"
+        )
+
+    def selected(self) -> SessionSummary | None:
+        if not self.sessions:
+            return None
+        row = self.table.cursor_row
+        return self.sessions[row] if 0 <= row < len(self.sessions) else None
+
+    # ----- actions ---------------------------------------------------------------------
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_switch()
+
+    def action_switch(self) -> None:
+        s = self.selected()
+        if s is None:
+            return
+        if s.id == self.current_id:
+            self.notify("already in this session")
+            return
+        self.dismiss(("switch", s.id))
+
+    def action_new(self) -> None:
+        def done(name: str | None) -> None:
+            if name is not None:
+                self.dismiss(("new", name))
+
+        self.app.push_screen(TextPromptModal("New session", placeholder="name (optional)",
+                                             allow_empty=True), done)  # fmt: skip
+
+    def action_rename(self) -> None:
+        s = self.selected()
+        if s is None:
+            return
+
+        def done(name: str | None) -> None:
+            if name is None:
+                return
+            try:
+                self.store.rename(s.id, name)
+            except StorageError as e:
+                self.notify(str(e), severity="error")
+                return
+            self.reload(select=s.id)
+
+        self.app.push_screen(TextPromptModal("Rename session", s.name), done)
+
+    def action_delete(self) -> None:
+        s = self.selected()
+        if s is None:
+            return
+        if s.id == self.current_id:
+            self.notify("this is the session in use; switch to another one before deleting it",
+                        severity="warning")  # fmt: skip
+            return
+
+        def done(yes: bool | None) -> None:
+            if not yes:
+                return
+            row = self.table.cursor_row
+            try:
+                self.store.delete(s.id)
+            except StorageError as e:
+                self.notify(str(e), severity="error")
+                return
+            self.reload()
+            if self.sessions:
+                self.table.move_cursor(row=min(row, len(self.sessions) - 1))
+
+        label = s.name or s.id[:8]
+        self.app.push_screen(ConfirmModal(f"Delete session {label}?",
+                                          f"{s.turns} turns in {s.cwd}. This cannot be undone.",
+                                          confirm_label="Delete"), done)  # fmt: skip
+
+    def action_toggle_scope(self) -> None:
+        current = self.selected()
+        self.all_folders = not self.all_folders
+        self.reload(select=current.id if current else self.current_id)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def _short_path(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home):] if path.startswith(home) else path
