@@ -184,6 +184,8 @@ class FakeOpenAIServer:
         self._lock = threading.Lock()
         self._handlers: set[asyncio.Task[None]] = set()
         self.connections = 0
+        self.disconnects = 0
+        """Streams the CLIENT abandoned before the reply was fully written (cancellation)."""
 
     # ----- scripting -----------------------------------------------------------------------
 
@@ -315,10 +317,16 @@ class FakeOpenAIServer:
             writer.write(_chunked_all(events))
             await writer.drain()
         else:
-            for ev in events:
-                writer.write(b"%x\r\n%s\r\n" % (len(ev), ev))
-                await writer.drain()
-                await asyncio.sleep(reply.delay)
+            try:
+                for ev in events:
+                    if writer.is_closing() or reader_eof(writer):
+                        raise ConnectionResetError
+                    writer.write(b"%x\r\n%s\r\n" % (len(ev), ev))
+                    await writer.drain()
+                    await asyncio.sleep(reply.delay)
+            except ConnectionError:
+                self.disconnects += 1
+                raise
         if reply.cut_after is not None:
             # Abrupt close: no terminating zero-length chunk, so the client sees a
             # truncated body exactly like a crashed backend.
@@ -328,6 +336,13 @@ class FakeOpenAIServer:
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True
+
+
+def reader_eof(writer: asyncio.StreamWriter) -> bool:
+    """True once the peer closed its side (the transport saw EOF)."""
+    proto = writer.transport.get_protocol()
+    reader = getattr(proto, "_stream_reader", None)
+    return bool(reader is not None and reader.at_eof())
 
 
 def _chunked_all(events: list[bytes]) -> bytes:
