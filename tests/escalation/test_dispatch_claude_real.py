@@ -226,3 +226,27 @@ async def test_need_and_percept_tags_from_the_model_land_in_the_store(cli_rig: C
     assert "<milk:" not in stored and "forged fact" not in stored
     assert stored.startswith("On it.") and stored.endswith("Done.")
     assert [e.type for e in rig.events].count("percept_recorded") == 2
+
+
+@pytest.mark.parametrize("allow", [True, False])
+async def test_permission_request_travels_over_the_bus(cli_rig: CliRig, allow: bool) -> None:
+    rig = cli_rig
+    rig.dispatcher.permission_policy = "ask"
+    target = rig.cwd / "notes.txt"
+
+    def answer(event: object) -> None:
+        if getattr(event, "type", "") == "permission_requested":
+            rig.dispatcher.answer_permission(event.request_id, allow)  # type: ignore[attr-defined]
+
+    rig.bus.add_listener(answer)
+    rig.server.push(Reply.tool("Write", {"file_path": str(target), "content": "from claude"}),
+                    Reply.text("Finished writing."))
+    out = await rig.escalate("Write the notes file")
+    assert out.ok
+    (asked,) = rig.of("permission_requested")
+    assert asked.tool_name == "Write" and asked.agent_name == "claude"
+    assert asked.tool_input["file_path"] == str(target)
+    assert target.exists() is allow
+    assert [e.name for e in rig.of("tool_call")] == ["Write"]
+    (result,) = rig.of("tool_result")
+    assert result.is_error is (not allow)
