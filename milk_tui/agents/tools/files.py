@@ -99,11 +99,14 @@ def grep(cwd: Path, pattern: str, path: str = ".") -> str:
     if not target.exists():
         raise ToolFailure(f"{path}: no such file or directory")
     matches: list[str] = []
+    note = ""
     for file in _walk(cwd, target):
         if _grep_file(cwd, file, rx, matches):
-            matches.append(f"[truncated: more than {GREP_MAX_MATCHES} matches]")
+            note = f"\n[truncated: more than {GREP_MAX_MATCHES} matches]"
             break
-    return cap("\n".join(matches)) if matches else "(no matches)"
+    if not matches:
+        return "(no matches)"
+    return cap("\n".join(matches)) + note
 
 
 def _walk(cwd: Path, target: Path):
