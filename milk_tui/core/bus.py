@@ -13,11 +13,26 @@ import asyncio
 import collections
 from collections.abc import AsyncIterator, Callable
 
-from .events import BusEvent, TextDelta, ThinkingDelta
+from .events import BusEvent, TextDelta, ThinkingDelta, fast_delta
 
 COALESCE_AFTER = 64
 """Queue length past which adjacent deltas merge; small enough that a stalled consumer
 holds at most a few dozen event objects, large enough that a live one sees every chunk."""
+
+
+class _Merged:
+    """Adjacent deltas folded together; parts are joined once, when the subscriber reads."""
+
+    __slots__ = ("cls", "slot", "session_id", "parts")
+
+    def __init__(self, first: TextDelta | ThinkingDelta) -> None:
+        self.cls = type(first)
+        self.slot = first.slot
+        self.session_id = first.session_id
+        self.parts = [first.text]
+
+    def materialise(self) -> BusEvent:
+        return fast_delta(self.cls, self.slot, "".join(self.parts), self.session_id)
 
 
 class Subscription:
@@ -26,7 +41,7 @@ class Subscription:
     def __init__(self, bus: EventBus, types: frozenset[str] | None) -> None:
         self._bus = bus
         self._types = types
-        self._queue: collections.deque[BusEvent] = collections.deque()
+        self._queue: collections.deque[BusEvent | _Merged] = collections.deque()
         self._wakeup = asyncio.Event()
         self._closed = False
         self.coalesced = 0
@@ -35,21 +50,23 @@ class Subscription:
         if self._types is not None and getattr(event, "type", "") not in self._types:
             return
         q = self._queue
-        if len(q) >= COALESCE_AFTER and q:
+        if len(q) >= COALESCE_AFTER and isinstance(event, (TextDelta, ThinkingDelta)):
             tail = q[-1]
-            if (
-                isinstance(event, (TextDelta, ThinkingDelta))
-                and type(tail) is type(event)
-                and tail.slot == event.slot  # type: ignore[attr-defined]
-            ):
-                q[-1] = tail.model_copy(update={"text": tail.text + event.text})  # type: ignore[attr-defined]
+            if type(tail) is _Merged and tail.cls is type(event) and tail.slot == event.slot:
+                tail.parts.append(event.text)
+                self.coalesced += 1
+                return
+            if type(tail) is type(event) and tail.slot == event.slot:  # type: ignore[union-attr]
+                merged = _Merged(tail)  # type: ignore[arg-type]
+                merged.parts.append(event.text)
+                q[-1] = merged
                 self.coalesced += 1
                 return
         q.append(event)
         self._wakeup.set()
 
     def get_nowait_all(self) -> list[BusEvent]:
-        items = list(self._queue)
+        items = [i.materialise() if type(i) is _Merged else i for i in self._queue]
         self._queue.clear()
         self._wakeup.clear()
         return items
@@ -60,7 +77,8 @@ class Subscription:
                 raise StopAsyncIteration
             self._wakeup.clear()
             await self._wakeup.wait()
-        return self._queue.popleft()
+        item = self._queue.popleft()
+        return item.materialise() if type(item) is _Merged else item  # type: ignore[return-value]
 
     def __aiter__(self) -> AsyncIterator[BusEvent]:
         return self

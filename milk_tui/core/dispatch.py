@@ -230,7 +230,11 @@ class Dispatcher:
             if target == PRIMARY:
                 outcome = await self._primary_turn(prompt)
                 if outcome.ok and outcome.escalation_reason:
-                    outcome = await self._escalation_turn(prompt, brief=outcome.escalation_reason)
+                    if self.escalation is None:
+                        self._notice("no escalation agent is configured; the primary's answer stands",
+                                     level="warning")
+                    else:
+                        outcome = await self._escalation_turn(prompt, brief=outcome.escalation_reason)
             else:
                 outcome = await self._escalation_turn(prompt, brief="")
             self._after_route(target, outcome, force)
@@ -517,16 +521,17 @@ class Dispatcher:
             on_percept=lambda body: scratch.percepts.append((body, None)),
         )
         feed = interceptor.feed
-        make_delta = ev.TextDelta.model_construct
+        text_cls = ev.TextDelta
+        fast_delta = ev.fast_delta
         async for item in slot.agent.stream(request):
             if type(item) is TextChunk:
                 visible = feed(item.text)
                 if visible:
                     text_parts.append(visible)
-                    publish(make_delta(slot=which, text=visible, session_id=sid, type="text_delta"))
+                    publish(fast_delta(text_cls, which, visible, sid))
             elif type(item) is ThinkingChunk:
                 scratch.thinking.append(item.text)
-                publish(ev.ThinkingDelta(slot=which, text=item.text, session_id=sid))
+                publish(fast_delta(ev.ThinkingDelta, which, item.text, sid))
             elif type(item) is ToolCallEvent:
                 scratch.tool_calls.append(ToolCallRecord(item.call_id, item.name, item.arguments))
                 publish(ev.ToolCall(slot=which, call_id=item.call_id, name=item.name,
@@ -554,7 +559,7 @@ class Dispatcher:
         rest = interceptor.flush()
         if rest:
             text_parts.append(rest)
-            publish(make_delta(slot=which, text=rest, session_id=sid, type="text_delta"))
+            publish(fast_delta(text_cls, which, rest, sid))
 
     # ----- helpers ----------------------------------------------------------------------
 
