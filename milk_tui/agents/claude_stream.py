@@ -262,4 +262,32 @@ class StreamJsonParser:
                     v = u.get(k)
                     total[k] = total.get(k, 0) + (int(v) if isinstance(v, int | float) else 0)
             out.append(_usage_event(self.model_label, total, 0.0, "subagent"))
+        elif isinstance(usage, dict):
+            extra = _model_usage_beyond(obj.get("modelUsage"), usage)
+            if extra:
+                out.append(_usage_event(self.model_label, extra, 0.0, "subagent"))
         return out
+
+
+_MODEL_USAGE_KEYS = {"input_tokens": "inputTokens", "output_tokens": "outputTokens",
+                     "cache_read_input_tokens": "cacheReadInputTokens",
+                     "cache_creation_input_tokens": "cacheCreationInputTokens"}
+
+
+def _model_usage_beyond(model_usage: Any, main: dict[str, Any]) -> dict[str, int]:
+    """Tokens in ``modelUsage`` (every model call of the run) beyond ``usage`` (main loop).
+
+    The 2.1.x CLI prints no sub-agent assistant lines and no ``subagent_usage``; a Task
+    sub-agent's tokens only show up in ``modelUsage`` (verified: usage 300 in, modelUsage
+    307 in after a 7-token sub-agent call).  The cost is already in ``total_cost_usd``.
+    """
+    if not isinstance(model_usage, dict):
+        return {}
+    extra: dict[str, int] = {}
+    for ours, theirs in _MODEL_USAGE_KEYS.items():
+        total = sum(int(m.get(theirs) or 0) for m in model_usage.values() if isinstance(m, dict))
+        own = main.get(ours)
+        diff = total - (int(own) if isinstance(own, int | float) else 0)
+        if diff > 0:
+            extra[ours] = diff
+    return extra

@@ -159,3 +159,20 @@ def test_control_requests_are_handed_back_not_emitted() -> None:
            "request": {"subtype": "can_use_tool", "tool_name": "Write", "input": {}}}
     assert p.feed(json.dumps(req).encode()) == []
     assert p.pending_control == [req]
+
+
+def test_subagent_tokens_derived_from_model_usage_beyond_main_loop() -> None:
+    """CLI 2.1.x: a Task sub-agent's tokens appear only in modelUsage (real shape)."""
+    p = StreamJsonParser("m")
+    events = _feed(p, json.dumps({
+        "type": "result", "is_error": False, "total_cost_usd": 0.1,
+        "usage": {"input_tokens": 300, "output_tokens": 30, "cache_read_input_tokens": 0},
+        "modelUsage": {"opus[1m]": {"inputTokens": 300, "outputTokens": 31},
+                       "haiku": {"inputTokens": 7, "outputTokens": 2,
+                                 "cacheReadInputTokens": 5}}}))
+    assert events == [UsageEvent("m", 300, 30, 0, 0, 0.1, ""),
+                      UsageEvent("m", 7, 3, 5, 0, 0.0, "subagent")]
+    # no sub-agent traffic → no subagent event
+    p2 = StreamJsonParser("m")
+    assert len(_feed(p2, json.dumps({"type": "result", "usage": {"input_tokens": 3},
+                                     "modelUsage": {"x": {"inputTokens": 3}}}))) == 1

@@ -250,3 +250,21 @@ async def test_permission_request_travels_over_the_bus(cli_rig: CliRig, allow: b
     assert [e.name for e in rig.of("tool_call")] == ["Write"]
     (result,) = rig.of("tool_result")
     assert result.is_error is (not allow)
+
+
+async def test_task_subagent_tokens_are_booked_as_escalation_subagent(cli_rig: CliRig) -> None:
+    rig = cli_rig
+    rig.esc_config.allowed_tools = ["Task"]
+    rig.server.push(
+        Reply.tool("Task", {"description": "count", "prompt": "say sub-hello",
+                            "subagent_type": "general-purpose"}, input_tokens=100,
+                   output_tokens=10),
+        Reply.text("SUB-ANSWER", input_tokens=7, output_tokens=3),
+        Reply.text("MAIN-DONE", input_tokens=200, output_tokens=20))
+    out = await rig.escalate("Delegate the counting")
+    assert out.ok and out.text == "MAIN-DONE"
+    by_role = {role: u for (_, role), u in rig.session.tokens.items()}
+    assert (by_role["escalation"].prompt, by_role["escalation"].completion) == (300, 30)
+    assert (by_role["escalation:subagent"].prompt,
+            by_role["escalation:subagent"].completion) == (7, 3)
+    assert {u.role for u in rig.of("usage")} >= {"escalation", "escalation:subagent"}
