@@ -23,7 +23,8 @@ class CliRig:
     to the fake Anthropic server, memory on the same SQLite database."""
 
     def __init__(self, tmp_path: Path, server: FakeAnthropic, claude_bin: str,
-                 config: MilkConfig | None = None) -> None:
+                 config: MilkConfig | None = None,
+                 extra_env: dict[str, str] | None = None) -> None:
         from ..memory.service import MemoryService
         from ..memory.store import PerceptStore  # importing registers the percept schema
 
@@ -39,7 +40,8 @@ class CliRig:
         self.cwd.mkdir()
         self.primary = ScriptedAgent(name="llama")
         self.esc_config = AgentConfig(name="claude", provider="claude-cli", bin=claude_bin)
-        self.escalation = ClaudeCliAgent(self.esc_config, env=claude_env(tmp_path, server.url))
+        env = {**claude_env(tmp_path, server.url), **(extra_env or {})}
+        self.escalation = ClaudeCliAgent(self.esc_config, env=env)
         self.dispatcher = Dispatcher(
             config=self.config, store=self.store, session=self.store.create(str(self.cwd)),
             bus=self.bus, cwd=str(self.cwd),
