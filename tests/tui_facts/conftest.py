@@ -3,9 +3,12 @@ and a small host app that mounts one widget and forwards percept bus events to i
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_textual_snapshot import SVGImageExtension
+from syrupy.assertion import SnapshotAssertion
 from textual.app import App, ComposeResult
 
 from milk_tui.core.bus import EventBus
@@ -67,3 +70,22 @@ class Host(App[None]):
     @property
     def browser(self) -> FactBrowser:
         return self.screen_stack[0].query_one(FactBrowser)
+
+
+# ----- snapshots kept in <repo>/snapshots/tui_facts/ (the issue wants them in snapshots/) -----
+
+SNAPSHOT_DIR = Path(__file__).resolve().parents[2] / "snapshots" / "tui_facts"
+
+
+class RootedSVGExtension(SVGImageExtension):
+    @classmethod
+    def dirname(cls, *, test_location: Any) -> str:
+        return str(SNAPSHOT_DIR)
+
+
+@pytest.fixture
+def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    """``snap_compare`` switches to its SVG extension; hand it ours, which stores at the root."""
+    rooted = snapshot.use_extension(RootedSVGExtension)
+    rooted.use_extension = lambda extension_class=None: rooted  # type: ignore[method-assign]
+    return rooted
