@@ -93,12 +93,12 @@ class OpenAICompatAgent:
         if client is not None and self._client_loop is asyncio.get_running_loop():
             await client.aclose()
 
-    async def _headers(self, *, refresh: bool = False) -> dict[str, str]:
+    async def _headers(self) -> dict[str, str]:
         h = {"Content-Type": "application/json", "Accept": "text/event-stream"}
         h.update(self.config.headers)
         # The auth layer is applied last, so it overrides an Authorization in `headers`.
         if self._token_cmd is not None:
-            h["Authorization"] = "Bearer " + await self._token_cmd.get(refresh=refresh)
+            h["Authorization"] = "Bearer " + await self._token_cmd.get()
         elif self.config.uses_bearer and self.config.api_key:
             h["Authorization"] = "Bearer " + self.config.api_key
         return h
@@ -208,7 +208,7 @@ class OpenAICompatAgent:
         client = self._http()
         wire = self._wire
         for attempt in (0, 1):
-            headers = await self._headers(refresh=attempt == 1)
+            headers = await self._headers()
             if wire:
                 wire.request("POST", self.chat_url, headers, body)
             try:

@@ -1,0 +1,290 @@
+"""The OpenAI-compatible agent against the fake server: what it SENDS and what it yields."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from milk_tui.agents.base import (
+    AgentError,
+    AgentRequest,
+    ChatMessage,
+    Finished,
+    TextChunk,
+    ThinkingChunk,
+    ToolCallEvent,
+    ToolOutcome,
+    ToolResultEvent,
+    ToolSpec,
+    UsageEvent,
+)
+from milk_tui.agents.openai_compat import OpenAICompatAgent
+from milk_tui.agents.tools import BuiltinToolBox, CompositeToolBox, LocalToolBox, Tool
+from milk_tui.config.settings import AgentConfig
+from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall, usage
+
+
+def agent_for(srv: FakeOpenAIServer, **kw) -> OpenAICompatAgent:  # noqa: ANN003
+    opts = {k: kw.pop(k) for k in ("max_tool_iterations", "tool_timeout", "debug_log")
+            if k in kw}
+    cfg = AgentConfig(name="llama", url=srv.url, model=kw.pop("model", "qwen"), **kw)
+    return OpenAICompatAgent(cfg, **opts)
+
+
+async def run(agent: OpenAICompatAgent, prompt: str = "hi", **kw) -> list:  # noqa: ANN003
+    out = [ev async for ev in agent.stream(AgentRequest(slot="primary", prompt=prompt,
+                                                        cwd=".", **kw))]
+    await agent.aclose()
+    return out
+
+
+def text_of(events: list) -> str:
+    return "".join(e.text for e in events if isinstance(e, TextChunk))
+
+
+async def test_request_shape_and_events(fake_openai: FakeOpenAIServer, tmp_path: Path) -> None:
+    fake_openai.enqueue(FakeReply(reasoning=["let me ", "think"], text=["Hel", "lo"],
+                                  usage=usage(619, 17, cached=576)))
+    box = BuiltinToolBox(tmp_path, on_need=lambda g: None, on_record_memory=None,
+                         allow_escalate=True)
+    history = [ChatMessage("user", "[user to llama] before"), ChatMessage("assistant", "ok"),
+               ChatMessage("system", "[claude as escalation] did it")]
+    events = await run(agent_for(fake_openai), "now", system_prompt="You are llama.",
+                       messages=history, tools=box)
+    body = fake_openai.chat_requests[0].json
+    assert body["model"] == "qwen" and body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+    assert body["messages"] == [
+        {"role": "system", "content": "You are llama."},
+        {"role": "user", "content": "[user to llama] before"},
+        {"role": "assistant", "content": "ok"},
+        {"role": "system", "content": "[claude as escalation] did it"},
+        {"role": "user", "content": "now"}]
+    names = [t["function"]["name"] for t in body["tools"]]
+    assert names == [s.name for s in box.specs()]
+    assert all(t["type"] == "function" and t["function"]["parameters"]["type"] == "object"
+               for t in body["tools"])
+    assert events[:2] == [ThinkingChunk("let me "), ThinkingChunk("think")]
+    assert text_of(events) == "Hello"
+    assert UsageEvent("qwen", prompt_tokens=43, completion_tokens=17, cache_read=576) in events
+    assert events[-1] == Finished(stop_reason="stop")
+
+
+async def test_no_tools_key_without_tools_and_extra_sampling_keys(
+        fake_openai: FakeOpenAIServer) -> None:
+    await run(agent_for(fake_openai, temperature=0.2, max_tokens=64))
+    body = fake_openai.chat_requests[0].json
+    assert "tools" not in body
+    assert body["temperature"] == 0.2 and body["max_tokens"] == 64
+
+
+async def test_chat_path_and_bearer_only_for_bearer_providers(
+        fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.chat_path = "/api/chat"
+    await run(agent_for(fake_openai, provider="openrouter", api_key="sk-test-123",
+                        chat_path="api/chat", headers={"X-Title": "milk",
+                                                       "Authorization": "Bearer old"}))
+    await run(agent_for(fake_openai, provider="local", api_key="sk-test-123",
+                        chat_path="/api/chat"))
+    bearer, local = fake_openai.chat_requests
+    assert bearer.path == "/api/chat"
+    assert bearer.headers["authorization"] == "Bearer sk-test-123"  # auth beats `headers`
+    assert bearer.headers["x-title"] == "milk"
+    assert "authorization" not in local.headers
+
+
+def counting_token_cmd(tmp_path: Path) -> str:
+    counter = tmp_path / "n"
+    return (f'n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {counter}; '
+            f'echo "  tok-$n-s3cr3t  "')
+
+
+async def test_token_cmd_refreshed_once_on_401(fake_openai: FakeOpenAIServer,
+                                               tmp_path: Path) -> None:
+    fake_openai.enqueue(FakeReply(status=401, error_body='{"error":{"message":"expired"}}'),
+                        FakeReply(text=["fine"]))
+    events = await run(agent_for(fake_openai, provider="bearer", api_key="ignored",
+                                 token_cmd=counting_token_cmd(tmp_path)))
+    assert text_of(events) == "fine"
+    auths = [r.headers["authorization"] for r in fake_openai.chat_requests]
+    assert auths == ["Bearer tok-1-s3cr3t", "Bearer tok-2-s3cr3t"]  # trimmed, wins over key
+
+
+async def test_token_cmd_second_403_is_the_error(fake_openai: FakeOpenAIServer,
+                                                 tmp_path: Path) -> None:
+    fake_openai.enqueue(FakeReply(status=403, error_body="denied"),
+                        FakeReply(status=403, error_body="still denied"))
+    with pytest.raises(AgentError) as e:
+        await run(agent_for(fake_openai, token_cmd=counting_token_cmd(tmp_path)))
+    assert str(e.value) == "agent 'llama': HTTP 403: still denied"
+    assert e.value.status == 403
+    assert len(fake_openai.chat_requests) == 2  # retried exactly once
+
+
+async def test_token_cmd_failure_is_worded(fake_openai: FakeOpenAIServer) -> None:
+    with pytest.raises(AgentError, match=r"token_cmd failed \(exit 3\): no creds"):
+        await run(agent_for(fake_openai, token_cmd="echo 'no creds' >&2; exit 3"))
+    with pytest.raises(AgentError, match="token_cmd: empty output"):
+        await run(agent_for(fake_openai, token_cmd="true"))
+    assert fake_openai.chat_requests == []
+
+
+def _slow_fast_box(order: list[str]) -> LocalToolBox:
+    async def slow(args: dict) -> ToolOutcome:
+        await asyncio.sleep(0.2)
+        order.append("slow")
+        return ToolOutcome("slow result")
+
+    async def fast(args: dict) -> ToolOutcome:
+        order.append("fast")
+        return ToolOutcome("fast result")
+    obj = {"type": "object"}
+    return LocalToolBox([Tool(ToolSpec("slow", "s", obj), slow),
+                         Tool(ToolSpec("fast", "f", obj), fast)])
+
+
+async def test_tool_round_runs_concurrently_results_in_call_order(
+        fake_openai: FakeOpenAIServer) -> None:
+    order: list[str] = []
+    fake_openai.enqueue(
+        FakeReply(text=["checking"], tool_calls=[FakeToolCall("slow", "{}", id="c1"),
+                                                 FakeToolCall("fast", '{"a": 1}', id="c2")],
+                  usage=usage(10, 5)),
+        FakeReply(text=["done"], usage=usage(30, 2)))
+    events = await run(agent_for(fake_openai), tools=CompositeToolBox([_slow_fast_box(order)]))
+    assert order == ["fast", "slow"]  # ran concurrently
+    kinds = [(type(e).__name__, getattr(e, "call_id", "")) for e in events
+             if isinstance(e, ToolCallEvent | ToolResultEvent)]
+    assert kinds == [("ToolCallEvent", "c1"), ("ToolCallEvent", "c2"),
+                     ("ToolResultEvent", "c1"), ("ToolResultEvent", "c2")]
+    assert sum(isinstance(e, UsageEvent) for e in events) == 2  # one per inference call
+    second = fake_openai.chat_requests[1].json["messages"]
+    assert second[-3] == {"role": "assistant", "content": "checking", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "slow", "arguments": "{}"}},
+        {"id": "c2", "type": "function", "function": {"name": "fast", "arguments": '{"a": 1}'}}]}
+    assert second[-2] == {"role": "tool", "tool_call_id": "c1",
+                          "content": json.dumps({"output": "slow result"})}
+    assert second[-1]["tool_call_id"] == "c2"
+    assert text_of(events) == "checkingdone"
+
+
+async def test_invalid_tool_arguments_are_fed_back_not_fatal(
+        fake_openai: FakeOpenAIServer, tmp_path: Path) -> None:
+    fake_openai.enqueue(
+        FakeReply(tool_calls=[FakeToolCall("read_file", '{"path": "a.txt"', id="bad")]),
+        FakeReply(text=["sorry"]))
+    box = BuiltinToolBox(tmp_path, on_need=lambda g: None, on_record_memory=None,
+                         allow_escalate=False)
+    events = await run(agent_for(fake_openai), tools=CompositeToolBox([box]))
+    result = next(e for e in events if isinstance(e, ToolResultEvent))
+    assert result.is_error and "invalid JSON arguments" in result.content
+    sent = fake_openai.chat_requests[1].json["messages"]
+    assert sent[-2]["tool_calls"][0]["function"]["arguments"] == "{}"  # echo stays parseable
+    assert "invalid JSON arguments" in json.loads(sent[-1]["content"])["error"]
+    assert events[-1] == Finished(stop_reason="stop")
+
+
+async def test_iteration_cap_is_an_error(fake_openai: FakeOpenAIServer, tmp_path: Path) -> None:
+    n = iter(range(100))
+    fake_openai.responder = lambda req: FakeReply(
+        tool_calls=[FakeToolCall("list_dir", json.dumps({"path": f"d{next(n)}"}))])
+    box = BuiltinToolBox(tmp_path, on_need=lambda g: None, on_record_memory=None,
+                         allow_escalate=False)
+    with pytest.raises(AgentError, match=r"^agent 'llama': exceeded maximum tool iterations \(3\)$"):
+        await run(agent_for(fake_openai, max_tool_iterations=3), tools=box)
+    assert len(fake_openai.chat_requests) == 3
+
+
+async def test_duplicate_tool_round_ends_the_turn_normally(
+        fake_openai: FakeOpenAIServer, tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("data\n")
+    same = FakeReply(tool_calls=[FakeToolCall("read_file", '{"path": "f.txt"}')])
+    fake_openai.responder = lambda req: same
+    box = BuiltinToolBox(tmp_path, on_need=lambda g: None, on_record_memory=None,
+                         allow_escalate=False)
+    events = await run(agent_for(fake_openai, max_tool_iterations=5), tools=box)
+    assert len(fake_openai.chat_requests) == 2
+    assert events[-1] == Finished(stop_reason="repeated_tool_calls")
+    assert "read_file" in text_of(events)  # the tool-trail digest instead of an empty answer
+
+
+async def test_escalate_tool_finishes_with_the_reason(fake_openai: FakeOpenAIServer,
+                                                      tmp_path: Path) -> None:
+    fake_openai.enqueue(FakeReply(tool_calls=[
+        FakeToolCall("escalate", '{"reason": "needs a refactor across modules"}'),
+        FakeToolCall("list_dir", "{}")]))
+    box = BuiltinToolBox(tmp_path, on_need=lambda g: None, on_record_memory=None,
+                         allow_escalate=True)
+    events = await run(agent_for(fake_openai), tools=box)
+    assert events[-1] == Finished(stop_reason="escalate",
+                                  escalation_reason="needs a refactor across modules")
+    assert len(fake_openai.chat_requests) == 1
+
+
+async def test_reasoning_only_answer_is_promoted_to_text(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.enqueue(FakeReply(reasoning=["The answer ", "is 4."]))
+    events = await run(agent_for(fake_openai))
+    assert text_of(events) == "The answer is 4."
+    assert [e.text for e in events if isinstance(e, ThinkingChunk)] == ["The answer ", "is 4."]
+
+
+async def test_debug_log_has_the_wire_but_no_secrets(fake_openai: FakeOpenAIServer,
+                                                     tmp_path: Path) -> None:
+    log = tmp_path / "logs" / "wire.log"
+    fake_openai.enqueue(FakeReply(status=401, error_body="expired"), FakeReply(text=["ok"]))
+    await run(agent_for(fake_openai, provider="bearer", api_key="sk-live-AAAA1111",
+                        token_cmd=counting_token_cmd(tmp_path),
+                        headers={"X-Api-Key": "hdr-secret-999"}, debug_log=log))
+    text = log.read_text()
+    assert '"content": "hi"' in text and 'data: {"id":"chatcmpl-fake"' in text
+    assert "data: [DONE]" in text and "HTTP 401" in text
+    for secret in ("s3cr3t", "tok-1", "tok-2", "hdr-secret-999", "sk-live-AAAA1111"):
+        assert secret not in text
+    assert fake_openai.chat_requests[1].headers["x-api-key"] == "hdr-secret-999"
+
+
+async def test_backend_echoing_a_secret_is_redacted_in_the_error(
+        fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.enqueue(FakeReply(status=400, error_body=json.dumps(
+        {"error": {"message": "bad key sk-live-ZZZZ9999 for Authorization: Bearer sk-live-ZZZZ9999"}})))
+    with pytest.raises(AgentError) as e:
+        await run(agent_for(fake_openai, provider="bearer", api_key="sk-live-ZZZZ9999"))
+    assert "sk-live-ZZZZ9999" not in str(e.value)
+    assert str(e.value).startswith("agent 'llama': HTTP 400: bad key ***")
+
+
+async def test_available(fake_openai: FakeOpenAIServer) -> None:
+    agent = agent_for(fake_openai)
+    assert await agent.available()
+    assert fake_openai.requests[-1].path == "/v1/models"
+    await agent.aclose()
+    port = fake_openai.port
+    fake_openai.stop()
+    dead = OpenAICompatAgent(AgentConfig(name="x", url=f"http://127.0.0.1:{port}"))
+    assert not await dead.available()
+
+
+async def test_cancellation_closes_the_http_stream(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.enqueue(FakeReply(text=["tick "] * 400, delay=0.02))
+    agent = agent_for(fake_openai)
+    first = asyncio.Event()
+
+    async def consume() -> None:
+        async for ev in agent.stream(AgentRequest(slot="primary", prompt="go", cwd=".")):
+            if isinstance(ev, TextChunk):
+                first.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(first.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(100):  # the server notices the closed socket on its next write
+        if fake_openai.disconnects:
+            break
+        await asyncio.sleep(0.02)
+    assert fake_openai.disconnects == 1
+    await agent.aclose()
