@@ -8,8 +8,8 @@ says how much our loading adds on top of the database itself.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time

@@ -19,43 +19,29 @@ from ..agents.base import (
     Agent,
     AgentError,
     AgentRequest,
-    Finished,
     PermissionQuestion,
     SessionNotFound,
     Slot,
-    TextChunk,
-    ThinkingChunk,
-    ToolCallEvent,
-    ToolResultEvent,
-    UsageEvent,
 )
 from ..config.settings import AgentConfig, MilkConfig
-from ..memory.tags import TagInterceptor, memory_instruction, need_instruction, strip_tags
+from ..memory.tags import strip_tags
 from ..storage.db import StorageError
 from ..storage.sessions import SessionStore
 from . import events as ev
+from .agent_stream import consume_stream
 from .bus import EventBus
-from .context import assemble_messages
-from .escalation_context import (
-    build_dynamic_context,
-    build_static_context,
-    need_block,
-    orientation_for_http,
-    should_inject_memory_instructions,
-)
 from .handoff import HandoffPlan, plan_escalation
 from .nonce import new_nonce
-from .prompts import role_prompt
 from .session import (
     ESCALATION,
     PRIMARY,
     Session,
     State,
     TokenUsage,
-    ToolCallRecord,
     Turn,
     ends_with_question,
 )
+from .turn_requests import TurnRequestsMixin
 from .turn_scratch import SessionSnapshot, TurnScratch
 
 REPEATED_PROMPT_REASON = "user repeated the same question without expressing satisfaction"
@@ -91,7 +77,7 @@ class BusyError(RuntimeError):
     pass
 
 
-class Dispatcher:
+class Dispatcher(TurnRequestsMixin):
     def __init__(
         self,
         *,
@@ -306,24 +292,6 @@ class Dispatcher:
         except (AgentError, StorageError, OSError) as e:
             return self._fail(slot, str(e), snap, prompt)
 
-    def _primary_request(self, prompt: str, scratch: TurnScratch) -> AgentRequest:
-        slot, s, cfg = self.primary, self.session, self.config
-        assert slot is not None
-        system = role_prompt(PRIMARY, slot.name, self.escalation_name, self.cwd)
-        system += "\n" + need_instruction(s.primary_nonce) + memory_instruction(
-            s.primary_nonce, self.primary_name, self.escalation_name
-        )
-        built = assemble_messages(
-            s, self_agent=PRIMARY, pinned=[need_block(s), self._percepts_block(prompt, slot)],
-            budget=cfg.resolve_message_budget(slot.config), system_prompt=system,
-        )
-        return AgentRequest(
-            slot=PRIMARY, prompt=prompt, cwd=self.cwd, system_prompt=system,
-            messages=built.messages, nonce=s.primary_nonce,
-            tools=self._toolbox(slot, scratch, prompt, allow_escalate=self.escalation is not None),
-            repetition_baseline=s.repetition_baseline,
-        )
-
     def _commit_primary(
         self, prompt: str, slot: AgentSlot, scratch: TurnScratch, snap: SessionSnapshot
     ) -> TurnOutcome:
@@ -404,52 +372,6 @@ class Dispatcher:
             self._publish(ev.EscalationFinished(agent_name=slot.name, ok=False))
             return self._fail(slot, str(e), snap, prompt)
 
-    def _escalation_request(
-        self, prompt: str, plan: HandoffPlan, scratch: TurnScratch
-    ) -> tuple[AgentRequest, str]:
-        slot, s, cfg = self.escalation, self.session, self.config
-        assert slot is not None
-        resuming = plan.mode in ("resume", "continuation")
-        turns_thr, bytes_thr = cfg.resolve_memory_reinjection(slot.config)
-        inject = should_inject_memory_instructions(s, resuming, turns_thr, bytes_thr)
-        if inject:
-            s.memory_instruction_injected_at = s.escalation_turn_count()
-        block = self._percepts_block(prompt, slot)
-        if slot.is_cli:
-            static = build_static_context(
-                s.escalation_nonce, block, plan.mode, inject, self.primary_name, slot.name
-            )
-            dynamic = build_dynamic_context(s, plan.mode)
-            context_text = static + "\n" + dynamic if (static or dynamic) else ""
-            return (
-                AgentRequest(
-                    slot=ESCALATION, prompt=prompt, cwd=self.cwd,
-                    append_system_prompt=context_text, mode=plan.mode,
-                    resume_session_id=plan.resume_session_id, nonce=s.escalation_nonce,
-                    ask_permission=self._ask_permission,
-                ),
-                context_text,
-            )
-        orientation = orientation_for_http(s, plan.mode)
-        system = role_prompt(ESCALATION, slot.name, self.primary_name, self.cwd)
-        system += "\n" + need_instruction(s.escalation_nonce) + memory_instruction(
-            s.escalation_nonce, self.primary_name, slot.name
-        )
-        built = assemble_messages(
-            s, self_agent=ESCALATION, pinned=[orientation, block],
-            budget=cfg.resolve_message_budget(slot.config), system_prompt=system,
-            history_start=plan.history_start,
-        )
-        return (
-            AgentRequest(
-                slot=ESCALATION, prompt=prompt, cwd=self.cwd, system_prompt=system,
-                messages=built.messages, mode=plan.mode, nonce=s.escalation_nonce,
-                tools=self._toolbox(slot, scratch, prompt, allow_escalate=False),
-                ask_permission=self._ask_permission,
-            ),
-            orientation + block,
-        )
-
     def _publish_escalation_started(self, slot: AgentSlot, plan: HandoffPlan, context_text: str) -> None:
         self._publish(
             ev.EscalationStarted(
@@ -507,111 +429,14 @@ class Dispatcher:
         )
         return TurnOutcome(ok=True, slot=ESCALATION, text=text)
 
-    # ----- streaming --------------------------------------------------------------------
-
     async def _consume(self, slot: AgentSlot, request: AgentRequest, scratch: TurnScratch) -> None:
-        """Drive the agent's stream; text passes through the slot's tag interceptor."""
-        which = slot.slot
-        sid = self.session.id
-        publish = self.bus.publish
-        text_parts = scratch.text
-        interceptor = TagInterceptor(
-            request.nonce,
-            on_need=lambda body: self._on_need(body, which),
-            on_percept=lambda body: scratch.percepts.append((body, None)),
+        await consume_stream(
+            slot.agent, request, scratch, slot=slot.slot,
+            fallback_model=slot.config.model or slot.name, session_id=self.session.id,
+            publish=self.bus.publish, on_need=lambda body: self._on_need(body, slot.slot),
         )
-        feed = interceptor.feed
-        text_cls = ev.TextDelta
-        fast_delta = ev.fast_delta
-        async for item in slot.agent.stream(request):
-            if type(item) is TextChunk:
-                visible = feed(item.text)
-                if visible:
-                    text_parts.append(visible)
-                    publish(fast_delta(text_cls, which, visible, sid))
-            elif type(item) is ThinkingChunk:
-                scratch.thinking.append(item.text)
-                publish(fast_delta(ev.ThinkingDelta, which, item.text, sid))
-            elif type(item) is ToolCallEvent:
-                scratch.tool_calls.append(ToolCallRecord(item.call_id, item.name, item.arguments))
-                publish(ev.ToolCall(slot=which, call_id=item.call_id, name=item.name,
-                                    arguments=item.arguments, session_id=sid))
-            elif type(item) is ToolResultEvent:
-                publish(ev.ToolResult(slot=which, call_id=item.call_id, name=item.name,
-                                      content=item.content, is_error=item.is_error, session_id=sid))
-            elif type(item) is UsageEvent:
-                role = which if not item.role_suffix else f"{which}:{item.role_suffix}"
-                scratch.usage.append(
-                    TokenUsage(item.model or slot.config.model or slot.name, role, item.prompt_tokens,
-                               item.completion_tokens, item.cache_read, item.cache_creation,
-                               item.cost_usd)
-                )
-                scratch.cost_usd += item.cost_usd
-                publish(ev.Usage(role=role, model=item.model, prompt_tokens=item.prompt_tokens,
-                                 completion_tokens=item.completion_tokens, cache_read=item.cache_read,
-                                 cache_creation=item.cache_creation, cost_usd=item.cost_usd,
-                                 session_id=sid))
-            elif type(item) is Finished:
-                if item.session_id:
-                    scratch.backend_session_id = item.session_id
-                if item.escalation_reason:
-                    scratch.escalation_reason = item.escalation_reason
-        rest = interceptor.flush()
-        if rest:
-            text_parts.append(rest)
-            publish(fast_delta(text_cls, which, rest, sid))
 
     # ----- helpers ----------------------------------------------------------------------
-
-    def _toolbox(self, slot: AgentSlot, scratch: TurnScratch, prompt: str, *, allow_escalate: bool):
-        try:
-            from ..agents.tools.box import CompositeToolBox
-            from ..agents.tools.builtin import BuiltinToolBox
-        except ImportError:  # pragma: no cover — tools package not installed in this build
-            return None
-
-        def remember(content: str, consumer: str) -> str:
-            scratch.percepts.append((content, consumer or "all"))
-            return "remembered"
-
-        boxes: list[Any] = [
-            BuiltinToolBox(
-                self.cwd, on_need=lambda goal: self._on_need(goal, slot.slot),
-                on_record_memory=remember if self.memory is not None else None,
-                allow_escalate=allow_escalate,
-            )
-        ]
-        if self.memory is not None:
-            try:
-                from ..memory.tools import MemoryToolBox
-            except ImportError:  # pragma: no cover
-                pass
-            else:
-                boxes.append(
-                    MemoryToolBox(
-                        self.memory, slot=slot.slot, session_id=self.session.id,
-                        primary_name=self.primary_name, escalation_name=self.escalation_name,
-                        prompt=prompt,
-                        max_bytes=self.config.local_memory_result_max_bytes,
-                    )
-                )
-        return CompositeToolBox(boxes)
-
-    def _percepts_block(self, prompt: str, slot: AgentSlot) -> str:
-        if self.memory is None:
-            return ""
-        cfg = self.config
-        try:
-            facts = self.memory.select_for_prompt(
-                prompt, slot.slot, self.session.id,
-                max_count=cfg.resolve_percept_inject_max(slot.config),
-                max_bytes=cfg.resolve_percept_inject_max_bytes(slot.config),
-                relevance_gate=cfg.resolve_relevance_gate(slot.config),
-            )
-        except StorageError as e:
-            self._notice(f"remembered facts unavailable this turn: {e}", level="warning")
-            return ""
-        return self.memory.format_block(facts)
 
     def _on_need(self, body: str, producer: str) -> None:
         if self.session.record_need(body, producer=producer):

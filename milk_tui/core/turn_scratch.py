@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from .session import Session, TokenUsage, ToolCallRecord
+from .session import Session, TokenUsage
 
 _ROLLBACK_FIELDS = (
     "state", "current_need", "current_need_set_at", "need_producer", "escalation_session_id",
@@ -43,7 +43,6 @@ class SessionSnapshot:
 class TurnScratch:
     text: list[str] = field(default_factory=list)
     thinking: list[str] = field(default_factory=list)
-    tool_calls: list[ToolCallRecord] = field(default_factory=list)
     usage: list[TokenUsage] = field(default_factory=list)
     percepts: list[tuple[str, str | None]] = field(default_factory=list)
     """(body, explicit consumer or None to read the @name: hint) — recorded only on success."""
