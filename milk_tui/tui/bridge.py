@@ -1,0 +1,107 @@
+"""The one bus listener between the core and the widgets.
+
+The dispatcher publishes one ``text_delta`` per streamed chunk (tens of thousands per
+second on a fast server).  Rendering each would starve the event loop, so deltas are
+buffered and delivered at most ``FRAME_HZ`` times a second as one coalesced delta per
+(kind, slot) run.  Any other event is rare and matters for ordering (a hand-off marker must
+land between the two replies it separates), so it first flushes the pending deltas and is
+then delivered on the next loop iteration, without waiting for the frame timer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+
+from ..core.bus import EventBus
+from ..core.events import BusEvent, TextDelta, ThinkingDelta
+
+FRAME_HZ = 30
+"""Delta frames per second: below Textual's 60 fps paint cap so every frame gets painted,
+high enough that streaming looks continuous."""
+
+Deliver = Callable[[list[BusEvent]], None]
+
+
+class BusBridge:
+    def __init__(self, bus: EventBus, deliver: Deliver, *, frame_hz: float = FRAME_HZ) -> None:
+        self._bus = bus
+        self._deliver = deliver
+        self._frame_s = 1.0 / frame_hz
+        self._pending: list[BusEvent] = []
+        self._delta_parts: list[str] = []
+        """Text of the open delta run; joined once per frame."""
+        self._delta_head: TextDelta | ThinkingDelta | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._soon: asyncio.Handle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: int | None = None
+        self._remove: Callable[[], None] | None = None
+        self.frames = 0
+        self.events_in = 0
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
+        self._remove = self._bus.add_listener(self._on_event)
+
+    def stop(self) -> None:
+        if self._remove is not None:
+            self._remove()
+            self._remove = None
+        for h in (self._timer, self._soon):
+            if h is not None:
+                h.cancel()
+        self._timer = self._soon = None
+
+    # ----- listener (runs inline in the publisher) -------------------------------------
+
+    def _on_event(self, event: BusEvent) -> None:
+        if threading.get_ident() != self._thread and self._loop is not None:
+            self._loop.call_soon_threadsafe(self._on_event, event)
+            return
+        self.events_in += 1
+        t = type(event)
+        if t is TextDelta or t is ThinkingDelta:
+            head = self._delta_head
+            if head is not None and (type(head) is not t or head.slot != event.slot):  # type: ignore[attr-defined]
+                self._close_run()
+            if self._delta_head is None:
+                self._delta_head = event  # type: ignore[assignment]
+            self._delta_parts.append(event.text)  # type: ignore[attr-defined]
+            if self._timer is None and self._loop is not None:
+                self._timer = self._loop.call_later(self._frame_s, self.flush)
+            return
+        self._close_run()
+        self._pending.append(event)
+        if self._soon is None and self._loop is not None:
+            self._soon = self._loop.call_soon(self.flush)
+
+    def _close_run(self) -> None:
+        head = self._delta_head
+        if head is None:
+            return
+        text = "".join(self._delta_parts)
+        if len(self._delta_parts) > 1:
+            # model_construct: the dispatcher builds deltas the same way (no validation cost)
+            head = type(head).model_construct(slot=head.slot, text=text, session_id=head.session_id,
+                                              ts=head.ts, type=head.type)
+        self._pending.append(head)
+        self._delta_head = None
+        self._delta_parts = []
+
+    # ----- delivery ---------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Deliver everything pending, in publication order, as one batch."""
+        for h in (self._timer, self._soon):
+            if h is not None:
+                h.cancel()
+        self._timer = self._soon = None
+        self._close_run()
+        if not self._pending:
+            return
+        batch, self._pending = self._pending, []
+        self.frames += 1
+        self._deliver(batch)

@@ -1,0 +1,135 @@
+"""Slash commands and the command palette.
+
+One table drives parsing, ``/help``, Tab completion and the palette, so they never drift
+(the Go original derives completion from its help text for the same reason).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    usage: str
+    help: str
+    busy_safe: bool = False
+    """Allowed while a turn runs (they do not touch the session)."""
+    takes_arg: bool = False
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("/escalate", "/escalate [fresh] [prompt]",
+                 "pin to the escalation agent, or send one prompt there; 'fresh' starts a new session",
+                 takes_arg=True),
+    SlashCommand("/primary", "/primary [prompt]", "route back to the primary agent (or send one prompt there)",
+                 takes_arg=True),
+    SlashCommand("/new", "/new [name]", "start a new session in this folder", takes_arg=True),
+    SlashCommand("/sessions", "/sessions", "list, switch, rename, delete sessions"),
+    SlashCommand("/learn", "/learn <fact>", "remember a fact for both agents", busy_safe=True, takes_arg=True),
+    SlashCommand("/forget", "/forget <id|text>", "delete a remembered fact", busy_safe=True, takes_arg=True),
+    SlashCommand("/memory", "/memory", "browse and edit remembered facts", busy_safe=True),
+    SlashCommand("/need", "/need", "show the current need and the needs before it", busy_safe=True),
+    SlashCommand("/think", "/think [on|off]", "show or hide thinking", busy_safe=True, takes_arg=True),
+    SlashCommand("/theme", "/theme [name]", "switch theme (no name: pick one)", busy_safe=True, takes_arg=True),
+    SlashCommand("/export", "/export [path]", "write the transcript as text", busy_safe=True, takes_arg=True),
+    SlashCommand("/help", "/help", "commands and keys", busy_safe=True),
+    SlashCommand("/quit", "/quit", "quit milk-tui", busy_safe=True),
+)
+BY_NAME = {c.name: c for c in COMMANDS}
+ALIASES = {"/exit": "/quit", "/list": "/sessions"}
+
+
+def parse_slash(text: str) -> tuple[SlashCommand, str] | None:
+    """``(command, argument)`` when ``text`` starts with a known command, else None.
+
+    A first word with a second slash (``/etc/hosts``) is a path, not a command.
+    """
+    stripped = text.strip()
+    if not stripped.startswith("/"):
+        return None
+    head, _, rest = stripped.partition(" ")
+    if "/" in head[1:]:
+        return None
+    name = ALIASES.get(head.lower(), head.lower())
+    cmd = BY_NAME.get(name)
+    if cmd is None:
+        return None
+    return cmd, " ".join(rest.split()) if cmd.name not in ("/escalate", "/primary", "/learn") else rest.strip()
+
+
+def looks_like_command(text: str) -> bool:
+    s = text.strip()
+    return s.startswith("/") and " " not in s and "/" not in s[1:]
+
+
+def completions(prefix: str) -> list[str]:
+    p = prefix.strip().lower()
+    names = [c.name for c in COMMANDS] + list(ALIASES)
+    return [n for n in names if n.startswith(p)]
+
+
+def help_text() -> str:
+    width = max(len(c.usage) for c in COMMANDS)
+    return "\n".join(f"{c.usage:<{width}}  {c.help}" for c in COMMANDS)
+
+
+# ----- command palette ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PaletteAction:
+    title: str
+    help: str
+    action: str
+    """An action string run on the main screen (``MainScreen.run_action``)."""
+
+
+PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
+    PaletteAction("Escalate: pin to the escalation agent", "/escalate", "slash('/escalate')"),
+    PaletteAction("Escalate fresh: next hand-off starts a new session", "/escalate fresh",
+                  "slash('/escalate fresh')"),
+    PaletteAction("Primary: route back to the primary agent", "/primary", "slash('/primary')"),
+    PaletteAction("New session", "/new", "slash('/new')"),
+    PaletteAction("Sessions…", "list, switch, rename, delete", "sessions"),
+    PaletteAction("Memory: browse remembered facts", "/memory", "memory"),
+    PaletteAction("Need: show the current need", "/need", "slash('/need')"),
+    PaletteAction("Toggle thinking", "/think", "toggle_thinking"),
+    PaletteAction("Toggle side panes", "F2", "toggle_side"),
+    PaletteAction("Hand-off context: what the escalation agent saw", "F4", "show_context"),
+    PaletteAction("Export transcript", "/export", "slash('/export')"),
+    PaletteAction("Cancel the running turn", "Ctrl+C", "interrupt"),
+    PaletteAction("Next theme", "F8", "cycle_theme"),
+    PaletteAction("Search input history", "Ctrl+R", "history_search"),
+    PaletteAction("Help: commands and keys", "/help", "help"),
+    PaletteAction("Quit", "/quit", "quit"),
+)
+
+
+class MilkCommands(Provider):
+    """Every milk action in the palette (Textual adds themes, keys, screenshot…)."""
+
+    def _actions(self) -> Iterable[PaletteAction]:
+        return PALETTE_ACTIONS
+
+    async def discover(self) -> Hits:
+        for a in self._actions():
+            yield DiscoveryHit(a.title, self._runner(a), help=a.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for a in self._actions():
+            score = matcher.match(a.title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(a.title), self._runner(a), help=a.help)
+
+    def _runner(self, a: PaletteAction):  # type: ignore[no-untyped-def]
+        async def run() -> None:
+            main = getattr(self.app, "main_screen", None) or self.screen
+            await main.run_action(a.action)
+
+        return run

@@ -1,0 +1,56 @@
+"""Every key binding of the app, each with a stable id that config ``keymap`` can remap.
+
+Config example (``config.toml``)::
+
+    [keymap]
+    "milk.toggle_thinking" = "ctrl+y"
+    "milk.toggle_side" = "f2,ctrl+b"
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+APP_BINDINGS: list[Binding] = [
+    Binding("ctrl+c", "interrupt", "Cancel/Quit", id="milk.interrupt", priority=True),
+    Binding("ctrl+q", "quit", "Quit", id="milk.quit", show=False, priority=True),
+    Binding("f1", "help", "Help", id="milk.help"),
+    Binding("f2", "toggle_side", "Panes", id="milk.toggle_side"),
+    Binding("ctrl+t", "toggle_thinking", "Thinking", id="milk.toggle_thinking", priority=True),
+    Binding("f4", "show_context", "Hand-off", id="milk.show_context"),
+    Binding("f6", "memory", "Memory", id="milk.memory"),
+    Binding("f7", "sessions", "Sessions", id="milk.sessions"),
+    Binding("f8", "cycle_theme", "Theme", id="milk.cycle_theme", show=False),
+    Binding("f3", "focus_facts", "Facts", id="milk.focus_facts", show=False),
+    Binding("escape", "focus_input", "Input", id="milk.focus_input", show=False),
+    Binding("pageup", "scroll_conversation(-1)", "Page up", id="milk.page_up", show=False),
+    Binding("pagedown", "scroll_conversation(1)", "Page down", id="milk.page_down", show=False),
+    Binding("ctrl+home", "conversation_top", "Oldest", id="milk.top", show=False),
+    Binding("ctrl+end", "conversation_bottom", "Newest", id="milk.bottom", show=False),
+]
+
+# Priority: TextArea consumes Enter/Up/Down/Tab itself; these must win while the prompt has focus.
+INPUT_BINDINGS: list[Binding] = [
+    Binding("enter", "submit", "Send", id="milk.input.submit", show=False, priority=True),
+    Binding("shift+enter,alt+enter,ctrl+j,ctrl+n", "newline", "Newline", id="milk.input.newline",
+            show=False, priority=True),
+    Binding("up", "history(-1)", "Previous", id="milk.input.history_prev", show=False, priority=True),
+    Binding("down", "history(1)", "Next", id="milk.input.history_next", show=False, priority=True),
+    Binding("ctrl+up", "global_history(-1)", "Global previous", id="milk.input.global_prev",
+            show=False, priority=True),
+    Binding("ctrl+down", "global_history(1)", "Global next", id="milk.input.global_next",
+            show=False, priority=True),
+    Binding("ctrl+r", "history_search", "Search history", id="milk.input.search", priority=True),
+    Binding("tab", "complete", "Complete", id="milk.input.complete", show=False, priority=True),
+]
+
+
+def binding_ids() -> list[str]:
+    return [b.id for b in (*APP_BINDINGS, *INPUT_BINDINGS) if b.id]
+
+
+def validate_keymap(keymap: dict[str, str]) -> list[str]:
+    """Notes for unknown ids in the config keymap (a typo should not pass silently)."""
+    known = set(binding_ids())
+    return [f"keymap: unknown binding id '{k}' (known: {', '.join(sorted(known))})"
+            for k in keymap if k not in known]

@@ -1,0 +1,70 @@
+"""Search input history (this session first, then global); Enter puts the choice in the input."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList
+from textual.widgets.option_list import Option
+
+MAX_SHOWN = 200
+
+
+class HistorySearch(ModalScreen[str | None]):
+    DEFAULT_CSS = """
+    HistorySearch { align: center middle; }
+    HistorySearch > Vertical { width: 90%; max-width: 110; height: 70%; border: thick $primary; background: $surface; }
+    HistorySearch OptionList { height: 1fr; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="milk.history.cancel")]
+
+    def __init__(self, entries: list[str]) -> None:
+        super().__init__()
+        seen: set[str] = set()
+        self.entries = [e for e in entries if not (e in seen or seen.add(e))]  # type: ignore[func-returns-value]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Input(placeholder="search history…", id="history-query")
+            yield OptionList(id="history-options")
+
+    def on_mount(self) -> None:
+        self._fill("")
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    def _fill(self, query: str) -> None:
+        q = query.lower()
+        ol = self.query_one(OptionList)
+        ol.clear_options()
+        hits = [e for e in self.entries if q in e.lower()][:MAX_SHOWN]
+        ol.add_options([Option(e.replace("\n", " ⏎ ")[:200], id=str(i)) for i, e in enumerate(hits)])
+        self._hits = hits
+        if hits:
+            ol.highlighted = 0
+
+    @on(Input.Submitted)
+    def _submit(self) -> None:
+        ol = self.query_one(OptionList)
+        if ol.highlighted is not None and self._hits:
+            self.dismiss(self._hits[ol.highlighted])
+        else:
+            self.dismiss(None)
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self._hits[event.option_index])
+
+    def on_key(self, event) -> None:  # type: ignore[no-untyped-def]
+        if event.key in ("up", "down"):
+            ol = self.query_one(OptionList)
+            ol.action_cursor_up() if event.key == "up" else ol.action_cursor_down()
+            event.stop()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

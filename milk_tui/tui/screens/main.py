@@ -1,0 +1,348 @@
+"""The main screen: conversation, side panes (need, escalation, facts), input, status.
+
+It renders what the bridge delivers and turns user input into dispatcher commands; the
+slash commands themselves live in ``slash.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import TYPE_CHECKING, Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ...core import events as ev
+from ...core.dispatch import BusyError
+from ...core.session import Session
+from ...storage.db import StorageError
+from ..commands import completions, looks_like_command, parse_slash
+from ..keymap import APP_BINDINGS
+from ..slash import SlashHandler
+from ..transcript import items_from_history
+from ..widgets.app_header import AppHeader
+from ..widgets.conversation import Conversation
+from ..widgets.escalation_pane import EscalationPane
+from ..widgets.facts_pane import FactsPane
+from ..widgets.need_pane import NeedPane
+from ..widgets.prompt_input import PromptInput
+from ..widgets.status_line import StatusLine
+from ..widgets.welcome import Welcome, welcome_text
+from .context_modal import ContextModal
+from .help_modal import HelpModal
+from .history_search import HistorySearch
+from .permission_modal import PermissionModal
+
+if TYPE_CHECKING:
+    from ..app import MilkApp
+
+NARROW_COLUMNS = 100
+"""Below this width the side panes collapse (issue 5: 80×24 must stay usable)."""
+QUIT_AGAIN_S = 3.0
+"""Second Ctrl+C within this window quits (the Go original's 3 s hint)."""
+
+
+class MainScreen(Screen[None]):
+    CSS_PATH = "main.tcss"
+    BINDINGS = APP_BINDINGS
+    AUTO_FOCUS = "#prompt"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last_ctrl_c = 0.0
+        self._last_prompt = ""
+        self.slash = SlashHandler(self)
+
+    @property
+    def milk(self) -> MilkApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def session(self) -> Session:
+        return self.milk.runtime.dispatcher.session
+
+    def compose(self) -> ComposeResult:
+        rt = self.milk.runtime
+        d = rt.dispatcher
+        yield AppHeader(id="header")
+        with Horizontal(id="body"):
+            yield Conversation(
+                names={"primary": d.primary_name, "escalation": d.escalation_name},
+                palette=self.milk.palette, show_thinking=self.milk.ui_state.show_thinking,
+                id="conversation",
+            )
+            with Vertical(id="side"):
+                yield NeedPane(d.session, id="need")
+                yield EscalationPane(d.session, d.escalation_name, id="escalation")
+                yield FactsPane(rt.memory, d.session.id, id="facts")
+        yield Static("", id="hint", markup=False)
+        yield PromptInput(id="prompt")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_class(not self.milk.ui_state.side_panes, "-side-hidden")
+        self.load_session(self.session, first=True)
+
+    # ----- session ----------------------------------------------------------------------
+
+    def _welcome(self) -> Welcome:
+        rt = self.milk.runtime
+        d = rt.dispatcher
+
+        def desc(slot) -> str:  # type: ignore[no-untyped-def]
+            if slot is None:
+                return "not configured"
+            c = slot.config
+            return " ".join(x for x in (c.kind if hasattr(c, "kind") else c.provider, c.model, c.url) if x)
+
+        return Welcome(welcome_text(
+            primary=d.primary_name, primary_desc=desc(d.primary),
+            escalation=d.escalation_name, escalation_desc=desc(d.escalation),
+            demo=rt.demo, notes=rt.startup_notes,
+            config_path=str(rt.config_path) if rt.config_path else None,
+        ))
+
+    def load_session(self, session: Session, first: bool = False) -> None:
+        conv = self.query_one(Conversation)
+        conv.load(items_from_history(session.history), welcome=self._welcome())
+        self.query_one(NeedPane).set_session(session)
+        self.query_one(EscalationPane).set_session(session)
+        if not first:
+            self.query_one(FactsPane).set_session(session.id)
+        self.query_one(StatusLine).set_tokens_from_session(session.tokens)
+        self._refresh_header()
+        prompt = self.query_one(PromptInput)
+        store = self.milk.runtime.store
+        try:
+            prompt.prompt_history = store.inputs(session.id)
+            prompt.global_prompt_history = store.inputs(None)
+        except StorageError as e:
+            conv.add_line("warning", f"input history unavailable: {e}")
+
+    def _refresh_header(self) -> None:
+        s = self.session
+        self.query_one(AppHeader).show(s.name, s.id, s.cwd, len(s.history))
+
+    # ----- bus events (delivered by the bridge, already coalesced) -----------------------
+
+    def handle_bus_events(self, batch: list[ev.BusEvent]) -> None:
+        conv = self.query_one(Conversation)
+        status = self.query_one(StatusLine)
+        need = self.query_one(NeedPane)
+        esc = self.query_one(EscalationPane)
+        facts = self.query_one(FactsPane)
+        for e in batch:
+            t = e.type  # type: ignore[attr-defined]
+            if t == "text_delta" or t == "thinking_delta":
+                conv.handle_bus_event(e)
+                continue
+            conv.handle_bus_event(e)
+            status.handle_bus_event(e)
+            need.handle_bus_event(e)
+            esc.handle_bus_event(e)
+            facts.handle_bus_event(e)
+            if t == "permission_requested":
+                self._ask_permission(e)  # type: ignore[arg-type]
+            elif t == "turn_failed":
+                self._restore_prompt(e.prompt or self._last_prompt)  # type: ignore[attr-defined]
+            elif t == "turn_completed":
+                self._refresh_header()
+                status.set_tokens_from_session(self.session.tokens)
+
+    def _ask_permission(self, e: ev.PermissionRequested) -> None:
+        def answered(allow: bool | None) -> None:
+            self.milk.runtime.dispatcher.answer_permission(e.request_id, bool(allow))
+            self.query_one(Conversation).add_line(
+                "notice", f"{e.tool_name}: {'allowed' if allow else 'denied'}")
+
+        self.app.push_screen(PermissionModal(e.request_id, e.agent_name, e.tool_name, e.tool_input), answered)
+
+    def _restore_prompt(self, prompt: str) -> None:
+        box = self.query_one(PromptInput)
+        if prompt and not box.text.strip():
+            box.set_text(prompt)
+
+    # ----- input ------------------------------------------------------------------------
+
+    @on(PromptInput.Submitted)
+    async def _submitted(self, event: PromptInput.Submitted) -> None:
+        await self.run_input(event.text)
+
+    async def run_input(self, text: str) -> None:
+        box = self.query_one(PromptInput)
+        parsed = parse_slash(text)
+        if parsed is not None:
+            cmd, arg = parsed
+            if self.milk.runtime.dispatcher.busy and not cmd.busy_safe:
+                self.query_one(StatusLine).set_hint(f"{cmd.name} unavailable while the agent is responding")
+                return
+            box.remember(text)
+            box.set_text("")
+            self._hide_hint()
+            await self.slash.run(cmd, arg)
+            return
+        if looks_like_command(text):
+            self.query_one(Conversation).add_line("warning", f"unknown command {text.strip()} — /help lists them")
+            return
+        self.submit_prompt(text)
+
+    def submit_prompt(self, text: str, force: Literal["escalate", "primary"] | None = None) -> bool:
+        d = self.milk.runtime.dispatcher
+        box = self.query_one(PromptInput)
+        if d.busy:
+            self.query_one(StatusLine).set_hint("agent is responding — Ctrl+C cancels; your prompt is kept")
+            return False
+        try:
+            self.milk.runtime.store.add_input(text, d.session.id)
+        except StorageError as e:
+            self.query_one(Conversation).add_line("warning", f"input history not saved: {e}")
+        box.remember(text)
+        if box.text == text:
+            box.set_text("")
+        self._last_prompt = text
+        try:
+            task = d.submit(text, force=force)
+        except BusyError:
+            self._restore_prompt(text)
+            return False
+        task.add_done_callback(self._turn_done)
+        return True
+
+    def _turn_done(self, task) -> None:  # type: ignore[no-untyped-def]
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:  # the dispatcher turns failures into turn_failed; this is a bug path
+            self.query_one(Conversation).add_line("error", f"internal error: {exc!r}")
+            self._restore_prompt(self._last_prompt)
+
+    @on(PromptInput.PromptChanged)
+    def _input_changed(self, event: PromptInput.PromptChanged) -> None:
+        hint = self.query_one("#hint", Static)
+        if looks_like_command(event.text):
+            from ..commands import BY_NAME
+
+            names = completions(event.text)
+            lines = [BY_NAME[n].usage + "  — " + BY_NAME[n].help for n in names if n in BY_NAME]
+            hint.update("\n".join(lines[:4]) or "no such command — /help")
+            hint.add_class("-shown")
+        else:
+            self._hide_hint()
+
+    def _hide_hint(self) -> None:
+        self.query_one("#hint", Static).remove_class("-shown")
+
+    @on(PromptInput.HistorySearch)
+    def _history_search(self) -> None:
+        self.action_history_search()
+
+    # ----- layout -----------------------------------------------------------------------
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
+
+    # ----- actions (bound in keymap.APP_BINDINGS, also in the palette) -------------------
+
+    def action_interrupt(self) -> None:
+        d = self.milk.runtime.dispatcher
+        status = self.query_one(StatusLine)
+        if d.busy:
+            d.cancel()
+            status.set_hint("")
+            return
+        box = self.query_one(PromptInput)
+        if box.text:
+            box.set_text("")
+            return
+        now = time.monotonic()
+        if now - self._last_ctrl_c < QUIT_AGAIN_S:
+            self.app.call_later(self.app.action_quit)  # type: ignore[attr-defined]
+            return
+        self._last_ctrl_c = now
+        status.set_hint("press ctrl+c again to exit")
+        self.set_timer(QUIT_AGAIN_S, lambda: status.set_hint(""))
+
+    def action_quit(self) -> None:
+        self.app.call_later(self.app.action_quit)  # type: ignore[attr-defined]
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpModal(self.milk.runtime.config.keymap))
+
+    def action_toggle_side(self) -> None:
+        if self.has_class("-narrow"):
+            self.toggle_class("-side-forced")
+            return
+        self.toggle_class("-side-hidden")
+        self.milk.ui_state.side_panes = not self.has_class("-side-hidden")
+        self.milk.ui_state.save()
+
+    def action_toggle_thinking(self) -> None:
+        self.set_thinking(not self.milk.ui_state.show_thinking)
+
+    def set_thinking(self, show: bool) -> None:
+        self.milk.ui_state.show_thinking = show
+        self.milk.ui_state.save()
+        self.query_one(Conversation).set_show_thinking(show)
+        self.notify(f"thinking {'shown' if show else 'hidden'}", timeout=1.5)
+
+    def action_show_context(self) -> None:
+        esc = self.query_one(EscalationPane)
+        self.app.push_screen(ContextModal(esc.last_context, esc.agent_name))
+
+    async def action_memory(self) -> None:
+        await self.slash.open_memory()
+
+    async def action_sessions(self) -> None:
+        await self.slash.open_sessions()
+
+    def action_cycle_theme(self) -> None:
+        self.milk.cycle_theme()
+
+    def action_focus_input(self) -> None:
+        self.query_one(PromptInput).focus()
+
+    def action_focus_facts(self) -> None:
+        facts = self.query_one(FactsPane)
+        if facts.browser is not None and facts.browser.focusable:
+            facts.browser.focus()
+        else:
+            with contextlib.suppress(Exception):
+                facts.focus()
+
+    def action_scroll_conversation(self, pages: int) -> None:
+        conv = self.query_one(Conversation)
+        if pages < 0:
+            conv.scroll_page_up()
+        else:
+            conv.scroll_page_down()
+
+    def action_conversation_top(self) -> None:
+        conv = self.query_one(Conversation)
+        while conv.load_older(1000):
+            pass
+        conv.scroll_home(animate=False)
+
+    def action_conversation_bottom(self) -> None:
+        conv = self.query_one(Conversation)
+        conv.scroll_end(animate=False)
+        conv.anchor()
+
+    def action_history_search(self) -> None:
+        box = self.query_one(PromptInput)
+        entries = list(reversed(box.prompt_history)) + list(reversed(box.global_prompt_history))
+
+        def picked(text: str | None) -> None:
+            if text:
+                box.set_text(text)
+            box.focus()
+
+        self.app.push_screen(HistorySearch(entries), picked)
+
+    async def action_slash(self, text: str) -> None:
+        await self.run_input(text)

@@ -1,0 +1,61 @@
+"""The conversation as data: what the windowed transcript mounts and what /export writes.
+
+Widgets exist only for the mounted window; every block also lives here as a small
+dataclass so that a 2,000-turn session costs a list, not 4,000 widgets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..core.session import Turn
+
+Kind = Literal["user", "reply", "thinking", "tool", "marker", "notice", "warning", "error"]
+
+
+@dataclass
+class Item:
+    kind: Kind
+    text: str = ""
+    agent_name: str = ""
+    slot: str = ""
+    detail: str = ""
+    """user: route reason · tool: result · marker: unused."""
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def items_from_history(history: list[Turn]) -> list[Item]:
+    out: list[Item] = []
+    for pos, t in enumerate(history, start=1):
+        if t.role == "user":
+            out.append(Item("user", t.content, agent_name=t.agent_name, slot=t.agent,
+                            extra={"turn": str(pos)}))
+        elif t.role == "assistant":
+            for c in t.tool_calls:
+                out.append(Item("tool", c.arguments, agent_name=c.name, slot=t.agent))
+            if t.thinking:
+                out.append(Item("thinking", t.thinking, agent_name=t.agent_name, slot=t.agent))
+            if t.content:
+                out.append(Item("reply", t.content, agent_name=t.agent_name, slot=t.agent))
+        elif t.role == "tool_result":
+            out.append(Item("tool", "", agent_name="result", detail=t.content))
+    return out
+
+
+def export_text(items: list[Item]) -> str:
+    """Plain-text transcript (no markup, no thinking) for ``/export``."""
+    lines: list[str] = []
+    for it in items:
+        if it.kind == "user":
+            lines.append(f"❯ {it.text}" + (f"    [→ {it.agent_name}]" if it.agent_name else ""))
+        elif it.kind == "reply":
+            lines.append(f"{it.agent_name}:\n{it.text.rstrip()}")
+        elif it.kind == "tool":
+            lines.append(f"⚙ {it.agent_name} {it.text}".rstrip())
+        elif it.kind in ("marker", "notice", "warning", "error"):
+            lines.append(f"[{it.text}]")
+        else:
+            continue
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"

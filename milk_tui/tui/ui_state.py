@@ -1,0 +1,44 @@
+"""Small UI preferences remembered between runs (theme, thinking shown, side panes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from ..config.paths import data_dir, ensure_dir
+
+FILE_NAME = "ui_state.json"
+
+
+@dataclass
+class UIState:
+    theme: str = ""
+    show_thinking: bool = False
+    side_panes: bool = True
+
+    @classmethod
+    def path(cls) -> Path:
+        return data_dir() / FILE_NAME
+
+    @classmethod
+    def load(cls) -> UIState:
+        try:
+            raw = json.loads(cls.path().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return cls()
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in raw.items() if k in known}) if isinstance(raw, dict) else cls()
+
+    def save(self) -> None:
+        """Atomic write: a crash mid-save must not leave a truncated file behind."""
+        try:
+            d = ensure_dir(data_dir())
+            fd, tmp = tempfile.mkstemp(dir=d, prefix=".ui_state.")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(asdict(self), f, indent=2)
+            os.replace(tmp, d / FILE_NAME)
+        except OSError:
+            pass  # preferences are a convenience; never fail the app over them

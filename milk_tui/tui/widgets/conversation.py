@@ -1,0 +1,282 @@
+"""The transcript: renders bus events as blocks, windowed so long sessions stay cheap.
+
+Only the tail of the transcript is mounted (``WINDOW`` blocks); scrolling to the top
+mounts ``PAGE`` older blocks from ``self.items``, and while the user sits at the bottom the
+oldest widgets are unmounted again past ``MAX_MOUNTED``.  Streaming goes to one open
+``ReplyBlock`` per agent reply; every other block is static once mounted.  The scroll
+position follows the bottom only while the user is there (``anchor``).
+"""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from ...core import events as ev
+from ..transcript import Item
+from .md_render import Palette
+from .reply_block import ReplyBlock
+from .thinking_block import ThinkingBlock
+from .tool_line import ToolLine
+from .transcript_line import TranscriptLine
+from .user_turn import UserTurn
+
+WINDOW = 40
+"""Blocks mounted on resume: a few screens of history, enough to paint at once."""
+PAGE = 20
+"""Older blocks mounted per scroll-to-top."""
+MAX_MOUNTED = 120
+"""Past this many mounted blocks the oldest are unmounted (their data stays in ``items``)."""
+
+MODE_LABEL = {"first": "fresh start", "returning": "returning", "resume": "resume",
+              "continuation": "continuation"}
+REASON_LABEL = {"need_changed": "need changed", "turn_gap": "{n} local turns since"}
+
+
+def handoff_text(e: ev.EscalationStarted) -> str:
+    """``→ claude · fresh start · need changed`` — the marker between two agents' replies."""
+    parts = [f"→ {e.agent_name}", MODE_LABEL.get(e.mode, e.mode)]
+    if e.downgraded:
+        reasons = [REASON_LABEL.get(r, r).format(n=e.local_turns_since) for r in e.downgrade_reasons]
+        parts.append("downgraded: " + (", ".join(reasons) or "returning not possible"))
+    if e.resume and e.escalation_session_id:
+        parts.append(f"session {e.escalation_session_id[:8]}")
+    return " · ".join(parts)
+
+
+class Conversation(VerticalScroll):
+    DEFAULT_CSS = """
+    Conversation { height: 1fr; layout: stream; scrollbar-size-vertical: 1; padding: 1 1 0 1; }
+    Conversation > .older { color: $text-muted; text-align: center; width: 1fr; margin-bottom: 1; }
+    """
+
+    def __init__(self, *, names: dict[str, str], palette: Palette, show_thinking: bool,
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.items: list[Item] = []
+        self.names = dict(names)
+        self.palette = palette
+        self.show_thinking = show_thinking
+        self._first = 0
+        """Index in ``items`` of the first mounted block."""
+        self._blocks: list[Widget] = []
+        self._older: Static | None = None
+        self._welcome: Widget | None = None
+        self._reply: ReplyBlock | None = None
+        self._reply_item: Item | None = None
+        self._thinking: ThinkingBlock | None = None
+        self._thinking_item: Item | None = None
+        self._user: UserTurn | None = None
+        self._user_item: Item | None = None
+        self._tools: dict[str, ToolLine] = {}
+        self._loading_older = False
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # ----- loading ----------------------------------------------------------------------
+
+    def load(self, items: list[Item], welcome: Widget | None = None) -> None:
+        """Replace the transcript (resume, /new, session switch); mounts only the tail."""
+        self.remove_children()
+        self.items = list(items)
+        self._blocks = []
+        self._older = None
+        self._reply = self._thinking = self._user = None
+        self._reply_item = self._thinking_item = self._user_item = None
+        self._tools = {}
+        self._welcome = None
+        self._first = max(0, len(self.items) - WINDOW)
+        if not self.items and welcome is not None:
+            self._welcome = welcome
+            self.mount(welcome)
+        widgets = [self._widget_for(it) for it in self.items[self._first :]]
+        self._blocks = widgets
+        self._sync_older_marker()
+        if widgets:
+            self.mount_all(widgets)
+        self.anchor()
+        self.scroll_end(animate=False, immediate=False)
+
+    def _sync_older_marker(self) -> None:
+        if self._first > 0:
+            text = f"↑ {self._first} earlier blocks — scroll up to load"
+            if self._older is None:
+                self._older = Static(text, classes="older", markup=False)
+                self.mount(self._older, before=self._blocks[0] if self._blocks else None)
+            else:
+                self._older.update(text)
+        elif self._older is not None:
+            self._older.remove()
+            self._older = None
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value < 1 and self._first > 0 and not self._loading_older:
+            self._loading_older = True
+            self.call_after_refresh(self.load_older)
+
+    def load_older(self, count: int = PAGE) -> int:
+        """Mount up to ``count`` older blocks above the window, keeping the view still."""
+        try:
+            n = min(count, self._first)
+            if n <= 0:
+                return 0
+            start = self._first - n
+            widgets = [self._widget_for(it) for it in self.items[start : self._first]]
+            anchor_widget = self._blocks[0] if self._blocks else None
+            self._first = start
+            self._blocks[:0] = widgets
+            self.mount_all(widgets, before=anchor_widget)
+            self._sync_older_marker()
+            self.call_after_refresh(self._keep_view, widgets)
+            return n
+        finally:
+            self._loading_older = False
+
+    def _keep_view(self, widgets: list[Widget]) -> None:
+        added = sum(w.outer_size.height for w in widgets)
+        self.scroll_to(y=self.scroll_y + added, animate=False, immediate=True)
+
+    def _prune(self) -> None:
+        excess = len(self._blocks) - MAX_MOUNTED
+        if excess <= 0 or not self.is_vertical_scroll_end:
+            return
+        live = {self._reply, self._thinking, self._user}
+        drop = [w for w in self._blocks[:excess] if w not in live]
+        for w in drop:
+            self._blocks.remove(w)
+        self._first += len(drop)
+        self.remove_children(drop)
+        self._sync_older_marker()
+
+    # ----- blocks -----------------------------------------------------------------------
+
+    def _widget_for(self, it: Item, live: bool = False) -> Widget:
+        k = it.kind
+        if k == "user":
+            return UserTurn(it.text, it.agent_name, it.detail, it.extra.get("label", ""))
+        if k == "reply":
+            return ReplyBlock(it.agent_name, it.slot, it.text, done=not live, palette=self.palette)
+        if k == "thinking":
+            return ThinkingBlock(it.text, done=not live, expanded=self.show_thinking)
+        if k == "tool":
+            w = ToolLine(it.agent_name, it.text)
+            if it.detail:
+                w.set_result(it.detail, it.extra.get("error") == "1")
+            return w
+        return TranscriptLine(k, it.text)
+
+    def add(self, item: Item, live: bool = False) -> Widget:
+        """Append a block; ``live`` blocks (replies, thinking) keep streaming until closed."""
+        if self._welcome is not None:
+            self._welcome.remove()
+            self._welcome = None
+        self.items.append(item)
+        w = self._widget_for(item, live)
+        self._blocks.append(w)
+        self.mount(w)
+        self._prune()
+        return w
+
+    def add_line(self, kind: str, text: str) -> None:
+        self.add(Item(kind, text))  # type: ignore[arg-type]
+
+    # ----- live events --------------------------------------------------------------------
+
+    def handle_bus_event(self, e: ev.BusEvent) -> None:
+        t = e.type  # type: ignore[attr-defined]
+        if t == "text_delta":
+            self._reply_for(e.slot).append(e.text)  # type: ignore[attr-defined]
+        elif t == "thinking_delta":
+            self._thinking_for(e.slot).append(e.text)  # type: ignore[attr-defined]
+        elif t == "turn_started":
+            self._close_live()
+            self._user_item = Item("user", e.prompt)  # type: ignore[attr-defined]
+            self._user = self.add(self._user_item)  # type: ignore[assignment]
+            self.anchor()
+        elif t == "route_decided":
+            self.names[e.target] = e.agent_name  # type: ignore[attr-defined]
+            if self._user is not None and self._user_item is not None:
+                self._user_item.agent_name = e.agent_name  # type: ignore[attr-defined]
+                self._user_item.detail = e.reason  # type: ignore[attr-defined]
+                self._user_item.extra["label"] = e.label  # type: ignore[attr-defined]
+                self._user.set_route(e.agent_name, e.reason, e.label)  # type: ignore[attr-defined]
+        elif t == "escalation_started":
+            self._close_live()
+            self.names["escalation"] = e.agent_name  # type: ignore[attr-defined]
+            self.add(Item("marker", handoff_text(e)))  # type: ignore[arg-type]
+        elif t == "tool_call":
+            self._close_live()
+            item = Item("tool", e.arguments, agent_name=e.name, slot=e.slot)  # type: ignore[attr-defined]
+            self._tools[e.call_id] = self.add(item)  # type: ignore[attr-defined,assignment]
+            self._tools[e.call_id].item = item  # type: ignore[attr-defined]
+        elif t == "tool_result":
+            w = self._tools.get(e.call_id)  # type: ignore[attr-defined]
+            if w is not None:
+                w.set_result(e.content, e.is_error)  # type: ignore[attr-defined]
+                item = getattr(w, "item", None)
+                if item is not None:
+                    item.detail = e.content  # type: ignore[attr-defined]
+                    item.extra["error"] = "1" if e.is_error else ""  # type: ignore[attr-defined]
+        elif t == "turn_completed":
+            had_reply = self._reply is not None
+            self._close_live()
+            if not had_reply and not e.text.strip():  # type: ignore[attr-defined]
+                self.add_line("notice", "[no response]")
+        elif t == "turn_failed":
+            self._close_live()
+            if e.cancelled:  # type: ignore[attr-defined]
+                self.add_line("notice", "[interrupted]")
+            else:
+                who = f"{e.agent_name}: " if e.agent_name else ""  # type: ignore[attr-defined]
+                self.add_line("error", f"{who}{e.error}")  # type: ignore[attr-defined]
+        elif t == "notice":
+            self.add_line({"info": "notice"}.get(e.level, e.level), e.message)  # type: ignore[attr-defined]
+
+    def _reply_for(self, slot: str) -> ReplyBlock:
+        r = self._reply
+        if r is None or r.slot != slot:
+            self._close_live()
+            name = self.names.get(slot, slot)
+            self._reply_item = Item("reply", "", agent_name=name, slot=slot)
+            r = self._reply = self.add(self._reply_item, live=True)  # type: ignore[assignment]
+        return r  # type: ignore[return-value]
+
+    def _thinking_for(self, slot: str) -> ThinkingBlock:
+        if self._thinking is None:
+            self._close_live()
+            self._thinking_item = Item("thinking", "", agent_name=self.names.get(slot, slot), slot=slot)
+            self._thinking = self.add(self._thinking_item, live=True)  # type: ignore[assignment]
+        return self._thinking  # type: ignore[return-value]
+
+    def _close_live(self, thinking: bool = True) -> None:
+        if self._reply is not None:
+            self._reply.finish()
+            if self._reply_item is not None:
+                self._reply_item.text = self._reply.text
+        self._reply = None
+        self._reply_item = None
+        if thinking and self._thinking is not None:
+            self._thinking.finish()
+            if self._thinking_item is not None:
+                self._thinking_item.text = self._thinking.view.text
+            self._thinking = None
+            self._thinking_item = None
+
+    # ----- presentation -------------------------------------------------------------------
+
+    @property
+    def live_reply(self) -> ReplyBlock | None:
+        return self._reply
+
+    def set_show_thinking(self, show: bool) -> None:
+        self.show_thinking = show
+        for w in self.query(ThinkingBlock):
+            w.set_expanded(show)
+
+    def set_palette(self, palette: Palette) -> None:
+        self.palette = palette
+        for w in self.query(ReplyBlock):
+            w.set_palette(palette)

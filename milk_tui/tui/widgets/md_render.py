@@ -1,0 +1,138 @@
+"""Turning reply text into ready-made terminal lines (``Strip``s).
+
+Why not Textual's ``Markdown`` widget for replies: it is one widget per block and
+``Markdown.append`` re-parses the whole open block on every write, so a long paragraph
+costs O(n²) to stream (DESIGN §6).  Here finished blocks are rendered once with Rich's
+Markdown into strips, and the open block is word-wrapped incrementally as plain text
+(only the text after the last stable line is ever looked at again).
+
+Rendering uses a private Rich ``Console`` per call so that it is safe in a worker thread
+(the final full render of a very long reply runs off the event loop).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+
+from rich.cells import cell_len
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.style import Style
+from rich.theme import Theme
+from textual.strip import Strip
+
+_WORD = re.compile(r"\S+\s*|\s+")
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The few colours replies need, taken from the active Textual theme."""
+
+    foreground: str = "#e0e0e0"
+    primary: str = "#e0b040"
+    accent: str = "#5fafd7"
+    muted: str = "#808080"
+    code_bg: str = "#262626"
+    dark: bool = True
+
+    @property
+    def code_theme(self) -> str:
+        return "monokai" if self.dark else "friendly"
+
+    def rich_theme(self) -> Theme:
+        return Theme(
+            {
+                "markdown.h1": f"bold {self.primary}",
+                "markdown.h1.border": self.primary,
+                "markdown.h2": f"bold underline {self.primary}",
+                "markdown.h3": f"bold {self.primary}",
+                "markdown.h4": f"italic {self.primary}",
+                "markdown.code": f"bold {self.accent} on {self.code_bg}",
+                "markdown.code_block": f"on {self.code_bg}",
+                "markdown.block_quote": self.muted,
+                "markdown.item.bullet": f"bold {self.primary}",
+                "markdown.item.number": f"bold {self.primary}",
+                "markdown.link": self.accent,
+                "markdown.link_url": f"underline {self.accent}",
+                "markdown.hr": self.muted,
+            },
+            inherit=True,
+        )
+
+
+def _console(width: int, palette: Palette) -> Console:
+    return Console(
+        file=io.StringIO(), width=max(width, 1), force_terminal=True, color_system="truecolor",
+        theme=palette.rich_theme(), legacy_windows=False, highlight=False, emoji=False,
+        markup=False,
+    )
+
+
+def render_markdown(text: str, width: int, palette: Palette) -> list[Strip]:
+    """Full Markdown render of ``text`` at ``width`` cells."""
+    if not text.strip():
+        return []
+    console = _console(width, palette)
+    md = Markdown(text, code_theme=palette.code_theme, hyperlinks=False)
+    lines = console.render_lines(md, console.options.update_width(max(width, 1)), pad=False)
+    strips = [Strip(line).simplify() for line in lines]
+    while strips and not strips[-1].cell_length:
+        strips.pop()
+    return strips
+
+
+def wrap_offsets(text: str, width: int) -> list[tuple[int, int]]:
+    """Greedy word wrap: (start, end) offsets of each visual line of ``text``.
+
+    Lines never include the newline.  Greedy wrapping is what makes the streaming path
+    cheap: appending text can only change the last visual line, so every earlier line
+    is final.
+    """
+    width = max(width, 1)
+    out: list[tuple[int, int]] = []
+    ascii_only = text.isascii()
+    measure = len if ascii_only else cell_len
+    pos = 0
+    for logical in text.split("\n"):
+        start, end = pos, pos + len(logical)
+        line_start, line_w = start, 0
+        for m in _WORD.finditer(logical):
+            word = m.group()
+            w_start = start + m.start()
+            core = word.rstrip()
+            core_w = measure(core)
+            if line_w and line_w + core_w > width:
+                out.append((line_start, w_start))
+                line_start, line_w = w_start, 0
+            while core_w > width:  # a word longer than a line is folded
+                cut = _fold_at(core, width, ascii_only)
+                out.append((w_start, w_start + cut))
+                w_start += cut
+                word, core = word[cut:], core[cut:]
+                core_w = measure(core)
+                line_start = w_start
+            line_w += measure(word)
+        out.append((line_start, end))
+        pos = end + 1
+    return out
+
+
+def _fold_at(word: str, width: int, ascii_only: bool) -> int:
+    if ascii_only:
+        return width
+    total = 0
+    for i, ch in enumerate(word):
+        total += cell_len(ch)
+        if total > width:
+            return max(i, 1)
+    return len(word)
+
+
+def plain_strip(text: str, style: Style | None = None) -> Strip:
+    text = text.rstrip("\n")
+    if not text:
+        return Strip.blank(0)
+    return Strip([Segment(text, style)], cell_len(text))

@@ -1,0 +1,77 @@
+"""Current need pane: the need, whether it may already be fulfilled, who set it and when,
+and the needs of this session before it."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from ...core import events as ev
+from ...core.session import Session
+
+MAX_EARLIER = 8
+
+
+class NeedPane(Vertical):
+    DEFAULT_CSS = """
+    NeedPane { height: auto; max-height: 50%; border: round $panel-lighten-2; border-title-color: $primary; padding: 0 1; }
+    NeedPane > #need-body { height: auto; }
+    """
+
+    def __init__(self, session: Session, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "Current need"
+        self.session = session
+        self.earlier: list[str] = []
+        self.body = Static("", id="need-body", markup=False)
+
+    def compose(self) -> ComposeResult:
+        yield self.body
+
+    def on_mount(self) -> None:
+        self.refresh_need()
+
+    def set_session(self, session: Session) -> None:
+        self.session = session
+        self.earlier = []
+        self.refresh_need()
+
+    def handle_bus_event(self, e: ev.BusEvent) -> None:
+        t = e.type  # type: ignore[attr-defined]
+        if t == "need_changed":
+            prev = e.previous  # type: ignore[attr-defined]
+            old = [n for n in self.earlier if n != e.need]  # type: ignore[attr-defined]
+            last = self._shown_need
+            if prev and prev not in old:
+                old.append(prev)
+            elif last and last != e.need and last not in old:  # type: ignore[attr-defined]
+                old.append(last)
+            self.earlier = old[-MAX_EARLIER:]
+            self.refresh_need()
+        elif t in ("turn_completed", "turn_failed", "turn_started"):
+            self.refresh_need()
+
+    _shown_need = ""
+
+    def refresh_need(self) -> None:
+        s = self.session
+        t = Text()
+        if s.current_need:
+            t.append(s.current_need + "\n", style="bold")
+            if s.need_is_stale():
+                t.append("may already be fulfilled", style="bold yellow")
+            else:
+                t.append("current", style="bold green")
+            who = s.need_producer or "?"
+            t.append(f"\nset by {who} at turn {s.current_need_set_at} of {len(s.history)}",
+                     style="dim")
+        else:
+            t.append("no need recorded yet", style="dim italic")
+        if self.earlier:
+            t.append("\n\nbefore:", style="dim bold")
+            for n in reversed(self.earlier):
+                t.append(f"\n· {n}", style="dim")
+        self._shown_need = s.current_need
+        self.body.update(t)

@@ -1,0 +1,128 @@
+"""The multi-line prompt: Enter sends, Shift+Enter / Alt+Enter / Ctrl+J / Ctrl+N insert a
+newline, Up/Down walk this session's history (Ctrl+Up/Down the global one) when the
+cursor is on the first/last row, Tab completes slash commands, Ctrl+R searches history."""
+
+from __future__ import annotations
+
+from textual.message import Message
+from textual.widgets import TextArea
+
+from ..commands import completions, looks_like_command
+from ..keymap import INPUT_BINDINGS
+
+
+class PromptInput(TextArea):
+    DEFAULT_CSS = """
+    PromptInput { height: auto; min-height: 3; max-height: 10; border: tall $panel-lighten-1; padding: 0 1; }
+    PromptInput:focus { border: tall $primary; }
+    """
+    BINDINGS = INPUT_BINDINGS
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class HistorySearch(Message):
+        pass
+
+    class PromptChanged(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
+                         compact=True, highlight_cursor_line=False)
+        self.prompt_history: list[str] = []
+        self.global_prompt_history: list[str] = []
+        self._pos: int | None = None
+        self._global_pos: int | None = None
+        self._draft = ""
+        self._completion_cycle: list[str] = []
+        self.placeholder = "Type a prompt · Enter sends · Shift+Enter newline · / for commands"
+
+    # ----- actions -------------------------------------------------------------------------
+
+    def action_submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self.post_message(self.Submitted(text))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def set_text(self, text: str) -> None:
+        self.text = text
+        self.move_cursor(self.document.end)
+
+    def remember(self, text: str) -> None:
+        for hist in (self.prompt_history, self.global_prompt_history):
+            if not hist or hist[-1] != text:
+                hist.append(text)
+        self._pos = self._global_pos = None
+
+    def action_history(self, step: int) -> None:
+        row = self.cursor_location[0]
+        last_row = self.document.line_count - 1
+        if (step < 0 and row > 0) or (step > 0 and row < last_row):
+            self.move_cursor_relative(rows=step)
+            return
+        self._walk(self.prompt_history, step, is_global=False)
+
+    def action_global_history(self, step: int) -> None:
+        self._walk(self.global_prompt_history, step, is_global=True)
+
+    def _walk(self, hist: list[str], step: int, *, is_global: bool) -> None:
+        pos = self._global_pos if is_global else self._pos
+        if not hist:
+            return
+        if pos is None:
+            if step > 0:
+                return
+            self._draft = self.text
+            pos = len(hist)
+        pos += step
+        if pos >= len(hist):
+            new_pos, text = None, self._draft
+        else:
+            new_pos, text = max(pos, 0), hist[max(pos, 0)]
+        if is_global:
+            self._global_pos = new_pos
+        else:
+            self._pos = new_pos
+        self.set_text(text)
+
+    def action_history_search(self) -> None:
+        self.post_message(self.HistorySearch())
+
+    def action_complete(self) -> None:
+        text = self.text
+        if not looks_like_command(text):
+            self.app.action_focus_next()
+            return
+        if self._completion_cycle and text in self._completion_cycle:
+            i = (self._completion_cycle.index(text) + 1) % len(self._completion_cycle)
+            self.set_text(self._completion_cycle[i])
+            return
+        options = completions(text)
+        if not options:
+            return
+        self._completion_cycle = options
+        self.set_text(options[0] if len(options) == 1 else _common_prefix(options) or options[0])
+        if len(options) == 1:
+            self.insert(" ")
+
+    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.post_message(self.PromptChanged(self.text))
+
+
+def _common_prefix(words: list[str]) -> str:
+    if not words:
+        return ""
+    first, last = min(words), max(words)
+    i = 0
+    while i < len(first) and i < len(last) and first[i] == last[i]:
+        i += 1
+    return first[:i] if i > len(first) - 1 or i > 1 else ""

@@ -1,0 +1,29 @@
+"""One agent reply: a header naming the agent, then the streamed Markdown."""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+from .md_render import Palette
+from .stream_view import StreamView
+
+
+class ReplyBlock(StreamView):
+    DEFAULT_CSS = """
+    ReplyBlock { height: auto; margin: 0 0 1 0; padding: 0 1; }
+    """
+
+    def __init__(self, agent_name: str, slot: str, text: str = "", *, done: bool = False,
+                 palette: Palette | None = None) -> None:
+        super().__init__(text, markdown=True, done=done, palette=palette,
+                         classes=f"reply -{slot or 'primary'}")
+        self.agent_name = agent_name
+        self.slot = slot
+
+    def _header_lines(self) -> list[Strip]:
+        p = self.palette
+        color = p.primary if self.slot != "escalation" else p.accent
+        label = f"◆ {self.agent_name}" if self.agent_name else "◆"
+        return [Strip([Segment(label, Style(bold=True, color=color))])]

@@ -1,0 +1,143 @@
+"""The status line: where the turn went and why, the agent label, a spinner, tokens and cost.
+
+Everything shown here comes from bus events (route_decided, state_changed, usage,
+turn_*); the spinner timer runs only while a turn is busy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual.timer import Timer
+from textual.widgets import Static
+
+from ...core import events as ev
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+SPIN_S = 0.08
+"""80 ms per frame, the Go original's braille spinner pace."""
+
+
+def fmt_tokens(n: int) -> str:
+    return str(n) if n < 1000 else f"{n / 1000:.1f}k"
+
+
+@dataclass
+class RoleTotals:
+    prompt: int = 0
+    completion: int = 0
+    cost: float = 0.0
+
+
+@dataclass
+class StatusModel:
+    target: str = ""
+    agent_name: str = ""
+    reason: str = ""
+    label: str = ""
+    state: str = "ROUTING"
+    busy: bool = False
+    tool: str = ""
+    hint: str = ""
+    roles: dict[str, RoleTotals] = field(default_factory=dict)
+
+
+class StatusLine(Static):
+    DEFAULT_CSS = """
+    StatusLine { height: 1; background: $panel; color: $text; padding: 0 1; }
+    StatusLine.-busy { color: $text; }
+    StatusLine.-permission { background: $warning 40%; }
+    """
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)
+        self.model = StatusModel()
+        self._frame = 0
+        self._timer: Timer | None = None
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(SPIN_S, self._spin, pause=True)
+        self._redraw()
+
+    def set_tokens_from_session(self, tokens: dict[tuple[str, str], object]) -> None:
+        roles: dict[str, RoleTotals] = {}
+        for (_model, role), u in tokens.items():
+            key = role.split(":")[0]
+            r = roles.setdefault(key, RoleTotals())
+            r.prompt += getattr(u, "prompt", 0)
+            r.completion += getattr(u, "completion", 0)
+            r.cost += getattr(u, "cost_usd", 0.0)
+        self.model.roles = roles
+        self._redraw()
+
+    def set_hint(self, hint: str) -> None:
+        self.model.hint = hint
+        self._redraw()
+
+    def handle_bus_event(self, e: ev.BusEvent) -> None:
+        m = self.model
+        t = e.type  # type: ignore[attr-defined]
+        if t == "turn_started":
+            m.busy, m.tool, m.hint = True, "", ""
+            m.target = m.reason = m.label = ""
+            if self._timer:
+                self._timer.resume()
+        elif t == "route_decided":
+            m.target, m.agent_name, m.reason, m.label = e.target, e.agent_name, e.reason, e.label  # type: ignore[attr-defined]
+        elif t == "escalation_started":
+            m.target, m.agent_name = "escalation", e.agent_name  # type: ignore[attr-defined]
+        elif t == "state_changed":
+            m.state = e.state  # type: ignore[attr-defined]
+        elif t == "tool_call":
+            m.tool = e.name  # type: ignore[attr-defined]
+        elif t == "tool_result":
+            m.tool = ""
+        elif t == "usage":
+            r = m.roles.setdefault(e.role.split(":")[0], RoleTotals())  # type: ignore[attr-defined]
+            r.prompt += e.prompt_tokens  # type: ignore[attr-defined]
+            r.completion += e.completion_tokens  # type: ignore[attr-defined]
+            r.cost += e.cost_usd  # type: ignore[attr-defined]
+        elif t == "permission_requested":
+            self.add_class("-permission")
+        elif t in ("turn_completed", "turn_failed"):
+            m.busy, m.tool = False, ""
+            self.remove_class("-permission")
+            if self._timer:
+                self._timer.pause()
+        else:
+            return
+        self._redraw()
+
+    def _spin(self) -> None:
+        self._frame = (self._frame + 1) % len(SPINNER)
+        self._redraw()
+
+    def _redraw(self) -> None:
+        m = self.model
+        t = Text(no_wrap=True, overflow="ellipsis")
+        if m.busy:
+            t.append(SPINNER[self._frame] + " ", style="bold yellow")
+        else:
+            t.append("● ", style="dim")
+        role = {"LOCAL": "primary", "ESCALATION": "escalation",
+                "ESCALATION_WAITING": "escalation (waiting)"}.get(m.state, "routing")
+        t.append(m.target or role, style="bold")
+        if m.agent_name:
+            t.append(" · " + m.agent_name)
+            if m.label:
+                t.append(f" ({m.label})", style="italic")
+        if m.tool:
+            t.append(f" [{m.tool}]", style="dim")
+        if m.reason:
+            t.append(" · why: " + m.reason, style="dim")
+        for name in ("primary", "escalation"):
+            r = m.roles.get(name)
+            if r is None or not (r.prompt or r.completion or r.cost):
+                continue
+            t.append(f"  │ {name} ↑{fmt_tokens(r.prompt)}↓{fmt_tokens(r.completion)}", style="dim")
+            if r.cost:
+                t.append(f" ${r.cost:.4f}", style="dim")
+        if m.hint:
+            t.append("  " + m.hint, style="bold yellow")
+        self.update(t)

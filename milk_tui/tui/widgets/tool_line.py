@@ -1,0 +1,83 @@
+"""A tool call as one compact line; click (or Enter when focused) shows arguments and result."""
+
+from __future__ import annotations
+
+import json
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.events import Click
+from textual.reactive import reactive
+from textual.widgets import Static
+
+SUMMARY_CHARS = 60
+DETAIL_CHARS = 4000
+"""Expanded view cap: tool results can be megabytes; the transcript is not a file viewer."""
+
+
+def _summary(arguments: str) -> str:
+    try:
+        data = json.loads(arguments) if arguments else {}
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        s = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in data.items())
+    else:
+        s = arguments
+    s = " ".join(s.split())
+    return s if len(s) <= SUMMARY_CHARS else s[: SUMMARY_CHARS - 1] + "…"
+
+
+class ToolLine(Static, can_focus=True):
+    DEFAULT_CSS = """
+    ToolLine { height: auto; padding: 0 1; color: $text-muted; }
+    ToolLine:focus { background: $boost; }
+    ToolLine.-error { color: $error; }
+    """
+    BINDINGS = [Binding("enter,space", "toggle", "Expand", id="milk.tool.toggle", show=False)]
+
+    expanded: reactive[bool] = reactive(False)
+
+    def __init__(self, name: str, arguments: str, call_id: str = "", slot: str = "") -> None:
+        super().__init__(markup=False)
+        self.tool_name = name
+        self.arguments = arguments
+        self.call_id = call_id
+        self.slot = slot
+        self.result: str | None = None
+        self.is_error = False
+        self._refresh_text()
+
+    def set_result(self, content: str, is_error: bool) -> None:
+        self.result = content
+        self.is_error = is_error
+        self.set_class(is_error, "-error")
+        self._refresh_text()
+
+    def watch_expanded(self) -> None:
+        self._refresh_text()
+
+    def action_toggle(self) -> None:
+        self.expanded = not self.expanded
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.expanded = not self.expanded
+
+    def _refresh_text(self) -> None:
+        mark = "▾" if self.expanded else "▸"
+        t = Text(f"{mark} ⚙ {self.tool_name} ", style="bold")
+        t.append(_summary(self.arguments), style="dim")
+        if self.result is not None:
+            status = "error" if self.is_error else "ok"
+            t.append(f"  → {status} ({len(self.result)} chars)", style="italic")
+        else:
+            t.append("  …", style="italic")
+        if self.expanded:
+            t.append("\n  arguments: " + (self.arguments[:DETAIL_CHARS] or "{}"), style="")
+            if self.result is not None:
+                body = self.result[:DETAIL_CHARS]
+                if len(self.result) > DETAIL_CHARS:
+                    body += f"\n  … ({len(self.result) - DETAIL_CHARS} more chars)"
+                t.append("\n  result: " + body)
+        self.update(t)
