@@ -40,20 +40,19 @@ def consolidate_in(conn: sqlite3.Connection, store: PerceptStore, session_id: st
     rep = ConsolidationReport()
     if session_id:
         own = "scope = 'session' AND session_id = ? AND core = 0"
-        weights = dict(conn.execute(
-            f"UPDATE percepts SET weight = max(weight - ?, 0.0) WHERE {own} RETURNING id, weight",
-            (DECAY_PER_SESSION, session_id),
-        ).fetchall())  # fmt: skip
+        decayed = "max(weight - ?, 0.0)"  # the same IEEE expression in every statement
         rep.pruned = [r[0] for r in conn.execute(
-            f"SELECT id FROM percepts WHERE {own} AND weight <= ?", (session_id, PRUNE_THRESHOLD)
+            f"SELECT id FROM percepts WHERE {own} AND {decayed} <= ?",
+            (session_id, DECAY_PER_SESSION, PRUNE_THRESHOLD),
         )]  # fmt: skip
         store.remove(conn, rep.pruned)
-        rep.promoted = [r[0] for r in conn.execute(
-            f"UPDATE percepts SET scope = 'global' WHERE {own} AND weight >= ? RETURNING id",
-            (session_id, PROMOTE_THRESHOLD),
-        ).fetchall()]  # fmt: skip
-        gone = set(rep.pruned)
-        rep.decayed = [(i, w) for i, w in weights.items() if i not in gone]
+        rows = conn.execute(
+            f"UPDATE percepts SET weight = {decayed}, scope = CASE WHEN {decayed} >= ? "
+            f"THEN 'global' ELSE scope END WHERE {own} RETURNING id, weight, scope",
+            (DECAY_PER_SESSION, DECAY_PER_SESSION, PROMOTE_THRESHOLD, session_id),
+        ).fetchall()  # fmt: skip
+        rep.decayed = [(r[0], r[1]) for r in rows]
+        rep.promoted = [r[0] for r in rows if r[2] == "global"]
     if store_max > 0:
         n = conn.execute("SELECT COUNT(*) FROM percepts WHERE scope = 'global'").fetchone()[0]
         if n > store_max:

@@ -7,6 +7,7 @@ The caps walk in rank order and stop at the first fact that would break one of t
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 
 from .dedup import fts_query, tokens
@@ -27,27 +28,67 @@ ROLE_FILTER = {
 }
 
 
-def _ranked(store: PerceptStore, words: list[str], slot: str, session_id: str,
-            page: int) -> Iterator[tuple[int, str]]:
-    cols = "p.id, p.content"
-    where = f"{_VISIBLE} AND {ROLE_FILTER[slot]}"
-    if words:
-        sql = (f"SELECT {cols} FROM percepts_fts f JOIN percepts p ON p.id = f.rowid "
-               f"WHERE percepts_fts MATCH ? AND {where} "
-               "ORDER BY bm25(percepts_fts) * p.weight, p.weight DESC, p.id DESC "
-               "LIMIT ? OFFSET ?")  # fmt: skip
-        params: tuple = (fts_query(words), session_id)
-    else:
-        sql = (f"SELECT {cols} FROM percepts p WHERE {where} "
-               "ORDER BY p.weight DESC, p.id DESC LIMIT ? OFFSET ?")
-        params = (session_id,)
+RARE_MATCH_BUDGET = 400
+"""Matches bm25 may score per selection.  Prompt words are taken rarest first while their
+fact counts fit this budget; the remaining (common) words barely move bm25 — their idf is
+near zero — yet scoring all their matches would cost O(matches).  So facts sharing a rare
+word are ranked by bm25 × weight, then facts sharing only common words follow by weight."""
+
+
+def _rare_ranked(store: PerceptStore, words: list[str], where: str, session_id: str,
+                 page: int) -> Iterator[tuple[int, str]]:
+    sql = ("SELECT p.id, p.content FROM percepts_fts f JOIN percepts p ON p.id = f.rowid "
+           f"WHERE percepts_fts MATCH ? AND {where} "
+           "ORDER BY bm25(percepts_fts) * p.weight, p.weight DESC, p.id DESC LIMIT ? OFFSET ?")
     offset = 0
     while True:
-        rows = store.db.query(sql, (*params, page, offset))
+        rows = store.db.query(sql, (fts_query(words), session_id, page, offset))
         yield from ((r[0], r[1]) for r in rows)
         if len(rows) < page:
             return
         offset += page
+
+
+def _by_weight(store: PerceptStore, words: set[str] | None, where: str,
+               session_id: str) -> Iterator[tuple[int, str]]:
+    """Visible facts by weight; with ``words``, only those sharing one of them (the gate)."""
+    with store.db.lock:
+        if words is None:
+            cur = store.db.conn.execute(
+                f"SELECT p.id, p.content FROM percepts p INDEXED BY percepts_weight WHERE {where} "
+                "ORDER BY p.weight DESC, p.id DESC", (session_id,))
+            yield from cur
+            return
+        cur = store.db.conn.execute(
+            "SELECT p.id, p.content, p.terms FROM percepts p INDEXED BY percepts_weight "
+            f"WHERE {where} ORDER BY p.weight DESC, p.id DESC", (session_id,))
+        for pid, content, terms in cur:
+            if not words.isdisjoint(terms.split()):
+                yield pid, content
+
+
+def _ranked(store: PerceptStore, words: list[str], slot: str, session_id: str,
+            page: int, gate: bool) -> Iterator[tuple[int, str]]:
+    where = f"{_VISIBLE} AND {ROLE_FILTER[slot]}"
+    if not words:
+        yield from _by_weight(store, None, where, session_id)
+        return
+    df = store.doc_freq(words)
+    present = sorted((w for w in words if df.get(w, 0)), key=lambda w: df[w])
+    rare: list[str] = []
+    spent = 0
+    for w in present:
+        if rare and spent + df[w] > RARE_MATCH_BUDGET:
+            break
+        rare.append(w)
+        spent += df[w]
+    common = set(present[len(rare):])
+    if rare:
+        yield from _rare_ranked(store, rare, where, session_id, page)
+    if common:
+        yield from _by_weight(store, common, where, session_id)
+    if not gate:
+        yield from _by_weight(store, None, where, session_id)
 
 
 def select_contents(store: PerceptStore, prompt: str, slot: str, session_id: str, *,
@@ -56,23 +97,26 @@ def select_contents(store: PerceptStore, prompt: str, slot: str, session_id: str
     """Content strings in rank order; a cap ≤ 0 means unlimited."""
     words = tokens(prompt)
     page = min(max_count, _PAGE) if max_count > 0 else _PAGE
-    streams = [_ranked(store, words, slot, session_id, page)]
-    if words and not relevance_gate:
-        streams.append(_ranked(store, [], slot, session_id, page))  # then the non-matching rest
+    ranked = _ranked(store, words, slot, session_id, page, relevance_gate)
+    with contextlib.closing(ranked):  # releases the db lock / cursor when we stop early
+        out, total = _walk(ranked, max_count, max_bytes)
+    return out
+
+
+def _walk(ranked: Iterator[tuple[int, str]], max_count: int, max_bytes: int) -> tuple[list[str], int]:
     out: list[str] = []
     seen: set[int] = set()
     total = 0
-    for stream in streams:
-        for pid, content in stream:
-            if pid in seen:
-                continue
-            seen.add(pid)
-            size = len(content.encode())
-            if (max_count > 0 and len(out) + 1 > max_count) or (max_bytes > 0 and total + size > max_bytes):
-                return out
-            out.append(content)
-            total += size
-    return out
+    for pid, content in ranked:
+        if pid in seen:
+            continue
+        seen.add(pid)
+        size = len(content.encode())
+        if (max_count > 0 and len(out) + 1 > max_count) or (max_bytes > 0 and total + size > max_bytes):
+            break
+        out.append(content)
+        total += size
+    return out, total
 
 
 def format_block(contents: list[str]) -> str:

@@ -17,18 +17,17 @@ from ..core.bus import EventBus
 from ..core.events import Notice, PerceptDeleted, PerceptRecorded, PerceptUpdated
 from ..storage.db import StorageError
 from .consolidate import ConsolidationReport, consolidate_in
-from .dedup import fts_query as _fts
-from .dedup import jaccard, min_shared, tokenize, tokens
+from .dedup import jaccard, tokenize, tokens
 from .percept import Consumer, Percept, Producer, Scope, initial_weight
 from .select import DEFAULT_MAX_BYTES, DEFAULT_MAX_COUNT, format_block, select_contents
 from .store import PerceptFilter, PerceptStore
 from .tags import consumer_from_hint
 
+BULK_EVENT_LIMIT = 500
+"""Above this many changed facts a consolidation publishes one reload event (percept_id 0)
+instead of one event per fact: a browser re-queries once rather than re-rendering 50k times."""
 REINFORCE_STEP = 0.10
 """A re-recorded near-duplicate gains one session's worth of decay back (DESIGN §5.7)."""
-MAX_DUP_CANDIDATES = 5000
-"""Bound on FTS candidates examined per record; the rarest-token query keeps real counts far
-below it, the cap only protects the hot path from a pathological vocabulary."""
 
 
 class MemoryService:
@@ -107,16 +106,11 @@ class MemoryService:
         words = tokens(content)
         if not words:
             return None
-        need = min_shared(len(words))
-        rare = self.store.rarest(conn, words, len(words) - need + 1)
         mine = frozenset(words)
         best_id, best = 0, 0.0
-        hi = len(words) / 0.6 + 1e-9
-        for pid, terms in self.store.candidates(conn, _fts(rare), session_id, MAX_DUP_CANDIDATES):
-            theirs = terms.split()
-            if not need <= len(theirs) <= hi:
-                continue
-            j = jaccard(mine, frozenset(theirs))
+        # ties keep the earlier fact: global before session, then lower id (reference §4.4)
+        for pid, terms in self.store.duplicate_candidates(conn, words, session_id):
+            j = jaccard(mine, frozenset(terms.split()))
             if j > best:
                 best_id, best = pid, j
         if best_id and best >= 0.60:
@@ -241,6 +235,13 @@ class MemoryService:
             pass  # keep them pending; consolidation below reports the same failure if any
         with self.store.db.transaction() as conn:
             rep = consolidate_in(conn, self.store, session_id, store_max)
+        changed = len(rep.decayed) + len(rep.pruned) + len(rep.capped)
+        if changed > BULK_EVENT_LIMIT:
+            # One "reload" event instead of a flood: percept_id 0 means "re-query everything".
+            self.bus.publish(PerceptUpdated(percept_id=0, session_id=session_id, fields={
+                "reload": True, "decayed": len(rep.decayed), "pruned": len(rep.pruned),
+                "promoted": len(rep.promoted), "capped": len(rep.capped)}))  # fmt: skip
+            return rep
         promoted = set(rep.promoted)
         for pid, w in rep.decayed:
             fields: dict[str, Any] = {"weight": w}

@@ -1,10 +1,11 @@
 """Percepts in the shared SQLite database: rows, FTS5 index, edit history.
 
-The FTS5 table indexes *our* token string (``dedup.tokens``) rather than the raw content,
-so candidate search, the relevance gate and Jaccard agree on what a word is (reference
-§4.4 treats accented letters as separators; FTS's own tokenizers do not).  We keep it in
-sync from Python inside the same transaction as the row change, which is why every write
-goes through this class.
+The FTS5 table indexes *our* token string (``dedup.tokens``, kept in ``percepts.terms``)
+rather than the raw content, so candidate search, the relevance gate and Jaccard agree on
+what a word is (reference §4.4 treats accented letters as separators; FTS's own tokenizers
+do not).  It is an external-content index over ``percepts.terms``; we keep it and the
+per-word fact counts (``percept_terms``) in sync from Python inside the same transaction as
+the row change, which is why every write goes through this class.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..storage.db import Database, register_migration
-from .dedup import fts_query, tokens
+from .dedup import fts_query, min_shared, tokens
 from .percept import Percept
 
 COLUMNS = ("id", "content", "producer", "consumer", "scope", "core", "weight", "created_at",
@@ -40,14 +41,16 @@ def _m010_percepts(db: sqlite3.Connection) -> None:
             weight REAL NOT NULL,
             created_at REAL NOT NULL,
             updated_at REAL NOT NULL,
-            ext_id TEXT
+            ext_id TEXT,
+            terms TEXT NOT NULL DEFAULT ''
         );
         CREATE INDEX percepts_scope ON percepts(scope, session_id, weight);
         CREATE INDEX percepts_weight ON percepts(weight);
         CREATE INDEX percepts_updated ON percepts(updated_at);
         CREATE UNIQUE INDEX percepts_ext ON percepts(ext_id) WHERE ext_id IS NOT NULL;
-        CREATE VIRTUAL TABLE percepts_fts USING fts5(terms, tokenize='ascii');
-        CREATE VIRTUAL TABLE percepts_vocab USING fts5vocab(percepts_fts, 'row');
+        CREATE VIRTUAL TABLE percepts_fts USING fts5(
+            terms, content='percepts', content_rowid='id', tokenize='ascii');
+        CREATE TABLE percept_terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
         CREATE TABLE percept_edits (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             percept_id INTEGER NOT NULL,
@@ -113,6 +116,21 @@ def _terms(content: str) -> str:
     return " ".join(tokens(content))
 
 
+def _count_terms(conn: sqlite3.Connection, term_strings: list[str], delta: int) -> None:
+    counts: dict[str, int] = {}
+    for ts in term_strings:
+        for w in ts.split():
+            counts[w] = counts.get(w, 0) + delta
+    if counts:
+        conn.executemany(
+            "INSERT INTO percept_terms (term, df) VALUES (?, ?) "
+            "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df", list(counts.items()))
+
+
+CANDIDATE_ROWID_BUDGET = 3000
+"""Doclist entries read per duplicate check before falling back to the weaker pigeonhole
+bound; ~0.7 µs each, so well under a millisecond beyond the minimum the bound needs and usually far less."""
+
 ORDERS = {
     "weight": "p.weight DESC, p.id DESC",
     "recent": "p.updated_at DESC, p.id DESC",
@@ -128,42 +146,59 @@ class PerceptStore:
     # ----- rows -------------------------------------------------------------------------
 
     def insert(self, conn: sqlite3.Connection, p: Percept, ext_id: str | None = None) -> int:
+        terms = _terms(p.content)
         cur = conn.execute(
             "INSERT INTO percepts (content, producer, consumer, scope, session_id, turn_index, "
-            "core, weight, created_at, updated_at, ext_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "core, weight, created_at, updated_at, ext_id, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (p.content, p.producer, p.consumer, p.scope, p.session_id, p.turn_index, int(p.core),
-             p.weight, p.created_at, p.updated_at, ext_id),
+             p.weight, p.created_at, p.updated_at, ext_id, terms),
         )
         pid = int(cur.lastrowid or 0)
-        conn.execute("INSERT INTO percepts_fts (rowid, terms) VALUES (?, ?)", (pid, _terms(p.content)))
+        self._index(conn, pid, terms)
         return pid
+
+    def _index(self, conn: sqlite3.Connection, pid: int, terms: str) -> None:
+        conn.execute("INSERT INTO percepts_fts (rowid, terms) VALUES (?, ?)", (pid, terms))
+        _count_terms(conn, [terms], +1)
+
+    def _unindex(self, conn: sqlite3.Connection, rows: list[tuple[int, str]]) -> None:
+        conn.executemany(
+            "INSERT INTO percepts_fts (percepts_fts, rowid, terms) VALUES ('delete', ?, ?)", rows)
+        _count_terms(conn, [t for _, t in rows], -1)
 
     def restore(self, conn: sqlite3.Connection, p: Percept) -> None:
         """Re-insert a deleted percept under its old id (undo of a delete)."""
+        terms = _terms(p.content)
         conn.execute(
             "INSERT INTO percepts (id, content, producer, consumer, scope, session_id, turn_index, "
-            "core, weight, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "core, weight, created_at, updated_at, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (p.id, p.content, p.producer, p.consumer, p.scope, p.session_id, p.turn_index,
-             int(p.core), p.weight, p.created_at, p.updated_at),
+             int(p.core), p.weight, p.created_at, p.updated_at, terms),
         )
-        conn.execute("INSERT INTO percepts_fts (rowid, terms) VALUES (?, ?)", (p.id, _terms(p.content)))
+        self._index(conn, p.id, terms)
 
     def update(self, conn: sqlite3.Connection, pid: int, fields: dict[str, Any]) -> None:
         if not fields:
             return
-        sets = ", ".join(f"{k} = ?" for k in fields)
-        vals = [int(v) if isinstance(v, bool) else v for v in fields.values()]
+        cols = dict(fields)
+        if "content" in cols:
+            old = conn.execute("SELECT terms FROM percepts WHERE id = ?", (pid,)).fetchone()
+            if old is not None:
+                self._unindex(conn, [(pid, old[0])])
+            cols["terms"] = _terms(cols["content"])
+        sets = ", ".join(f"{k} = ?" for k in cols)
+        vals = [int(v) if isinstance(v, bool) else v for v in cols.values()]
         conn.execute(f"UPDATE percepts SET {sets} WHERE id = ?", (*vals, pid))
-        if "content" in fields:
-            conn.execute("UPDATE percepts_fts SET terms = ? WHERE rowid = ?",
-                         (_terms(fields["content"]), pid))
+        if "content" in cols:
+            self._index(conn, pid, cols["terms"])
 
     def remove(self, conn: sqlite3.Connection, ids: list[int]) -> None:
         for i in range(0, len(ids), 500):
             part = ids[i : i + 500]
             marks = ",".join("?" * len(part))
+            gone = conn.execute(f"SELECT id, terms FROM percepts WHERE id IN ({marks})", part).fetchall()
+            self._unindex(conn, [(r[0], r[1]) for r in gone])
             conn.execute(f"DELETE FROM percepts WHERE id IN ({marks})", part)
-            conn.execute(f"DELETE FROM percepts_fts WHERE rowid IN ({marks})", part)
 
     def get(self, pid: int, conn: sqlite3.Connection | None = None) -> Percept | None:
         sql = _SELECT + " WHERE p.id = ?"
@@ -197,25 +232,46 @@ class PerceptStore:
 
     # ----- duplicate candidates (never a full scan) ----------------------------------------
 
-    def rarest(self, conn: sqlite3.Connection, words: list[str], keep: int) -> list[str]:
-        """The ``keep`` words of ``words`` that occur in the fewest facts (absent ones first)."""
-        if keep >= len(words):
-            return list(words)
-        marks = ",".join("?" * len(words))
-        df = dict(conn.execute(
-            f"SELECT term, doc FROM percepts_vocab WHERE term IN ({marks})", words
-        ).fetchall())  # fmt: skip
-        return sorted(words, key=lambda w: df.get(w, 0))[:keep]
+    def doc_freq(self, words: list[str], conn: sqlite3.Connection | None = None) -> dict[str, int]:
+        """How many facts hold each word.  Our own counter table: fts5vocab counts by reading
+        the whole doclist, which costs O(df) per common word."""
+        sql = f"SELECT term, df FROM percept_terms WHERE term IN ({','.join('?' * len(words))})"
+        rows = conn.execute(sql, words).fetchall() if conn else self.db.query(sql, tuple(words))
+        return {r[0]: r[1] for r in rows}
 
-    def candidates(self, conn: sqlite3.Connection, match: str, session_id: str,
-                   limit: int) -> list[tuple[int, str]]:
-        """(id, terms) of facts visible in ``session_id`` whose terms match the FTS query."""
-        return conn.execute(
-            "SELECT f.rowid, f.terms FROM percepts_fts f JOIN percepts p ON p.id = f.rowid "
-            "WHERE percepts_fts MATCH ? AND (p.scope = 'global' OR (p.scope = 'session' "
-            "AND p.session_id = ?)) ORDER BY p.scope = 'session', f.rowid LIMIT ?",
-            (match, session_id, limit),
+    def duplicate_candidates(self, conn: sqlite3.Connection, words: list[str],
+                             session_id: str) -> list[tuple[int, str]]:
+        """(id, terms), global facts first then by id, of visible facts that can still reach the Jaccard threshold with
+        ``words``, found from the rarest words' FTS doclists — never a scan of the store.
+
+        J ≥ t needs at least k = ⌈t·n⌉ shared words.  Reading the doclists of the ``used``
+        rarest words (at least n − k + 1 of them, more while they stay cheap), a fact must
+        appear in ``k − (n − used)`` of them; only those facts are fetched and compared.
+        """
+        n = len(words)
+        k = min_shared(n)
+        df = self.doc_freq(words, conn)
+        order = sorted(words, key=lambda w: df.get(w, 0))
+        used = n - k + 1
+        budget = sum(df.get(w, 0) for w in order[:used])
+        while used < n and budget + df.get(order[used], 0) <= CANDIDATE_ROWID_BUDGET:
+            budget += df.get(order[used], 0)
+            used += 1
+        need = k - (n - used)
+        lists = [w for w in order[:used] if df.get(w, 0)]
+        if not lists:
+            return []
+        # Count doclist hits in SQL so the per-row work stays in C.
+        union = " UNION ALL ".join(
+            "SELECT rowid AS r FROM percepts_fts WHERE percepts_fts MATCH ?" for _ in lists)
+        out: list[tuple[int, str, str]] = conn.execute(
+            "SELECT id, terms, scope FROM percepts WHERE id IN "
+            f"(SELECT r FROM ({union}) GROUP BY r HAVING count(*) >= ?) "
+            "AND (+scope = 'global' OR (+scope = 'session' AND +session_id = ?))",
+            (*(f'"{w}"' for w in lists), need, session_id),
         ).fetchall()
+        out.sort(key=lambda r: (r[2] == "session", r[0]))
+        return [(r[0], r[1]) for r in out]
 
     # ----- browsing ----------------------------------------------------------------------
 
