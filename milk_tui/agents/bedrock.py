@@ -1,8 +1,8 @@
 """AWS Bedrock agent: boto3 ``converse_stream`` normalised into AgentEvents.
 
 boto3 is imported lazily (cold start, DESIGN §6) and its event iterator is blocking, so
-each model call runs in a daemon thread that feeds an ``asyncio.Queue``; cancelling the
-turn closes the HTTP stream from the event loop, which unblocks the thread at once.
+each model call runs in a daemon worker thread (``thread_stream``); cancelling the turn
+shuts the HTTP socket down from the event loop, which unblocks the worker at once.
 Request shaping lives in ``bedrock_wire``, credentials and redaction in ``bedrock_auth``.
 """
 
@@ -39,6 +39,7 @@ from .bedrock_wire import (
     tool_config,
     tool_results_turn,
 )
+from .thread_stream import iterate_in_thread
 
 RETRYABLE_CODES = {
     "throttlingException", "ThrottlingException", "serviceUnavailableException",
@@ -230,28 +231,13 @@ class BedrockAgent:
         client = await asyncio.to_thread(self._get_client)
         if self._debug:
             self._debug(self._auth.redact("request " + json.dumps(kwargs, default=str)))
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        stop = threading.Event()
-        streams: list[Any] = []
-        worker = threading.Thread(target=_pump, args=(client, kwargs, loop, queue, stop, streams),
-                                  daemon=True, name=f"bedrock-{self.name}")
-        worker.start()
-        try:
-            while True:
-                kind, value = await queue.get()
-                if kind == "event":
-                    if self._debug:
-                        self._debug(self._auth.redact("event " + json.dumps(value, default=str)))
-                    yield value
-                elif kind == "end":
-                    return
-                else:
-                    raise value
-        finally:
-            stop.set()
-            for s in streams:
-                _abort(s)
+        events = iterate_in_thread(lambda: client.converse_stream(**kwargs)["stream"],
+                                   abort=_abort, name=f"bedrock-{self.name}")
+        async with aclosing(events):
+            async for ev in events:
+                if self._debug:
+                    self._debug(self._auth.redact("event " + json.dumps(ev, default=str)))
+                yield ev
 
     def _convert(self, ev: dict[str, Any], rnd: _Round) -> list[AgentEvent]:
         if "contentBlockStart" in ev:
@@ -346,37 +332,6 @@ def _client_error_parts(e: Exception) -> tuple[int | None, str, str]:
     err = resp.get("Error") or {}
     status = (resp.get("ResponseMetadata") or {}).get("HTTPStatusCode")
     return status, str(err.get("Code", "")), str(err.get("Message", ""))
-
-
-def _pump(client: Any, kwargs: dict[str, Any], loop: asyncio.AbstractEventLoop,
-          queue: asyncio.Queue[tuple[str, Any]], stop: threading.Event,
-          streams: list[Any]) -> None:
-    """Worker thread: run the blocking call and iterator, hand everything to the loop."""
-
-    def put(kind: str, value: Any) -> None:
-        if stop.is_set():
-            return
-        try:
-            loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
-        except RuntimeError:  # loop closed: the turn is long gone
-            stop.set()
-
-    stream = None
-    try:
-        stream = client.converse_stream(**kwargs)["stream"]
-        streams.append(stream)
-        if stop.is_set():
-            return
-        for ev in stream:
-            if stop.is_set():
-                return
-            put("event", ev)
-        put("end", None)
-    except Exception as e:  # noqa: BLE001 - every failure is forwarded to the awaiting turn
-        put("error", e)
-    finally:
-        if stream is not None:
-            _close_quietly(stream)
 
 
 def _abort(stream: Any) -> None:
