@@ -140,16 +140,6 @@ async def test_stale_return_after_eight_local_turns_starts_fresh(cli_rig: CliRig
     assert "did local task 7" in _last(rig).system_text
 
 
-async def test_seven_local_turns_still_return(cli_rig: CliRig) -> None:
-    rig = cli_rig
-    await rig.escalate("Plan the database tuning", Reply.text(LONG_ANSWER))
-    for i in range(7):
-        await rig.local(f"small local task {i}", f"did local task {i}")
-    await rig.escalate("Back to the hard problem", Reply.text("Continuing."))
-    assert rig.of("escalation_started")[-1].mode == "returning"
-    assert LONG_ANSWER in _last(rig).all_message_text
-
-
 async def test_stale_return_after_need_change_starts_fresh(cli_rig: CliRig) -> None:
     rig = cli_rig
     rig.session.primary_nonce = "pn0nce01"
