@@ -303,11 +303,18 @@ def _open_question_prefix(text: str, prefixes: list[str]) -> str:
     return ""
 
 
-def make_agent_classifier(agent: Any) -> Classifier:
-    """A classifier over any agent: ``complete()`` when it has one (Bedrock's ``converse``),
-    otherwise one tool-less streamed turn whose text is collected."""
+def make_agent_classifier(agent: Any,
+                          available: Callable[[], Awaitable[bool]] | None = None) -> Classifier:
+    """A classifier over the primary agent: ``complete()`` when it has one (Bedrock's
+    ``converse``), otherwise one tool-less streamed turn whose text is collected.
+
+    ``available`` (e.g. the AvailabilityCache's cached check) skips the model call when the
+    primary is known to be down, so an inconclusive prompt costs no failed connection.
+    """
 
     async def classify(text: str) -> str:
+        if available is not None and not await available():
+            raise RuntimeError(f"primary agent '{getattr(agent, 'name', '?')}' unavailable")
         complete = getattr(agent, "complete", None)
         if complete is not None:
             return await complete(text)

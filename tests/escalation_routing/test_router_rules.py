@@ -223,3 +223,54 @@ async def test_bad_override_types_keep_defaults(tmp_path):
     r = make_router(tmp_path, rules={"escalate_threshold": "high", "unknown_key": 1,
                                      "local_verbs": None})
     assert r.rules.escalate_threshold == 6 and "grep" in r.rules.local_verbs
+
+
+# ----- the classifier through a real primary model (fake servers) ----------------------
+
+async def test_classifier_through_openai_primary(tmp_path):
+    from milk_tui.agents.openai_compat import OpenAICompatAgent
+    from milk_tui.config.settings import AgentConfig
+    from milk_tui.core.router import make_agent_classifier
+    from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
+
+    with FakeOpenAIServer() as srv:
+        srv.enqueue(FakeReply(text=["Escal", "ate"]))
+        agent = OpenAICompatAgent(AgentConfig(name="llama", provider="local", url=srv.url, model="m"))
+        r = make_router(tmp_path, classifier=make_agent_classifier(agent))
+        prompt = long("design")
+        d = await decide(r, prompt)
+        assert (d.target, d.rule) == ("escalation", "classifier")
+        sent = srv.chat_requests[-1].json
+        assert sent["messages"][-1]["content"] == CLASSIFIER_PROMPT.format(prompt=prompt)
+        assert not sent.get("tools")
+
+
+async def test_classifier_through_bedrock_converse(tmp_path):
+    from milk_tui.agents.bedrock import BedrockAgent
+    from milk_tui.core.router import make_agent_classifier
+    from milk_tui.testing.fake_bedrock import FakeBedrock, Reply, agent_config
+
+    with FakeBedrock() as fake:
+        fake.script(Reply().text("primary"))
+        r = make_router(tmp_path, classifier=make_agent_classifier(BedrockAgent(agent_config(fake))))
+        d = await decide(r, long("design"))
+        assert (d.target, d.rule) == ("primary", "classifier")
+        assert [q.operation for q in fake.requests] == ["converse"]
+
+
+async def test_classifier_skipped_when_primary_known_down(tmp_path):
+    from milk_tui.core.router import make_agent_classifier
+
+    class Never:
+        name = "llama"
+
+        async def complete(self, text: str) -> str:
+            raise AssertionError("must not be called")
+
+    async def down() -> bool:
+        return False
+
+    r = make_router(tmp_path, classifier=make_agent_classifier(Never(), down))
+    d = await decide(r, long("design"))
+    assert (d.target, d.rule) == ("primary", "default")
+    assert "primary agent 'llama' unavailable" in d.reason
