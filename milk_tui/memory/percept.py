@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.gojson import rfc3339
+
 
 class Producer(enum.StrEnum):
     USER = "user"
@@ -53,11 +55,11 @@ class Percept:
     turn_index: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        """The ``memory list --json`` shape (DESIGN §3)."""
+        """The ``memory list --json`` shape (DESIGN §3); times as RFC 3339 like Go milk."""
         return {
             "id": self.id, "content": self.content, "producer": self.producer,
             "consumer": self.consumer, "scope": self.scope, "core": self.core,
-            "weight": self.weight, "created_at": self.created_at,
-            "updated_at": self.updated_at, "session_id": self.session_id,
+            "weight": self.weight, "created_at": rfc3339(self.created_at),
+            "updated_at": rfc3339(self.updated_at), "session_id": self.session_id,
             "turn_index": self.turn_index,
         }  # fmt: skip

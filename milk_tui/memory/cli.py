@@ -1,0 +1,179 @@
+"""``milk-tui memory …`` and ``milk-tui import-go`` (wired into ``milk_tui/cli.py``).
+
+"Session" scope means the most recent session of the current folder, the one a plain
+``milk-tui`` there would resume.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from ..core.bus import EventBus
+from ..storage.db import Database
+from ..storage.sessions import SessionStore
+from .percept import Percept
+from .service import MemoryService
+from .store import PerceptFilter, PerceptStore
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def add_memory_parser(subparsers: argparse._SubParsersAction) -> None:
+    mp = subparsers.add_parser("memory", help="list, add, edit, forget or pin remembered facts")
+    msub = mp.add_subparsers(dest="memory_cmd", required=True)
+
+    def sub(name: str, help_: str) -> argparse.ArgumentParser:
+        p = msub.add_parser(name, help=help_)
+        p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+        return p
+
+    ls = sub("list", "facts visible in this folder's session (global + session)")
+    ls.add_argument("--scope", choices=("session", "global", "all"), default=None,
+                    help="session: this folder's session only; global; all: every session")
+    ls.add_argument("--search", metavar="Q", default="", help="only facts containing these words")
+    ls.add_argument("--limit", type=int, default=200)
+    ad = sub("add", "remember a fact (as the user)")
+    ad.add_argument("content")
+    ad.add_argument("--scope", choices=("session", "global"), default="global")
+    ad.add_argument("--consumer", choices=("all", "primary", "escalation"), default="all")
+    ad.add_argument("--pin", action="store_true", help="pinned: never decays, always global")
+    ed = sub("edit", "change a fact (undoable in the TUI)")
+    ed.add_argument("id")
+    ed.add_argument("--content")
+    ed.add_argument("--consumer", choices=("all", "primary", "escalation"))
+    ed.add_argument("--weight", type=float)
+    ed.add_argument("--scope", choices=("session", "global"))
+    fg = sub("forget", "delete a fact")
+    fg.add_argument("id")
+    pn = sub("pin", "pin a fact (or --off to unpin)")
+    pn.add_argument("id")
+    pn.add_argument("--off", action="store_true")
+    ud = sub("undo", "undo the last edit, pin or delete (of ID, or of any fact)")
+    ud.add_argument("id", nargs="?")
+
+
+def add_import_parser(subparsers: argparse._SubParsersAction) -> None:
+    ip = subparsers.add_parser("import-go", help="import sessions and memory of a Go milk install")
+    ip.add_argument("path", nargs="?", default="~/.milk", help="Go milk folder (default ~/.milk)")
+    ip.add_argument("--json", action="store_true")
+
+
+def _pid(raw: str) -> int:
+    ref = raw.strip().lstrip("#")
+    if not ref.isdigit():
+        raise ValueError(f"'{raw}' is not a fact id (use e.g. 12 or #12)")
+    return int(ref)
+
+
+def _table(rows: list[Percept], out: TextIO) -> None:
+    if not rows:
+        out.write("(no facts)\n")
+        return
+    out.write(f"{'ID':>6}  {'SCOPE':<7} {'W':>4}  {'PIN':<3} {'BY':<10} {'FOR':<10} CONTENT\n")
+    for p in rows:
+        content = p.content.replace("\n", " ")
+        content = content if len(content) <= 70 else content[:67] + "..."
+        out.write(f"{p.id:>6}  {p.scope:<7} {p.weight:4.2f}  {'*' if p.core else '':<3} "
+                  f"{p.producer:<10} {p.consumer:<10} {content}\n")  # fmt: skip
+
+
+def _show(p: Percept | None, args: argparse.Namespace, out: TextIO, verb: str) -> None:
+    if p is None:
+        return
+    if args.json:
+        out.write(json.dumps(p.to_json(), ensure_ascii=False) + "\n")
+    else:
+        out.write(f"{verb} #{p.id}: {p.content}\n")
+
+
+def run_memory(args: argparse.Namespace, db: Database, cwd: str,
+               out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    mem = MemoryService(PerceptStore(db), EventBus())
+    session_id = SessionStore(db).find(cwd) or ""
+    cmd = args.memory_cmd
+    try:
+        if cmd == "list":
+            if args.scope == "session" and not session_id:
+                rows: list[Percept] = []
+            else:
+                flt = {
+                    None: PerceptFilter(session_id=session_id),
+                    "session": PerceptFilter(scope="session", session_id=session_id),
+                    "global": PerceptFilter(scope="global"),
+                    "all": PerceptFilter(),
+                }[args.scope]
+                rows = (mem.search(args.search, flt, limit=args.limit) if args.search.strip()
+                        else mem.list(flt, limit=args.limit))  # fmt: skip
+            if args.json:
+                out.write(json.dumps([p.to_json() for p in rows], ensure_ascii=False, indent=2) + "\n")
+            else:
+                _table(rows, out)
+            return EXIT_OK
+        if cmd == "add":
+            if args.scope == "session" and not session_id:
+                err.write("milk-tui: no session in this folder yet; use --scope global\n")
+                return EXIT_FAILED
+            p = mem.record(args.content, "user", args.consumer, scope=args.scope,
+                           session_id=session_id if args.scope == "session" else "",
+                           core=args.pin)  # fmt: skip
+            if p is None:
+                err.write("milk-tui: a fact cannot be empty\n")
+                return EXIT_USAGE
+            _show(p, args, out, "remembered")
+            return EXIT_OK
+        if cmd == "edit":
+            p = mem.edit(_pid(args.id), content=args.content, consumer=args.consumer,
+                         weight=args.weight, scope=args.scope)  # fmt: skip
+            _show(p, args, out, "updated")
+            return EXIT_OK
+        if cmd == "forget":
+            pid = _pid(args.id)
+            if not mem.delete(pid):
+                err.write(f"milk-tui: no fact #{pid}\n")
+                return EXIT_FAILED
+            out.write(json.dumps({"deleted": pid}) + "\n" if args.json else f"forgot #{pid}\n")
+            return EXIT_OK
+        if cmd == "pin":
+            _show(mem.pin(_pid(args.id), not args.off), args, out, "unpinned" if args.off else "pinned")
+            return EXIT_OK
+        if cmd == "undo":
+            p = mem.undo_last_edit(_pid(args.id) if args.id else None)
+            if p is None:
+                err.write("milk-tui: nothing to undo\n")
+                return EXIT_FAILED
+            _show(p, args, out, "restored")
+            return EXIT_OK
+    except KeyError as e:
+        err.write(f"milk-tui: {e.args[0]}\n")
+        return EXIT_FAILED
+    except ValueError as e:
+        err.write(f"milk-tui: {e}\n")
+        return EXIT_USAGE
+    err.write(f"milk-tui: unknown memory command {cmd}\n")
+    return EXIT_USAGE
+
+
+def run_import_go(args: argparse.Namespace, db: Database, out: TextIO | None = None,
+                  err: TextIO | None = None) -> int:
+    from .import_go import GoImportError, import_go
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        report = import_go(db, Path(args.path))
+    except GoImportError as e:
+        err.write(f"milk-tui: {e}\n")
+        return EXIT_FAILED
+    if args.json:
+        out.write(json.dumps(report.__dict__, indent=2) + "\n")
+    else:
+        for w in report.warnings:
+            err.write(f"warning: {w}\n")
+        out.write(report.summary() + "\n")
+    return EXIT_OK
