@@ -188,14 +188,14 @@ class ClaudeCliAgent:
         err_text = _clean_stderr(stderr)
         if res is not None and not res.is_error and rc == 0:
             return
-        message = (res.error_text() if res is not None else "") or err_text
+        message = (res.error_text() if res is not None and res.is_error else "") or err_text
         if SESSION_NOT_FOUND_TEXT in message or SESSION_NOT_FOUND_TEXT in err_text:
             raise SessionNotFound(
                 f"{self.name}: no conversation found with session ID "
                 f"{request.resume_session_id}", agent=self.name)
         if not message:
-            message = (f"claude exited with code {rc} (no output)" if rc
-                       else "claude returned an error response")
+            message = (f"claude exited with code {rc} and no result" if res is None
+                       else f"claude returned an error response (exit code {rc})")
         status = res.api_error_status if res is not None else None
         raise AgentError(f"{self.name}: {message}", agent=self.name, status=status,
                          retryable=status in (429, 500, 529))

@@ -134,7 +134,13 @@ async def test_crash_without_result_reports_stderr(fake_cli: FakeCli, tmp_path: 
 async def test_nonzero_exit_after_success_result_is_an_error(fake_cli: FakeCli,
                                                              tmp_path: Path) -> None:
     fake_cli.turns({"text": "hi", "exit": 1, "stderr": "late failure"})
-    with pytest.raises(AgentError, match="late failure|hi"):
+    with pytest.raises(AgentError, match="late failure"):
+        await _collect(_agent(fake_cli), _req(tmp_path))
+
+
+async def test_silent_crash_names_the_exit_code(fake_cli: FakeCli, tmp_path: Path) -> None:
+    fake_cli.turns({"no_result": True, "exit": 7})
+    with pytest.raises(AgentError, match="exited with code 7 and no result"):
         await _collect(_agent(fake_cli), _req(tmp_path))
 
 
