@@ -140,10 +140,30 @@ class OpenAICompatAgent:
                  for s in (request.tools.specs() if request.tools else [])]
         executed: set[tuple[str, str]] = set()
         trail: list[tuple[ToolCall, ToolOutcome]] = []
+        wire = self._wire
         for _ in range(self.max_tool_iterations):
             parser = SSEParser()
-            async for ev in self._completion(self._request_body(messages, tools), parser):
-                yield ev
+            feed = parser.feed
+            # The HTTP read loop is inlined here (not a nested generator): it is the per-chunk
+            # hot path of the 1.15× budget and every generator layer costs per event.
+            try:
+                async with self._open(self._request_body(messages, tools)) as resp:
+                    async for data in resp.aiter_bytes():
+                        if wire:
+                            wire.data(data)
+                        for ev in feed(data):
+                            yield ev
+                        if parser.done:
+                            break
+                    for ev in parser.close():
+                        yield ev
+            except (SSEFormatError, SSEBackendError, httpx.HTTPError) as e:
+                raise self._stream_error(e) from None
+            if not parser.complete:
+                if wire:
+                    wire.note("stream ended before [DONE] / finish_reason")
+                raise self._err("stream ended unexpectedly (no [DONE] or finish_reason)",
+                                retryable=True)
             if parser.usage:
                 fresh, completion, cached = normalise_usage(parser.usage)
                 yield UsageEvent(self.model, fresh, completion, cache_read=cached)
@@ -231,32 +251,13 @@ class OpenAICompatAgent:
             raise self._err(f"HTTP {status}: {backend_message(raw)}", status=status,
                             retryable=status in RETRYABLE_STATUS)
 
-    async def _completion(self, body: bytes, parser: SSEParser) -> AsyncIterator[AgentEvent]:
-        """Stream one completion's Text/Thinking events into the caller (hot path: keep lean)."""
-        wire = self._wire
-        feed = parser.feed
-        try:
-            async with self._open(body) as resp:
-                async for data in resp.aiter_bytes():
-                    if wire:
-                        wire.data(data)
-                    for ev in feed(data):
-                        yield ev
-                    if parser.done:
-                        break
-                for ev in parser.close():
-                    yield ev
-        except SSEFormatError as e:
-            raise self._err(f"malformed SSE chunk from backend: {e}") from None
-        except SSEBackendError as e:
-            raise self._err(f"backend error in stream: {e}") from None
-        except httpx.HTTPError as e:
-            raise self._transport_error(e) from None
-        if not parser.complete:
-            if wire:
-                wire.note("stream ended before [DONE] / finish_reason")
-            raise self._err("stream ended unexpectedly (no [DONE] or finish_reason)",
-                            retryable=True)
+    def _stream_error(self, e: Exception) -> AgentError:
+        if isinstance(e, SSEFormatError):
+            return self._err(f"malformed SSE chunk from backend: {e}")
+        if isinstance(e, SSEBackendError):
+            return self._err(f"backend error in stream: {e}")
+        assert isinstance(e, httpx.HTTPError)
+        return self._transport_error(e)
 
     def _transport_error(self, e: httpx.HTTPError) -> AgentError:
         if isinstance(e, httpx.ConnectTimeout):

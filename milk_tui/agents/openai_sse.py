@@ -78,27 +78,37 @@ class SSEParser:
         self._by_index: dict[int, ToolCallAcc] = {}
         self._text_skel: Skeleton | None = None
         self._think_skel: Skeleton | None = None
+        self._hot: list[tuple[int, str, int, str, int]] = []
+        """Skeletons framed as whole SSE events ("data: " … "\\n\\n") for feed()."""
 
     # ----- feeding ------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> list[TextChunk | ThinkingChunk]:
         if self.done:
             return []
-        sk = self._text_skel
-        if (sk is not None and not self._buf and data.startswith(_DATA)
-                and data.endswith(b"\n\n") and data.find(b"\n") == len(data) - 2):
-            # One HTTP chunk = one SSE event (as httpx hands them over) of a known shape.
+        if self._hot and not self._buf:
+            # One HTTP chunk = one whole SSE event (how httpx hands llama.cpp's stream over).
+            # The hot skeletons include "data: " and the blank line, so a single prefix and
+            # suffix comparison checks the framing too.
             try:
-                s = data[6:-2].decode()
+                s = data.decode()
             except UnicodeDecodeError:
                 s = ""
-            if s.startswith(sk[0]):
-                t = _match(s, sk)
-                if t is not None:
+            for kind, pre, start, suf, slen in self._hot:
+                if s.startswith(pre):
+                    try:
+                        t, end = scanstring(s, start)
+                    except ValueError:
+                        break
+                    if len(s) - end != slen or not s.endswith(suf):
+                        break
                     if not t:
                         return []
-                    self.text_parts.append(t)
-                    return [TextChunk(t)]
+                    if kind == _TEXT:
+                        self.text_parts.append(t)
+                        return [TextChunk(t)]
+                    self.reasoning_parts.append(t)
+                    return [ThinkingChunk(t)]
         if self._buf:
             data = self._buf + data
         lines = data.split(b"\n")
@@ -211,6 +221,7 @@ class SSEParser:
         if _single_string_delta(probe) != (field_name, _PROBE):
             return
         skel = (pre, len(pre), suf, len(suf))
+        self._hot.append((kind, "data: " + pre, len(pre) + 6, suf + "\n\n", len(suf) + 2))
         if kind == _TEXT:
             self._text_skel = skel
         else:
