@@ -32,6 +32,7 @@ from .agent_stream import consume_stream
 from .bus import EventBus
 from .handoff import HandoffPlan, plan_escalation
 from .nonce import new_nonce
+from .router import RouteFlags, Router
 from .session import (
     ESCALATION,
     PRIMARY,
@@ -89,7 +90,7 @@ class Dispatcher(TurnRequestsMixin):
         primary: AgentSlot | None,
         escalation: AgentSlot | None,
         memory: Any | None = None,
-        router: Any | None = None,
+        router: Router | None = None,
         availability: Any | None = None,
         permission_policy: Literal["ask", "allow", "deny"] = "ask",
     ) -> None:
@@ -101,10 +102,10 @@ class Dispatcher(TurnRequestsMixin):
         self.primary = primary
         self.escalation = escalation
         self.memory = memory
-        self.router = router
+        self.router: Router = router or Router(config, cwd)
         self.availability = availability
         self.permission_policy = permission_policy
-        self.flags = _new_flags()
+        self.flags = RouteFlags()
         self._busy = False
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._permission_waiters: dict[str, asyncio.Future[bool]] = {}
@@ -144,32 +145,30 @@ class Dispatcher(TurnRequestsMixin):
             fut.set_result(allow)
 
     def escalate_command(self, arg: str) -> str | None:
-        """``/escalate [fresh] [prompt]`` → returns the prompt to run forced, or None."""
+        """``/escalate [fresh] [prompt]`` → the prompt to run forced, or None (pinned)."""
         words = arg.strip()
         fresh = words == "fresh" or words.startswith("fresh ")
         if fresh:
             words = words[len("fresh") :].strip()
             self.session.force_fresh_escalation = True
-            self.session.escalation_nonce = new_nonce()
+            self.session.escalation_nonce = new_nonce()  # DESIGN §5.6: rotated by /escalate fresh
             self._notice("next escalation starts fresh (new session, new nonce)")
         if words:
             return words
         if not fresh:
-            self.flags.pinned_escalate = True
-            self.flags.pinned_primary = False
+            self.router.escalate_command(self.flags, pin=True)
             self._notice(f"pinned to {self.escalation_name} until /primary")
         return None
 
     def primary_command(self, arg: str) -> str | None:
-        """``/primary [prompt]``: clear escalation stickiness, reset the repetition baseline."""
-        f = self.flags
-        f.pinned_escalate = f.auto_sticky = f.force_escalate = False
-        self.session.repetition_baseline = self.session.user_turn_count()
-        if self.session.state == State.ESCALATION_WAITING:
-            self._set_state(State.ROUTING)
+        """``/primary [prompt]``: drop escalation stickiness; bare, it pins the primary."""
+        prev = self.session.state
+        self.router.primary_command(self.flags, self.session, pin=not arg.strip())
+        if self.session.state != prev:
+            self._publish(ev.StateChanged(state=self.session.state.value, previous=prev.value))
         if arg.strip():
             return arg.strip()
-        self._notice(f"routing back to {self.primary_name}")
+        self._notice(f"pinned to {self.primary_name} until /escalate")
         return None
 
     async def end_session(self) -> None:
@@ -188,7 +187,7 @@ class Dispatcher(TurnRequestsMixin):
             raise BusyError("cannot switch sessions while a turn is running")
         await self.end_session()
         self.session = session
-        self.flags = _new_flags()
+        self.flags = RouteFlags()
         self._notice(f"session {session.name or session.id[:8]} ({len(session.history)} turns)")
 
     # ----- the turn -------------------------------------------------------------------
@@ -232,18 +231,8 @@ class Dispatcher(TurnRequestsMixin):
         f = self.flags
         f.force_escalate = force == "escalate"
         f.force_primary = force == "primary"
-        if self.router is not None:
-            d = await self.router.decide(prompt, self.session, f)
-            target, reason, rule, label = d.target, d.reason, d.rule, d.label
-        elif f.force_escalate or f.pinned_escalate or f.auto_sticky:
-            target, reason, rule = ESCALATION, "escalation requested", "explicit"
-            label = "forced" if f.force_escalate else ("pinned" if f.pinned_escalate else "sticky")
-        elif f.force_primary or f.pinned_primary:
-            target, reason, rule, label = PRIMARY, "primary requested", "explicit", "forced"
-        elif self.session.state == State.ESCALATION_WAITING:
-            target, reason, rule, label = ESCALATION, "answering the escalation agent's question", "state", ""
-        else:
-            target, reason, rule, label = PRIMARY, "default route", "default", ""
+        d = await self.router.decide(prompt, self.session, f)
+        target, reason, rule, label = d.target, d.reason, d.rule, d.label
         if target == PRIMARY and self.primary is None:
             target, reason, rule, label = ESCALATION, "no primary agent configured", "fallback", "fallback"
         if target == ESCALATION and self.escalation is None:
@@ -258,15 +247,7 @@ class Dispatcher(TurnRequestsMixin):
         return target, reason, rule, label
 
     def _after_route(self, target: Slot, outcome: TurnOutcome, force: str | None) -> None:
-        f = self.flags
-        if self.router is not None and hasattr(self.router, "after_turn"):
-            self.router.after_turn(f, target, outcome.ok, force, self.config.sticky_escalation)
-        else:
-            if outcome.ok and target == ESCALATION and self.config.sticky_escalation and not f.pinned_escalate:
-                f.auto_sticky = True
-            if outcome.ok and force == "primary":
-                f.auto_sticky = False
-        f.force_escalate = f.force_primary = False
+        self.router.after_turn(self.flags, target, outcome.ok, force, self.config.sticky_escalation)
 
     # ----- primary ----------------------------------------------------------------------
 
@@ -526,22 +507,6 @@ class Dispatcher(TurnRequestsMixin):
         self._publish(ev.TurnFailed(slot=slot.slot, agent_name=slot.name, error="cancelled",
                                     cancelled=True, prompt=prompt))
         return TurnOutcome(ok=False, slot=slot.slot, error="cancelled", cancelled=True)
-
-
-def _new_flags() -> Any:
-    try:
-        from .router import RouteFlags
-    except ImportError:  # pragma: no cover — router module arrives with the escalation issue
-
-        @dataclass
-        class RouteFlags:  # type: ignore[no-redef]
-            force_escalate: bool = False
-            force_primary: bool = False
-            pinned_escalate: bool = False
-            pinned_primary: bool = False
-            auto_sticky: bool = False
-
-    return RouteFlags()
 
 
 __all__ = ["AgentSlot", "BusyError", "Dispatcher", "TurnOutcome"]

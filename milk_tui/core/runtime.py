@@ -11,7 +11,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import httpx
 
@@ -19,6 +19,8 @@ from ..agents.factory import build_agent
 from ..config.load import load_config
 from ..config.paths import data_dir, database_file, ensure_dir
 from ..config.settings import AgentConfig, MilkConfig
+from ..memory.service import MemoryService
+from ..memory.store import PerceptStore
 from ..storage.db import Database
 from ..storage.sessions import SessionStore
 from .bus import EventBus
@@ -45,7 +47,7 @@ class Runtime:
     store: SessionStore
     bus: EventBus
     dispatcher: Dispatcher
-    memory: Any | None
+    memory: MemoryService
     demo: bool
     startup_notes: list[str] = field(default_factory=list)
 
@@ -124,14 +126,7 @@ def build_runtime(
     db = Database(database_file())
     store = SessionStore(db)
     bus = EventBus()
-    memory = None
-    try:
-        from ..memory.service import MemoryService
-        from ..memory.store import PerceptStore
-    except ImportError:  # pragma: no cover — memory package not present in this build
-        pass
-    else:
-        memory = MemoryService(PerceptStore(db), bus)
+    memory = MemoryService(PerceptStore(db), bus)
     primary_cfg, esc_cfg, notes, running_demo = choose_agents(config, used_path is not None, demo)
     debug_log = ensure_dir(data_dir()) / "wire-debug.log" if (debug or config.debug) else None
     primary = build_agent(primary_cfg, slot="primary", config=config, other_name=esc_cfg.name,
@@ -139,15 +134,14 @@ def build_runtime(
     escalation = build_agent(esc_cfg, slot="escalation", config=config,
                              other_name=primary_cfg.name, debug_log=debug_log)
     session = store.resume(cwd, session_name, new=new)
-    router = availability = None
-    try:
-        from .availability import AvailabilityCache
-        from .router import Router
-    except ImportError:  # pragma: no cover
-        pass
-    else:
-        router = Router(config, cwd, classifier=None)
-        availability = AvailabilityCache({"primary": primary, "escalation": escalation})
+    from .availability import AvailabilityCache
+    from .router import Router, make_agent_classifier
+
+    # Reference agents §5: inconclusive prompts are classified by the primary model, but
+    # only a real model (HTTP / Bedrock) — the demo and CLI agents would answer in prose.
+    classifier = make_agent_classifier(primary) if primary_cfg.kind in ("openai", "bedrock") else None
+    router = Router(config, cwd, classifier=classifier)
+    availability = AvailabilityCache({"primary": primary, "escalation": escalation})
     dispatcher = Dispatcher(
         config=config, store=store, session=session, bus=bus, cwd=cwd,
         primary=AgentSlot("primary", primary_cfg, primary),

@@ -11,7 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..agents.base import AgentRequest
+from ..agents.tools.box import CompositeToolBox
+from ..agents.tools.builtin import BuiltinToolBox
 from ..memory.tags import memory_instruction, need_instruction
+from ..memory.tools import MemoryToolBox
 from ..storage.db import StorageError
 from .context import assemble_messages
 from .escalation_context import (
@@ -114,16 +117,13 @@ class TurnRequestsMixin:
             orientation + block,
         )
 
-    def _toolbox(self, slot: AgentSlot, scratch: TurnScratch, prompt: str, *, allow_escalate: bool):
-        try:
-            from ..agents.tools.box import CompositeToolBox
-            from ..agents.tools.builtin import BuiltinToolBox
-        except ImportError:  # pragma: no cover — tools package not installed in this build
-            return None
-
+    def _toolbox(
+        self, slot: AgentSlot, scratch: TurnScratch, prompt: str, *, allow_escalate: bool
+    ) -> CompositeToolBox:
         def remember(content: str, consumer: str) -> str:
+            # Buffered like tag percepts: a turn that fails records no facts.
             scratch.percepts.append((content, consumer or "all"))
-            return "remembered"
+            return "remembered (saved when this turn completes)"
 
         boxes: list[Any] = [
             BuiltinToolBox(
@@ -133,19 +133,16 @@ class TurnRequestsMixin:
             )
         ]
         if self.memory is not None:
-            try:
-                from ..memory.tools import MemoryToolBox
-            except ImportError:  # pragma: no cover
-                pass
-            else:
-                boxes.append(
-                    MemoryToolBox(
-                        self.memory, slot=slot.slot, session_id=self.session.id,
-                        primary_name=self.primary_name, escalation_name=self.escalation_name,
-                        prompt=prompt,
-                        max_bytes=self.config.local_memory_result_max_bytes,
-                    )
+            boxes.append(
+                MemoryToolBox(
+                    self.memory, slot=slot.slot, session_id=self.session.id,
+                    primary_name=self.primary_name, escalation_name=self.escalation_name,
+                    prompt=prompt, turn_index=self.session.pending_turn_position(),
+                    max_bytes=self.config.local_memory_result_max_bytes,
+                    relevance_gate=self.config.resolve_relevance_gate(slot.config),
+                    include_record=False,
                 )
+            )
         return CompositeToolBox(boxes)
 
     def _percepts_block(self, prompt: str, slot: AgentSlot) -> str:
