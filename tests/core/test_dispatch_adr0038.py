@@ -87,3 +87,14 @@ async def test_need_set_during_turn_uses_pending_position(rig):
     s = rig.reload()
     assert s.current_need == "fix the parser" and s.current_need_set_at == 3
     assert s.history[2].content == "now fix the parser bug please"
+
+
+def test_fresh_escalation_history_is_plain_slice_from_boundary():
+    """Step 6: one builder with a start index serves both the full and the fresh history."""
+    h = [Turn("user", "old", agent="escalation", agent_name="claude"),
+         Turn("assistant", "old answer", agent="escalation", agent_name="claude"),
+         Turn("user", "q", agent="primary", agent_name="llama"),
+         Turn("assistant", "a", agent="primary", agent_name="llama")]
+    fresh = build_agent_history(h, "escalation", start=2)
+    assert [m.content for m in fresh] == ["[user to llama] q", "[llama as primary] a"]
+    assert len(build_agent_history(h, "escalation")) == 4
