@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import uuid
@@ -34,8 +35,10 @@ from .base import (
     Finished,
     PermissionQuestion,
     SessionNotFound,
+    ToolResultEvent,
 )
 from .claude_stream import SESSION_NOT_FOUND_TEXT, StreamJsonParser
+from .openai_wire import Redactor
 from .process_tree import kill_tree, kill_tree_now
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
@@ -55,6 +58,10 @@ parent Claude session."""
 
 _STDERR_NOISE = "no stdin data received"
 
+_SECRET_ENV = re.compile(r"(?i)(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)")
+"""Environment names whose values the debug log and error texts must never show (a Bash
+tool running ``env`` would otherwise put ANTHROPIC_API_KEY into a tool result)."""
+
 
 class ClaudeCliAgent:
     """Agent protocol over the Claude Code CLI (provider ``claude-cli``)."""
@@ -67,6 +74,10 @@ class ClaudeCliAgent:
         self._env_overrides = dict(env or {})
         self._debug_log = debug_log
         self._available: bool | None = None
+        self._redact = Redactor()
+        for k, v in self._environment().items():
+            if _SECRET_ENV.search(k):
+                self._redact.add(v)
 
     # ----- Agent protocol ------------------------------------------------------------
 
@@ -157,6 +168,8 @@ class ClaudeCliAgent:
             async for line in _read_lines(proc.stdout):
                 self._debug(line)
                 for ev in parser.feed(line):
+                    if isinstance(ev, ToolResultEvent):
+                        ev.content = self._redact(ev.content)  # e.g. a Bash `env`
                     yield ev
                 while parser.pending_control:
                     await self._answer_control(proc.stdin, parser.pending_control.pop(0),
@@ -197,7 +210,7 @@ class ClaudeCliAgent:
             message = (f"claude exited with code {rc} and no result" if res is None
                        else f"claude returned an error response (exit code {rc})")
         status = res.api_error_status if res is not None else None
-        raise AgentError(f"{self.name}: {message}", agent=self.name, status=status,
+        raise AgentError(f"{self.name}: {self._redact(message)}", agent=self.name, status=status,
                          retryable=status in (429, 500, 529))
 
     async def _answer_control(self, stdin: asyncio.StreamWriter, req: dict[str, Any],
@@ -225,8 +238,9 @@ class ClaudeCliAgent:
     def _debug(self, line: bytes) -> None:
         if self._debug_log is None:
             return
-        with contextlib.suppress(OSError), open(self._debug_log, "ab") as f:
-            f.write(line if line.endswith(b"\n") else line + b"\n")
+        text = self._redact(line.decode("utf-8", errors="replace").rstrip("\n"))
+        with contextlib.suppress(OSError), open(self._debug_log, "a", encoding="utf-8") as f:
+            f.write(text + "\n")
 
 
 # ----- helpers ------------------------------------------------------------------------

@@ -215,3 +215,24 @@ async def test_available_is_cached_and_reports_missing_binary(fake_cli: FakeCli,
     assert not await missing.available()
     with pytest.raises(AgentError, match="cannot start"):
         await _collect(missing, _req(tmp_path))
+
+
+async def test_debug_log_and_errors_never_show_secret_env_values(fake_cli: FakeCli,
+                                                                 tmp_path: Path) -> None:
+    secret = "sk-ant-test-0123456789abcdef"
+    fake_cli.turns({"tool": {"name": "Bash", "input": {"command": "env"},
+                             "result": f"ANTHROPIC_API_KEY={secret}\nPATH=/bin"},
+                    "error": f"proxy said: bad key {secret}"})
+    debug = tmp_path / "wire.log"
+    agent = ClaudeCliAgent(AgentConfig(name="claude", provider="claude-cli",
+                                       bin=str(fake_cli.bin)),
+                           env={**fake_cli.env, "ANTHROPIC_API_KEY": secret}, debug_log=debug)
+    events: list = []
+    with pytest.raises(AgentError) as ei:
+        async for ev in agent.stream(_req(tmp_path)):
+            events.append(ev)
+    (result,) = [e for e in events if isinstance(e, ToolResultEvent)]
+    assert "ANTHROPIC_API_KEY=" in result.content and secret not in result.content
+    assert secret not in str(ei.value) and "proxy said: bad key" in str(ei.value)
+    log = debug.read_text()
+    assert "ANTHROPIC_API_KEY=" in log and secret not in log
