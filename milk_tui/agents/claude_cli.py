@@ -75,9 +75,11 @@ class ClaudeCliAgent:
         self._debug_log = debug_log
         self._available: bool | None = None
         self._redact = Redactor()
-        for k, v in self._environment().items():
-            if _SECRET_ENV.search(k):
-                self._redact.add(v)
+        self._secret_values = sorted(
+            {v for k, v in self._environment().items() if _SECRET_ENV.search(k) and len(v) >= 4},
+            key=len, reverse=True)
+        for v in self._secret_values:
+            self._redact.add(v)
 
     # ----- Agent protocol ------------------------------------------------------------
 
@@ -169,7 +171,7 @@ class ClaudeCliAgent:
                 self._debug(line)
                 for ev in parser.feed(line):
                     if isinstance(ev, ToolResultEvent):
-                        ev.content = self._redact(ev.content)  # e.g. a Bash `env`
+                        ev.content = self._mask_values(ev.content)  # e.g. a Bash `env`
                     yield ev
                 while parser.pending_control:
                     await self._answer_control(proc.stdin, parser.pending_control.pop(0),
@@ -234,6 +236,14 @@ class ClaudeCliAgent:
             else {"behavior": "deny", "message": "The user denied this tool use."})
         await _write_line(stdin, {"type": "control_response", "response": {
             "subtype": "success", "request_id": request_id, "response": decision}})
+
+    def _mask_values(self, text: str) -> str:
+        """Known secret values only: a tool result is file or command output, and the
+        pattern rules of the Redactor would mangle ordinary code such as ``token = x``."""
+        for v in self._secret_values:
+            if v in text:
+                text = text.replace(v, "***")
+        return text
 
     def _debug(self, line: bytes) -> None:
         if self._debug_log is None:
