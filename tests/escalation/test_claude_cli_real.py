@@ -134,15 +134,17 @@ async def test_permission_prompt_reaches_our_callback(
     assert result.is_error
 
 
-async def test_api_401_is_an_agent_error_with_the_api_message(
+@pytest.mark.parametrize(("status", "retryable"), [(401, False), (529, True)])
+async def test_api_error_is_an_agent_error_with_the_api_message(
         claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic,
-        workdir: Path) -> None:
-    fake_anthropic.push(Reply.error(401, "token rejected by fake server"))
+        workdir: Path, status: int, retryable: bool) -> None:
+    fake_anthropic.push(Reply.error(status, "token rejected by fake server"))
     with pytest.raises(AgentError) as ei:
         await _collect(_agent(claude_bin, real_claude_env),
                        AgentRequest(slot="escalation", prompt="hi", cwd=str(workdir)))
-    assert "401" in str(ei.value) and "token rejected by fake server" in str(ei.value)
-    assert ei.value.status == 401
+    assert str(status) in str(ei.value) and "token rejected by fake server" in str(ei.value)
+    assert str(ei.value).startswith("claude: ")
+    assert ei.value.status == status and ei.value.retryable is retryable
     assert "dummy" not in str(ei.value)  # the key never leaks into the message
 
 
