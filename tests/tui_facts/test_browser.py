@@ -38,7 +38,8 @@ async def test_first_paint_lists_facts_newest_first(memory, session_id, three) -
     app = Host(memory, session_id)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()
-        assert status(app).startswith("3 facts · visible here")
+        assert status(app) == "3 facts"
+        assert "scope (s): visible here" in str(app.browser.query_one("#fact-filters").render())
         assert current(app).id == three[2].id
         await pilot.press("down")
         assert current(app).id == three[1].id
@@ -188,26 +189,34 @@ async def test_search_as_you_type_with_qualifiers(memory, session_id, three) -> 
         assert isinstance(app.focused, FactTable)
 
 
-async def test_filter_selects_and_order(memory, session_id, three) -> None:
+async def test_filter_keys_chips_and_order(memory, session_id, three) -> None:
     memory.record("a global fact", producer="user", scope="global", session_id=session_id)
     app = Host(memory, session_id)
     async with app.run_test(size=(120, 30)) as pilot:
         b = app.browser
         assert b.window.total == 4
-        b.query_one("#filter-scope", Select).value = "global"
-        await wait_until(pilot, lambda: b.window.total == 1)
-        b.query_one("#filter-scope", Select).value = "session"
-        b.query_one("#filter-producer", Select).value = "primary"
-        await wait_until(pilot, lambda: b.window.total == 1 and current(app).id == three[1].id)
-        b.query_one("#filter-producer", Select).clear()
-        b.query_one("#filter-consumer", Select).value = "primary"
-        await wait_until(pilot, lambda: b.window.total == 1 and current(app).id == three[1].id)
-        b.query_one("#filter-consumer", Select).clear()
+        await pilot.press("s")  # visible here -> this session
         await wait_until(pilot, lambda: b.window.total == 3)
-        await pilot.press("o")  # recent -> weight: the user's 0.9 fact first
+        await pilot.press("s")  # -> global
+        await wait_until(pilot, lambda: b.window.total == 1)
+        await pilot.press("s", "s")  # -> all sessions -> visible here
+        await wait_until(pilot, lambda: b.query_state.scope == "here" and b.window.total == 4)
+        await pilot.press("b", "b")  # by user -> by primary
+        await wait_until(pilot, lambda: b.window.total == 1 and current(app).id == three[1].id)
+        b.set_filters(producer=None)
+        await pilot.press("f", "f")  # for all -> for primary
+        await wait_until(pilot, lambda: b.window.total == 1 and current(app).id == three[1].id)
+        assert "for (f): primary" in str(b.query_one("#fact-filters").render())
+        b.set_filters(consumer=None)
+        await wait_until(pilot, lambda: b.window.total == 4)
+        # chips are clickable: the first one is the scope chip
+        await pilot.click("#fact-filters", offset=(3, 0))
+        await wait_until(pilot, lambda: b.query_state.scope == "session")
+        await pilot.press("s", "s", "s")
+        await pilot.press("o")  # recent -> weight: the pinned-free list puts 0.9 first
         await wait_until(pilot, lambda: b.query_state.order == "weight")
-        assert current(app).id == three[0].id and b.window.total == 3
-        assert "by weight" in status(app)
+        assert current(app).weight == 0.9 and b.window.total == 4
+        assert "order (o): weight" in str(b.query_one("#fact-filters").render())
 
 
 async def test_live_updates_coalesce_and_keep_the_cursor(memory, session_id, three) -> None:
@@ -237,6 +246,8 @@ async def test_compact_mode_has_fewer_columns(memory, session_id, three) -> None
         assert not app.browser.query("#fact-filters")
         assert "[P] prefers tabs" in table.render_line(2).text
         assert status(app) == "3 facts"
+        await pilot.press("s", "s")  # filters still work by key in the pane
+        await wait_until(pilot, lambda: status(app) == "0 facts · global")
 
 
 async def test_virtualised_with_many_facts(memory, session_id) -> None:

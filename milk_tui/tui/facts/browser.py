@@ -17,28 +17,25 @@ from typing import Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
 from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Static
 
 from ...core.events import BusEvent
 from ...memory.percept import Percept
 from ...storage.db import StorageError
 from .confirm import ConfirmModal
 from .edit_modal import FactDraft, FactEditModal
+from .filter_bar import FilterBar, next_value
 from .table import FactTable, age
-from .window import CONSUMERS, ORDERS, PRODUCERS, FactQuery, FactWindow, parse_search
+from .window import FactQuery, FactWindow, parse_search
 
 SEARCH_DEBOUNCE_S = 0.20
 """Typing speed is ~5-8 keys/s; 200 ms runs one FTS query per pause, not one per key."""
 REFRESH_COALESCE_S = 0.15
 """Bus bursts (an agent's facts, a consolidation) inside this window become one refresh."""
 PERCEPT_EVENTS = frozenset({"percept_recorded", "percept_updated", "percept_deleted"})
-
-SCOPE_OPTIONS = [("visible here", "here"), ("this session", "session"), ("global", "global"),
-                 ("all sessions", "all")]  # fmt: skip
 
 
 class FactBrowser(Widget):
@@ -48,8 +45,6 @@ class FactBrowser(Widget):
     FactBrowser { height: 1fr; layout: vertical; }
     FactBrowser #fact-search { height: 3; }
     FactBrowser.compact #fact-search { height: 1; border: none; padding: 0 1; }
-    FactBrowser #fact-filters { height: 3; }
-    FactBrowser #fact-filters Select { width: 1fr; }
     FactBrowser #fact-status { height: 1; color: $text-muted; padding: 0 1; }
     FactBrowser #fact-status.error { color: $text-error; }
     """
@@ -60,7 +55,10 @@ class FactBrowser(Widget):
         Binding("p", "pin", "Pin", id="facts.pin"),
         Binding("u", "undo", "Undo", id="facts.undo"),
         Binding("g", "jump", "Go to turn", id="facts.jump"),
-        Binding("o", "order", "Order", show=False, id="facts.order"),
+        Binding("s", "cycle('scope')", "Scope", show=False, id="facts.filter_scope"),
+        Binding("b", "cycle('producer')", "By", show=False, id="facts.filter_producer"),
+        Binding("f", "cycle('consumer')", "For", show=False, id="facts.filter_consumer"),
+        Binding("o", "cycle('order')", "Order", show=False, id="facts.order"),
         Binding("slash", "search", "Search", id="facts.search"),
     ]
 
@@ -82,7 +80,9 @@ class FactBrowser(Widget):
         self.compact = compact
         self.clock = clock
         self.set_class(compact, "compact")
-        self.query_state = FactQuery()
+        self.filters = FactQuery()
+        """Scope/producer/consumer/order chosen with the chips or keys (search text aside)."""
+        self.query_state = self.filters
         self._search_timer: Timer | None = None
         self._refresh_timer: Timer | None = None
         self._generation = 0
@@ -96,12 +96,7 @@ class FactBrowser(Widget):
         hint = "search" if self.compact else "search facts… (scope:global by:user for:primary is:pinned)"
         yield Input(placeholder=hint, id="fact-search")
         if not self.compact:
-            with Horizontal(id="fact-filters"):
-                yield Select(SCOPE_OPTIONS, value="here", allow_blank=False, id="filter-scope")
-                yield Select([(f"by {p}", p) for p in PRODUCERS], prompt="any producer",
-                             id="filter-producer")  # fmt: skip
-                yield Select([(f"for {c}", c) for c in CONSUMERS], prompt="any consumer",
-                             id="filter-consumer")  # fmt: skip
+            yield FilterBar(id="fact-filters")
         window = FactWindow(self.memory, self.query_state, self.session_id).load()
         yield FactTable(window, compact=self.compact, clock=self.clock, id="fact-table")
         yield Static("", id="fact-status", markup=False)
@@ -121,6 +116,8 @@ class FactBrowser(Widget):
         self.table.focus()
 
     def _show_status(self, error: str = "") -> None:
+        if not self.compact:
+            self.query_one(FilterBar).show(self.query_state)
         status = self.query_one("#fact-status", Static)
         status.set_class(bool(error), "error")
         if error:
@@ -128,10 +125,11 @@ class FactBrowser(Widget):
             return
         n = self.window.total
         text = f"{n:,} fact{'s' if n != 1 else ''}"
-        if not self.compact:
-            text += f" · {self.query_state.describe()}"
-            if not self.query_state.text:
-                text += f" · by {self.query_state.order}"
+        q = self.query_state
+        if self.compact and replace(q, order="recent") != FactQuery():
+            text += f" · {q.describe()}"  # no chips in the pane: say what is filtered
+        elif q.text:
+            text += f" matching “{q.text}”"
         status.update(text)
 
     # ----- querying --------------------------------------------------------------------
@@ -151,26 +149,25 @@ class FactBrowser(Widget):
         self.requery()
         self.focus_table()
 
-    @on(Select.Changed)
-    def _filter_changed(self, event: Select.Changed) -> None:
+    def on_filter_bar_cycle(self, event: FilterBar.Cycle) -> None:
         event.stop()
-        self.requery()
+        self.action_cycle(event.field)
 
-    def _base_query(self) -> FactQuery:
-        if self.compact:
-            return FactQuery(order=self.query_state.order)
+    def action_cycle(self, field: str) -> None:
+        """Advance one filter (scope, producer, consumer) or the order to its next value."""
+        self.filters = replace(self.filters, **{field: next_value(field, getattr(self.filters, field))})
+        self.requery(force=True)
 
-        def val(sel: str) -> str | None:
-            v = self.query_one(sel, Select).value
-            return v if isinstance(v, str) else None  # the blank sentinel = no filter
+    def set_filters(self, **values: str | None) -> None:
+        self.filters = replace(self.filters, **values)
+        self.requery(force=True)
 
-        return FactQuery(scope=val("#filter-scope") or "here", producer=val("#filter-producer"),
-                         consumer=val("#filter-consumer"), order=self.query_state.order)  # fmt: skip
-
-    def requery(self) -> None:
+    def requery(self, force: bool = False) -> None:
         """Rebuild the window for the current search text and filters."""
         raw = self.query_one("#fact-search", Input).value
-        query, errors = parse_search(raw, self._base_query())
+        query, errors = parse_search(raw, self.filters)
+        if query == self.query_state and not errors and not force:
+            return  # e.g. the Selects announcing their initial values on mount
         self.query_state = query
         self._generation += 1
         if query.text:  # FTS + bm25 over a large store: off the event loop
@@ -268,11 +265,6 @@ class FactBrowser(Widget):
 
     def action_search(self) -> None:
         self.query_one("#fact-search", Input).focus()
-
-    def action_order(self) -> None:
-        order = ORDERS[(ORDERS.index(self.query_state.order) + 1) % len(ORDERS)]
-        self.query_state = replace(self.query_state, order=order)
-        self.requery()
 
     def action_add(self) -> None:
         def done(draft: FactDraft | None) -> None:

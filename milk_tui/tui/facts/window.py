@@ -35,6 +35,24 @@ _QUALIFIERS = {
 }  # fmt: skip
 
 
+class BrowseFilter(PerceptFilter):
+    """``PerceptFilter`` tuned for browsing: "visible here" without the OR on the scope index.
+
+    The store's clause ``scope = 'global' OR (scope = 'session' AND session_id = ?)`` makes
+    SQLite collect every matching row through the scope index and sort them all before
+    LIMIT — ~350 ms per page at 100,000 facts.  Unary ``+`` keeps the clause's meaning but
+    takes those columns off the index, so SQLite walks the ORDER BY index instead and stops
+    after one page (< 1 ms).  Most facts are visible in the current session, so the walk
+    rarely skips many rows.
+    """
+
+    def where(self) -> tuple[str, list[Any]]:
+        sql, params = super().where()
+        here = "(p.scope = 'global' OR (p.scope = 'session' AND p.session_id = ?))"
+        fast = "(+p.scope = 'global' OR (+p.scope = 'session' AND +p.session_id = ?))"
+        return sql.replace(here, fast), params
+
+
 class MemoryLike(Protocol):
     """The slice of ``MemoryService`` the browser reads (kept narrow for fakes in tests)."""
 
@@ -61,7 +79,7 @@ class FactQuery:
         scope = self.scope
         if session_id is None and scope in ("here", "session"):
             scope = "all" if scope == "here" else "session"
-        flt = PerceptFilter(producer=self.producer, consumer=self.consumer, core=self.pinned)
+        flt = BrowseFilter(producer=self.producer, consumer=self.consumer, core=self.pinned)
         if scope == "here":
             flt.session_id = session_id
         elif scope == "session":
