@@ -230,13 +230,13 @@ class BedrockAgent:
     async def _raw_events(self, kwargs: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
         client = await asyncio.to_thread(self._get_client)
         if self._debug:
-            self._debug(self._auth.redact("request " + json.dumps(kwargs, default=str)))
+            self._debug(self._auth.redact(f"[{self.name}] request " + json.dumps(kwargs, default=str)))
         events = iterate_in_thread(lambda: client.converse_stream(**kwargs)["stream"],
                                    abort=_abort, name=f"bedrock-{self.name}")
         async with aclosing(events):
             async for ev in events:
                 if self._debug:
-                    self._debug(self._auth.redact("event " + json.dumps(ev, default=str)))
+                    self._debug(self._auth.redact(f"[{self.name}] event " + json.dumps(ev, default=str)))
                 yield ev
 
     def _convert(self, ev: dict[str, Any], rnd: _Round) -> list[AgentEvent]:

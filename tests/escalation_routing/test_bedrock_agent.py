@@ -330,3 +330,12 @@ def test_importing_the_agent_does_not_import_boto3():
             "print('boto3' in sys.modules, 'botocore' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+async def test_no_credentials_but_refresh_cmd_fetches_them_first(fake_bedrock, tmp_path):
+    cmd, runs = refresh_script(tmp_path, "AKIAFROMREFRESH05")
+    agent = BedrockAgent(bedrock_config(fake_bedrock, aws_key_id="", aws_secret="", aws_refresh_cmd=cmd))
+    events = await collect(agent, req())
+    assert isinstance(events[-1], Finished)
+    assert runs.read_text().count("run") == 1
+    assert [r.access_key_id for r in fake_bedrock.stream_requests] == ["AKIAFROMREFRESH05"]
