@@ -16,6 +16,7 @@ from ..core.events import BusEvent
 from ..core.runtime import Runtime, build_runtime
 from .bridge import BusBridge
 from .commands import MilkCommands
+from .cooperative import make_cooperative
 from .keymap import validate_keymap
 from .screens.main import MainScreen
 from .themes import DEFAULT_DARK, load_themes, palette_for
@@ -34,6 +35,7 @@ class MilkApp(App[int]):
     def __init__(self, runtime: Runtime, *, ui_state: UIState | None = None) -> None:
         super().__init__()
         self.runtime = runtime
+        make_cooperative(runtime.dispatcher)
         self.ui_state = ui_state or UIState.load()
         self.palette = Palette()
         self.main_screen: MainScreen | None = None

@@ -330,8 +330,7 @@ class MainScreen(Screen[None]):
 
     def action_conversation_bottom(self) -> None:
         conv = self.query_one(Conversation)
-        conv.scroll_end(animate=False)
-        conv.anchor()
+        conv.resume_follow()
 
     def action_history_search(self) -> None:
         box = self.query_one(PromptInput)

@@ -4,7 +4,8 @@ Only the tail of the transcript is mounted (``WINDOW`` blocks); scrolling to the
 mounts ``PAGE`` older blocks from ``self.items``, and while the user sits at the bottom the
 oldest widgets are unmounted again past ``MAX_MOUNTED``.  Streaming goes to one open
 ``ReplyBlock`` per agent reply; every other block is static once mounted.  The scroll
-position follows the bottom only while the user is there (``anchor``).
+position follows the bottom only while the user is there.  (Not Textual's ``anchor()``:
+it bottom-aligns short transcripts with a negative scroll offset.)
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def handoff_text(e: ev.EscalationStarted) -> str:
 
 class Conversation(VerticalScroll):
     DEFAULT_CSS = """
-    Conversation { height: 1fr; layout: stream; scrollbar-size-vertical: 1; padding: 1 1 0 1; }
+    Conversation { height: 1fr; scrollbar-size-vertical: 1; padding: 1 1 0 1; }
     Conversation > .older { color: $text-muted; text-align: center; width: 1fr; margin-bottom: 1; }
     """
 
@@ -71,9 +72,24 @@ class Conversation(VerticalScroll):
         self._user_item: Item | None = None
         self._tools: dict[str, ToolLine] = {}
         self._loading_older = False
+        self._follow = True
+        """True while the user is at the bottom; new content then scrolls into view."""
+        self._follow_pending = False
 
-    def on_mount(self) -> None:
-        self.anchor()
+    def follow_tail(self) -> None:
+        """Keep the newest content in view, once per refresh, if the user is at the bottom."""
+        if self._follow and not self._follow_pending:
+            self._follow_pending = True
+            self.call_after_refresh(self._do_follow)
+
+    def _do_follow(self) -> None:
+        self._follow_pending = False
+        if self._follow and self.max_scroll_y > self.scroll_y:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def resume_follow(self) -> None:
+        self._follow = True
+        self.follow_tail()
 
     # ----- loading ----------------------------------------------------------------------
 
@@ -96,8 +112,7 @@ class Conversation(VerticalScroll):
         self._sync_older_marker()
         if widgets:
             self.mount_all(widgets)
-        self.anchor()
-        self.scroll_end(animate=False, immediate=False)
+        self.resume_follow()
 
     def _sync_older_marker(self) -> None:
         if self._first > 0:
@@ -113,6 +128,7 @@ class Conversation(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        self._follow = new_value >= self.max_scroll_y - 1
         if new_value < 1 and self._first > 0 and not self._loading_older:
             self._loading_older = True
             self.call_after_refresh(self.load_older)
@@ -141,7 +157,7 @@ class Conversation(VerticalScroll):
 
     def _prune(self) -> None:
         excess = len(self._blocks) - MAX_MOUNTED
-        if excess <= 0 or not self.is_vertical_scroll_end:
+        if excess <= 0 or not self._follow:
             return
         live = {self._reply, self._thinking, self._user}
         drop = [w for w in self._blocks[:excess] if w not in live]
@@ -182,10 +198,15 @@ class Conversation(VerticalScroll):
 
     def add_line(self, kind: str, text: str) -> None:
         self.add(Item(kind, text))  # type: ignore[arg-type]
+        self.follow_tail()
 
     # ----- live events --------------------------------------------------------------------
 
     def handle_bus_event(self, e: ev.BusEvent) -> None:
+        self._handle(e)
+        self.follow_tail()
+
+    def _handle(self, e: ev.BusEvent) -> None:
         t = e.type  # type: ignore[attr-defined]
         if t == "text_delta":
             self._reply_for(e.slot).append(e.text)  # type: ignore[attr-defined]
@@ -195,7 +216,7 @@ class Conversation(VerticalScroll):
             self._close_live()
             self._user_item = Item("user", e.prompt)  # type: ignore[attr-defined]
             self._user = self.add(self._user_item)  # type: ignore[assignment]
-            self.anchor()
+            self._follow = True
         elif t == "route_decided":
             self.names[e.target] = e.agent_name  # type: ignore[attr-defined]
             if self._user is not None and self._user_item is not None:

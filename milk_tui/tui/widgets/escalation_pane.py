@@ -24,7 +24,7 @@ class EscalationPane(Vertical):
     DEFAULT_CSS = """
     EscalationPane { height: auto; max-height: 60%; border: round $panel-lighten-2; border-title-color: $secondary; padding: 0 1; }
     EscalationPane > #esc-body { height: auto; }
-    EscalationPane > RichLog { height: auto; max-height: 8; background: transparent; scrollbar-size-vertical: 1; }
+    EscalationPane > RichLog { height: auto; max-height: 8; background: transparent; scrollbar-size-vertical: 0; overflow-x: hidden; }
     """
 
     def __init__(self, session: Session, agent_name: str, id: str | None = None) -> None:
@@ -38,9 +38,11 @@ class EscalationPane(Vertical):
         self.reasons: list[str] = []
         self.local_turns_since = 0
         self.active = False
+        self.seen_handoff = session.escalation_ever_active()
         self.last_context = ""
         self.body = Static("", id="esc-body", markup=False)
-        self.timeline = RichLog(max_lines=TIMELINE_LINES, wrap=True, markup=False, id="esc-timeline")
+        self.timeline = RichLog(max_lines=TIMELINE_LINES, wrap=True, markup=False, min_width=10,
+                                id="esc-timeline")
         self._load_from_session()
 
     def compose(self) -> ComposeResult:
@@ -62,6 +64,7 @@ class EscalationPane(Vertical):
         self.downgraded = False
         self.reasons = []
         self.last_context = ""
+        self.seen_handoff = session.escalation_ever_active()
         self._load_from_session()
         self.timeline.clear()
         self._redraw()
@@ -76,6 +79,7 @@ class EscalationPane(Vertical):
             self.local_turns_since = e.local_turns_since  # type: ignore[attr-defined]
             self.last_context = e.context_text  # type: ignore[attr-defined]
             self.active = True
+            self.seen_handoff = True
             self._log(handoff_text(e))  # type: ignore[arg-type]
         elif t == "escalation_finished":
             self.active = False
@@ -83,7 +87,7 @@ class EscalationPane(Vertical):
             extra = " · asks a question" if e.ends_with_question else ""  # type: ignore[attr-defined]
             cost = f" · ${e.cost_usd:.4f}" if e.cost_usd else ""  # type: ignore[attr-defined]
             self._log(f"← {e.agent_name} {status}{cost}{extra}")  # type: ignore[attr-defined]
-        elif t == "route_decided" and e.target == "primary" and self.session.escalation_ever_active():  # type: ignore[attr-defined]
+        elif t == "route_decided" and e.target == "primary" and self.seen_handoff:  # type: ignore[attr-defined]
             self._log(f"↩ {e.agent_name} · {e.reason}")  # type: ignore[attr-defined]
         elif t not in ("usage", "turn_completed", "turn_failed", "state_changed"):
             return

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual.timer import Timer
-from textual.widgets import Static
+from textual.widget import Widget
 
 from ...core import events as ev
 
@@ -43,7 +43,10 @@ class StatusModel:
     roles: dict[str, RoleTotals] = field(default_factory=dict)
 
 
-class StatusLine(Static):
+class StatusLine(Widget):
+    """Not a ``Static``: ``Static.update`` asks for a layout pass, and the spinner redraws
+    12 times a second while replies stream; a fixed one-line widget only needs a repaint."""
+
     DEFAULT_CSS = """
     StatusLine { height: 1; background: $panel; color: $text; padding: 0 1; }
     StatusLine.-busy { color: $text; }
@@ -51,7 +54,8 @@ class StatusLine(Static):
     """
 
     def __init__(self, id: str | None = None) -> None:
-        super().__init__("", id=id, markup=False)
+        super().__init__(id=id)
+        self._text = Text()
         self.model = StatusModel()
         self._frame = 0
         self._timer: Timer | None = None
@@ -140,4 +144,12 @@ class StatusLine(Static):
                 t.append(f" ${r.cost:.4f}", style="dim")
         if m.hint:
             t.append("  " + m.hint, style="bold yellow")
-        self.update(t)
+        self._text = t
+        self.refresh()
+
+    def render(self) -> Text:
+        return self._text
+
+    @property
+    def plain(self) -> str:
+        return self._text.plain

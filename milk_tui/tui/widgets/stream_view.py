@@ -96,6 +96,7 @@ class StreamView(Widget):
     # ----- rendering state ------------------------------------------------------------
 
     def _reset_render(self) -> None:
+        self._styled = {}
         self._fixed: list[Strip] = []
         """Stable lines: finished blocks and committed lines of the open block."""
         self._tail: list[Strip] = []
@@ -182,7 +183,10 @@ class StreamView(Widget):
         """Remove the plain lines of the open block; its Markdown render replaces them."""
         n = self._open_lines
         if n:
-            del self._fixed[len(self._fixed) - n :]
+            keep = len(self._fixed) - n
+            del self._fixed[keep:]
+            for y in [y for y in self._styled if y >= keep]:
+                del self._styled[y]
         self._open_lines = 0
         self._open_commit = 0
         self._tail = []
@@ -232,7 +236,12 @@ class StreamView(Widget):
 
     def notify_style_update(self) -> None:
         self._base_style = None
+        styled = self.__dict__.get("_styled")
+        if styled:
+            styled.clear()
         super().notify_style_update()
+
+    _styled: dict[int, Strip]
 
     _base_style: Style | None = None
 
@@ -244,6 +253,9 @@ class StreamView(Widget):
             base = self._base_style = self.rich_style  # computing it costs ~0.2 ms; once per style change
         n = len(self._fixed)
         if y < n:
+            cached = self._styled.get(y)
+            if cached is not None and cached.cell_length == width:
+                return cached
             strip = self._fixed[y]
         elif y - n < len(self._tail):
             strip = self._tail[y - n]
@@ -251,7 +263,10 @@ class StreamView(Widget):
             return Strip.blank(width, base)
         if strip.cell_length != width:
             strip = strip.crop_extend(0, width, None)
-        return strip.apply_style(base)
+        strip = strip.apply_style(base)
+        if y < n:
+            self._styled[y] = strip  # stable lines are styled once, not once per frame
+        return strip
 
 
 def styled_line(text: str, style: Style) -> Strip:
