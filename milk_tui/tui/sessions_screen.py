@@ -101,8 +101,8 @@ class SessionsScreen(Screen[SessionAction | None]):
                     t.move_cursor(row=i)
         n = len(self.sessions)
         self.query_one("#sessions-status", Static).update(
-            f"{n} session{'s' if n != 1 else ''} · enter switch · n new · r rename · d delete · "
-            f"f {'this folder' if self.all_folders else 'all folders'}"
+            f"{n} session{'s' if n != 1 else ''} · enter switches · "
+            f"f shows {'this folder' if self.all_folders else 'all folders'}"
         )
 
     def selected(self) -> SessionSummary | None:

@@ -206,7 +206,7 @@ class FactBrowser(Widget):
 
     def handle_bus_event(self, event: BusEvent) -> None:
         """Called by the app for percept events; cheap and safe to call per event."""
-        if getattr(event, "type", "") not in PERCEPT_EVENTS:
+        if getattr(event, "type", "") not in PERCEPT_EVENTS or not self.is_attached:
             return
         if threading.get_ident() != self.app._thread_id:
             self.app.call_from_thread(self.schedule_refresh)

@@ -21,8 +21,6 @@ CYCLES: dict[str, tuple[str | None, ...]] = {
 }
 SCOPE_LABELS = {"here": "visible here", "session": "this session", "global": "global",
                 "all": "all sessions"}  # fmt: skip
-KEYS = {"scope": "s", "producer": "b", "consumer": "f", "order": "o"}
-"""The browser's keys for each chip (shown on the chip so they are discoverable)."""
 
 
 def next_value(field: str, current: str | None) -> str | None:
@@ -46,11 +44,13 @@ class FilterBar(Static):
         values = {"scope": SCOPE_LABELS[q.scope], "producer": q.producer or "anyone",
                   "consumer": q.consumer or "both", "order": q.order}  # fmt: skip
         names = {"scope": "scope", "producer": "by", "consumer": "for", "order": "order"}
+        # each name starts with its key; the bold initial is the key hint
         chips = [
-            f"[@click=cycle('{f}')]{names[f]} ([b]{KEYS[f]}[/b]): [$text]{escape(str(v))}[/] ▾[/]"
+            f"[@click=cycle('{f}')][b]{names[f][0]}[/b]{names[f][1:]}: "
+            f"[$text]{escape(str(v))}[/] ▾[/]"
             for f, v in values.items()
         ]
-        self.update("   ".join(chips))
+        self.update("  ".join(chips))
 
     def action_cycle(self, field: str) -> None:
         self.post_message(self.Cycle(field))

@@ -45,6 +45,12 @@ FULL_COLUMNS = (
     Column("producer", "producer", 10), Column("consumer", "consumer", 10),
     Column("content", "content", 0), Column("updated", "updated", 7),
 )  # fmt: skip
+NARROW_COLUMNS = (
+    Column("pin", "★", 1), Column("scope", "", 1), Column("weight", "w", 3),
+    Column("producer", "by", 10), Column("content", "content (for)", 0),
+)  # fmt: skip
+"""Under NARROW_BELOW columns: scope as G/S, the consumer as a [P]/[E] badge, no age."""
+NARROW_BELOW = 100
 COMPACT_COLUMNS = (Column("pin", "★", 1), Column("scope", "", 1), Column("weight", "w", 3),
                    Column("content", "fact", 0))  # fmt: skip
 MIN_CONTENT = 12
@@ -56,6 +62,12 @@ def age(seconds: float) -> str:
         if s >= size:
             return f"{s // size}{unit}"
     return f"{s}s"
+
+
+def columns_for(width: int, compact: bool) -> tuple[Column, ...]:
+    if compact:
+        return COMPACT_COLUMNS
+    return NARROW_COLUMNS if width < NARROW_BELOW else FULL_COLUMNS
 
 
 def cell(p: Percept, key: str, compact: bool, now: float) -> str:
@@ -127,6 +139,7 @@ class FactTable(ScrollView, can_focus=True):
         self.clock = clock
         self.empty_text = empty_text
         self.columns = COMPACT_COLUMNS if compact else FULL_COLUMNS
+        """Chosen per width on resize (``columns_for``)."""
 
     # ----- data ------------------------------------------------------------------------
 
@@ -146,6 +159,7 @@ class FactTable(ScrollView, can_focus=True):
         self.virtual_size = Size(width, self.window.total + 1)
 
     def on_resize(self, event: events.Resize) -> None:
+        self.columns = columns_for(event.size.width, self.compact)
         self._sync_size()
 
     # ----- cursor ----------------------------------------------------------------------
@@ -216,5 +230,6 @@ class FactTable(ScrollView, can_focus=True):
             style += self.get_component_rich_style("fact-table--recent")
         if index == self.cursor:
             style += self.get_component_rich_style("fact-table--cursor")
-        texts = [cell(p, c.key, self.compact, now) for c in self.columns]
+        short = self.compact or self.columns is NARROW_COLUMNS
+        texts = [cell(p, c.key, short, now) for c in self.columns]
         return self._line(texts, widths, style, width)
