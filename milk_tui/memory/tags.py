@@ -2,6 +2,8 @@
 
 Behaviour (reference core §5.2): the output is a pure function of the character sequence,
 so chunk boundaries never matter; backtick code spans (inline or fenced) are left alone;
+unlike the reference, an inline span (one or two backticks) also ends at a blank line, so a
+stray backtick cannot expose every later tag of the reply;
 a tag whose nonce is not the slot's is hidden but not recorded; at end of stream an
 unclosed tag is dropped and a dangling partial prefix is emitted as text.
 
@@ -57,6 +59,7 @@ class TagInterceptor:
         self._bt_run = 0  # backticks seen in a row outside a code span (opening run)
         self._code_open = 0  # length of the run that opened the current code span
         self._code_bt = 0  # backticks seen in a row inside the span
+        self._prev_nl = False  # last code-span char was a newline (blank-line detection)
 
     # ----- public ---------------------------------------------------------------------
 
@@ -81,6 +84,7 @@ class TagInterceptor:
         elif self._mode == OPEN:
             rest = f"<milk:{self._kind}:{self._buf}"
         self._mode, self._buf, self._bt_run, self._code_open, self._code_bt = TEXT, "", 0, 0, 0
+        self._prev_nl = False
         return rest
 
     # ----- state machine --------------------------------------------------------------
@@ -110,12 +114,23 @@ class TagInterceptor:
 
     def _in_code(self, s: str, i: int, n: int, out: list[str]) -> int:
         j = s.find("`", i)
-        if j < 0:
-            out.append(s[i:])
+        end = n if j < 0 else j
+        if i < end:
+            if self._code_open < 3:  # inline span: a blank line ends it (CommonMark paragraphs)
+                if self._prev_nl and s[i] == "\n":
+                    brk = i
+                else:
+                    k = s.find("\n\n", i, end)
+                    brk = k + 1 if k >= 0 else -1
+                if brk >= 0:
+                    out.append(s[i : brk + 1])
+                    self._mode, self._code_open, self._code_bt, self._prev_nl = TEXT, 0, 0, False
+                    return brk + 1
+            out.append(s[i:end])
             self._code_bt = 0
-            return n
-        if j > i:
-            self._code_bt = 0
+            self._prev_nl = s[end - 1] == "\n"
+            if j < 0:
+                return n
         k = j
         while k < n and s[k] == "`":
             self._code_bt += 1
@@ -123,7 +138,8 @@ class TagInterceptor:
             if self._code_bt == self._code_open:
                 self._mode, self._code_open, self._code_bt = TEXT, 0, 0
                 break
-        out.append(s[i:k])
+        self._prev_nl = False
+        out.append(s[j:k])
         return k
 
     def _in_text(self, s: str, i: int, n: int, out: list[str]) -> int:
@@ -186,15 +202,18 @@ class TagInterceptor:
 
 
 def _code_span_end(text: str, i: int) -> int:
-    """``text[i]`` starts a backtick run of length k; return the index after the closing run
-    (a run of exactly k backticks not followed by another), or len(text) when unclosed."""
+    """``text[i]`` starts a backtick run of length k; return the index after the closing run,
+    after the blank line that ends an unclosed inline span, or len(text)."""
     n = len(text)
     j = i
     while j < n and text[j] == "`":
         j += 1
     k = j - i
+    para = text.find("\n\n", j) if k < 3 else -1
     while True:
         j = text.find("`", j)
+        if para >= 0 and (j < 0 or j > para):
+            return para + 2
         if j < 0:
             return n
         e = j

@@ -85,7 +85,7 @@ def test_escalate_tag_hidden_and_optional_callback() -> None:
 # ----- properties --------------------------------------------------------------------
 
 _pieces = st.sampled_from([
-    "hello ", "`", "``", "```", "\n", "<", ">", "<milk:", f"<milk:need:{N}>", f"</milk:need:{N}>",
+    "hello ", "`", "``", "```", "\n", "\n\n", "<", ">", "<milk:", f"<milk:need:{N}>", f"</milk:need:{N}>",
     f"<milk:percept:{N}>", f"</milk:percept:{N}>", "<milk:percept:other>", "</milk:percept:other>",
     "@llama: ", "fact", " goal ", "<milk:pe", "rcept:", N, "<b>", "x",
 ])  # fmt: skip
@@ -164,3 +164,12 @@ def test_instructions_embed_nonce_and_names() -> None:
     mi = memory_instruction(N, "llama", "deepseek")
     assert mi.startswith("[Milk shared memory]\n") and mi.endswith("\n") and not mi.endswith("\n\n")
     assert "@llama: " in mi and "@deepseek: " in mi and f"<milk:percept:{N}>" in mi
+
+
+def test_stray_backtick_ends_at_blank_line() -> None:
+    text = f"don't type ` here\n\nok<milk:need:{N}>g</milk:need:{N}>"
+    assert run([text]) == ("don't type ` here\n\nok", ["g"], [])
+    assert run(list(text)) == run([text])
+    fenced = f"```\ncode\n\nmore <milk:need:{N}>x</milk:need:{N}>\n```"
+    assert run([fenced]) == (fenced, [], [])  # fences survive blank lines
+    assert strip_tags(text) == "don't type ` here\n\nok"
