@@ -47,6 +47,12 @@ async def test_first_paint_lists_facts_newest_first(memory, session_id, three) -
         assert current(app).id == three[0].id
         await pilot.press("home", "j")
         assert current(app).id == three[1].id
+        await pilot.press("k")
+        assert current(app).id == three[2].id
+        await pilot.press("pagedown")
+        assert current(app).id == three[0].id
+        await pilot.press("pageup", "up")  # clamped at the first row
+        assert current(app).id == three[2].id
 
 
 async def test_add_records_a_user_fact_and_selects_it(memory, session_id, three) -> None:
@@ -122,7 +128,8 @@ async def test_delete_asks_first(memory, session_id, three) -> None:
         assert isinstance(app.screen, ConfirmModal)
         await pilot.press("n")
         assert memory.get(three[2].id) is not None
-        await pilot.press("d")
+        await pilot.press("delete")  # the Delete key is the same action
+        assert isinstance(app.screen, ConfirmModal)
         await pilot.press("y")
         await wait_until(pilot, lambda: app.browser.window.total == 2)
         assert memory.get(three[2].id) is None
@@ -263,3 +270,15 @@ async def test_virtualised_with_many_facts(memory, session_id) -> None:
         await pilot.press("pageup", "pageup", "home")
         await pilot.pause()
         assert len(w.pages) <= MAX_CACHED_PAGES and w.queries < 12
+
+
+async def test_set_session_switches_what_is_visible(memory, session_id, three, store) -> None:
+    other = store.create("/elsewhere", "other").id
+    memory.record("only in the other session", session_id=other)
+    memory.record("shared everywhere", scope="global", session_id=other)
+    app = Host(memory, session_id)
+    async with app.run_test(size=(120, 30)) as pilot:
+        assert app.browser.window.total == 4  # three + the global one
+        app.browser.set_session(other)
+        await wait_until(pilot, lambda: app.browser.window.total == 2)
+        assert {current(app).content} <= {"only in the other session", "shared everywhere"}

@@ -112,6 +112,11 @@ class FactBrowser(Widget):
     def window(self) -> FactWindow:
         return self.table.window
 
+    def set_session(self, session_id: str | None) -> None:
+        """The app switched sessions: "visible here" now means the new one's facts."""
+        self.session_id = session_id
+        self.requery(force=True)
+
     def focus_table(self) -> None:
         self.table.focus()
 
