@@ -73,11 +73,14 @@ class AgentError(Exception):
     """A backend failure worded for the user: agent name, status and the backend's message."""
 
     def __init__(self, message: str, *, agent: str = "", status: int | None = None,
-                 retryable: bool = False) -> None:
+                 retryable: bool = False, unreachable: bool = False) -> None:
         super().__init__(message)
         self.agent = agent
         self.status = status
         self.retryable = retryable
+        self.unreachable = unreachable
+        """Nothing answered at all (refused, DNS, connect timeout): the availability cache
+        marks the agent down so the next turn falls back without waiting for a probe."""
 
 
 class SessionNotFound(AgentError):

@@ -271,7 +271,7 @@ class Dispatcher(TurnRequestsMixin):
         except asyncio.CancelledError:
             return self._cancelled(slot, snap, prompt)
         except (AgentError, StorageError, OSError) as e:
-            return self._fail(slot, str(e), snap, prompt)
+            return self._fail(slot, str(e), snap, prompt, unreachable=_unreachable(e))
 
     def _commit_primary(
         self, prompt: str, slot: AgentSlot, scratch: TurnScratch, snap: SessionSnapshot
@@ -341,6 +341,9 @@ class Dispatcher(TurnRequestsMixin):
                     level="warning",
                 )
                 s.escalation_session_id = ""
+                # The failed attempt already marked the primary activity as sent; the fresh
+                # run must carry it again (Go loses it here).
+                s.last_local_summary_injected = snap.values["last_local_summary_injected"]  # type: ignore[assignment]
                 plan = HandoffPlan(mode="first", history_start=plan.history_start)
                 scratch = TurnScratch()
                 request, context_text = self._escalation_request(prompt, plan, scratch)
@@ -351,7 +354,7 @@ class Dispatcher(TurnRequestsMixin):
             return self._cancelled(slot, snap, prompt)
         except (AgentError, StorageError, OSError) as e:
             self._publish(ev.EscalationFinished(agent_name=slot.name, ok=False))
-            return self._fail(slot, str(e), snap, prompt)
+            return self._fail(slot, str(e), snap, prompt, unreachable=_unreachable(e))
 
     def _publish_escalation_started(self, slot: AgentSlot, plan: HandoffPlan, context_text: str) -> None:
         self._publish(
@@ -491,9 +494,13 @@ class Dispatcher(TurnRequestsMixin):
             self._publish_need()
 
     def _fail(
-        self, slot: AgentSlot | None, error: str, snap: SessionSnapshot | None = None, prompt: str = ""
+        self, slot: AgentSlot | None, error: str, snap: SessionSnapshot | None = None,
+        prompt: str = "", *, unreachable: bool = False,
     ) -> TurnOutcome:
         self._restore(snap)
+        if unreachable and slot is not None and self.availability is not None:
+            # Trust the failed connection over a cached "up" until the next probe.
+            self.availability.mark_down(slot.slot, error)
         self._publish(ev.TurnFailed(slot=slot.slot if slot else None,
                                     agent_name=slot.name if slot else "", error=error, prompt=prompt))
         return TurnOutcome(ok=False, slot=slot.slot if slot else None, error=error)
@@ -507,6 +514,11 @@ class Dispatcher(TurnRequestsMixin):
         self._publish(ev.TurnFailed(slot=slot.slot, agent_name=slot.name, error="cancelled",
                                     cancelled=True, prompt=prompt))
         return TurnOutcome(ok=False, slot=slot.slot, error="cancelled", cancelled=True)
+
+
+def _unreachable(e: Exception) -> bool:
+    """A connection-level failure (not an answer from the backend saying no)."""
+    return isinstance(e, AgentError) and e.unreachable
 
 
 __all__ = ["AgentSlot", "BusyError", "Dispatcher", "TurnOutcome"]

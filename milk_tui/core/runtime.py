@@ -139,9 +139,11 @@ def build_runtime(
 
     # Reference agents §5: inconclusive prompts are classified by the primary model, but
     # only a real model (HTTP / Bedrock) — the demo and CLI agents would answer in prose.
-    classifier = make_agent_classifier(primary) if primary_cfg.kind in ("openai", "bedrock") else None
-    router = Router(config, cwd, classifier=classifier)
     availability = AvailabilityCache({"primary": primary, "escalation": escalation})
+    classifier = None
+    if primary_cfg.kind in ("openai", "bedrock"):
+        classifier = make_agent_classifier(primary, available=lambda: availability.check("primary"))
+    router = Router(config, cwd, classifier=classifier)
     dispatcher = Dispatcher(
         config=config, store=store, session=session, bus=bus, cwd=cwd,
         primary=AgentSlot("primary", primary_cfg, primary),

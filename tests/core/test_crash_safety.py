@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from milk_tui.storage.db import Database
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 
 KILLS = 22
@@ -48,12 +48,13 @@ def _run(cwd: Path, prompt: str) -> subprocess.Popen:
 
 
 def _turns(db_path: Path) -> int:
-    con = sqlite3.connect(db_path)
+    """Open the way the app does (a kill before the first commit leaves an empty file)."""
+    db = Database(db_path)
     try:
-        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        return con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+        assert db.query("PRAGMA integrity_check")[0][0] == "ok"
+        return db.query("SELECT COUNT(*) FROM turns")[0][0]
     finally:
-        con.close()
+        db.close()
 
 
 @pytest.mark.timeout(180)
