@@ -4,6 +4,8 @@ A local fake OpenAI server (milk_tui.testing.fake_openai) streams N one-token ch
 HTTP chunk per SSE event like llama.cpp.  Measured in the same run, alternating, medians:
 
 * bare bytes  — httpx ``aiter_bytes()`` over the response, doing nothing with it;
+* bare raw    — httpx ``aiter_raw()`` (no content decoding; what the agent itself uses when
+  the response is not compressed — it asks for ``Accept-Encoding: identity``);
 * bare lines  — httpx ``aiter_lines()`` (what the simplest SSE client must at least do);
 * agent       — ``OpenAICompatAgent.stream()`` consumed to the end (parse, events, usage).
 
@@ -39,6 +41,14 @@ async def bare_bytes(client: httpx.AsyncClient, url: str) -> int:
     return n
 
 
+async def bare_raw(client: httpx.AsyncClient, url: str) -> int:
+    n = 0
+    async with client.stream("POST", url, json=BODY) as r:
+        async for _ in r.aiter_raw():
+            n += 1
+    return n
+
+
 async def bare_lines(client: httpx.AsyncClient, url: str) -> int:
     n = 0
     async with client.stream("POST", url, json=BODY) as r:
@@ -67,7 +77,8 @@ async def run(chunks: int, rounds: int) -> dict[str, list[tuple[float, float]]]:
         url = srv.url + "/v1/chat/completions"
         agent = OpenAICompatAgent(AgentConfig(name="bench", url=srv.url, model="fake-model"))
         async with httpx.AsyncClient(timeout=60) as client:
-            cases = {"bare bytes": (bare_bytes, client), "bare lines": (bare_lines, client),
+            cases = {"bare bytes": (bare_bytes, client), "bare raw": (bare_raw, client),
+                     "bare lines": (bare_lines, client),
                      "agent": (agent_turn, agent)}
             for fn, obj in cases.values():  # warm-up: encode the reply, open connections
                 await fn(obj, url)
@@ -89,14 +100,17 @@ def main() -> None:
     times = asyncio.run(run(chunks, rounds))
     stats = {name: {"wall min": min(w for w, _ in v),
                     "wall median": statistics.median(w for w, _ in v),
+                    "cpu min": min(c for _, c in v),
                     "cpu median": statistics.median(c for _, c in v)}
              for name, v in times.items()}
     print(f"headless stream: {chunks} chunks, {rounds} alternating rounds")
-    print(f"  {'':<11} {'wall min':>10} {'wall median':>12} {'cpu median':>11}  chunks/s (min)")
+    print(f"  {'':<11} {'wall min':>10} {'wall median':>12} {'cpu min':>9} {'cpu median':>11}"
+          "  chunks/s (wall min)")
     for name, st in stats.items():
         print(f"  {name:<11} {st['wall min'] * 1000:8.1f}ms {st['wall median'] * 1000:10.1f}ms "
-              f"{st['cpu median'] * 1000:9.1f}ms  {chunks / st['wall min']:9.0f}")
-    for base in ("bare bytes", "bare lines"):
+              f"{st['cpu min'] * 1000:7.1f}ms {st['cpu median'] * 1000:9.1f}ms  "
+              f"{chunks / st['wall min']:9.0f}")
+    for base in ("bare bytes", "bare raw", "bare lines"):
         ratios = "  ".join(f"{k} {stats['agent'][k] / stats[base][k]:.3f}" for k in stats[base])
         target = "  (target ≤ 1.15)" if base == "bare bytes" else ""
         print(f"  agent / {base}: {ratios}{target}")

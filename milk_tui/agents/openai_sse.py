@@ -78,35 +78,51 @@ class SSEParser:
         self._by_index: dict[int, ToolCallAcc] = {}
         self._text_skel: Skeleton | None = None
         self._think_skel: Skeleton | None = None
-        self._hot: list[tuple[int, str, int, str, int]] = []
-        """Skeletons framed as whole SSE events ("data: " … "\\n\\n") for feed()."""
+        self._hot_text: Skeleton | None = None
+        self._hot_think: Skeleton | None = None
+        """Skeletons framed as whole SSE events ("data: " … blank line) for feed()."""
 
     # ----- feeding ------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> list[TextChunk | ThinkingChunk]:
-        if self.done:
-            return []
-        if self._hot and not self._buf:
+        hot = self._hot_text
+        if hot is not None and not self._buf:
             # One HTTP chunk = one whole SSE event (how httpx hands llama.cpp's stream over).
-            # The hot skeletons include "data: " and the blank line, so a single prefix and
-            # suffix comparison checks the framing too.
+            # The hot skeleton includes "data: " and the blank line, so one prefix and one
+            # suffix comparison check the framing too.
             try:
                 s = data.decode()
             except UnicodeDecodeError:
                 s = ""
-            for kind, pre, start, suf, slen in self._hot:
-                if s.startswith(pre):
-                    try:
-                        t, end = scanstring(s, start)
-                    except ValueError:
-                        break
-                    if len(s) - end != slen or not s.endswith(suf):
-                        break
+            if s.startswith(hot[0]):
+                try:
+                    t, end = scanstring(s, hot[1])
+                except ValueError:
+                    t, end = "", -1
+                if end >= 0 and len(s) - end == hot[3] and s.endswith(hot[2]) and not self.done:
                     if not t:
                         return []
-                    if kind == _TEXT:
-                        self.text_parts.append(t)
-                        return [TextChunk(t)]
+                    self.text_parts.append(t)
+                    return [TextChunk(t)]
+        return self._feed(data)
+
+    def _feed(self, data: bytes) -> list[TextChunk | ThinkingChunk]:
+        if self.done:
+            return []
+        hot = self._hot_think
+        if hot is not None and not self._buf:
+            try:
+                s = data.decode()
+            except UnicodeDecodeError:
+                s = ""
+            if s.startswith(hot[0]):
+                try:
+                    t, end = scanstring(s, hot[1])
+                except ValueError:
+                    t, end = "", -1
+                if end >= 0 and len(s) - end == hot[3] and s.endswith(hot[2]):
+                    if not t:
+                        return []
                     self.reasoning_parts.append(t)
                     return [ThinkingChunk(t)]
         if self._buf:
@@ -221,11 +237,11 @@ class SSEParser:
         if _single_string_delta(probe) != (field_name, _PROBE):
             return
         skel = (pre, len(pre), suf, len(suf))
-        self._hot.append((kind, "data: " + pre, len(pre) + 6, suf + "\n\n", len(suf) + 2))
+        hot = ("data: " + pre, len(pre) + 6, suf + "\n\n", len(suf) + 2)
         if kind == _TEXT:
-            self._text_skel = skel
+            self._text_skel, self._hot_text = skel, hot
         else:
-            self._think_skel = skel
+            self._think_skel, self._hot_think = skel, hot
 
     # ----- tool calls ---------------------------------------------------------------------
 
