@@ -87,3 +87,15 @@ def test_validate_rules() -> None:
     assert errors and errors[0].startswith("content: 4000 bytes")
     d, errors = validate("pinned one", "all", True, "", "session", None)
     assert errors == [] and d.scope == "global" and d.core and d.weight is None
+
+
+def test_compact_cells_fit_their_columns() -> None:
+    from milk_tui.memory.percept import Percept
+    from milk_tui.tui.facts.table import COMPACT_COLUMNS, age, cell
+
+    widths = {c.key: c.width for c in COMPACT_COLUMNS if c.width}
+    for w, shown in ((1.0, "1.0"), (0.996, "1.0"), (0.72, ".72"), (0.0, ".00")):
+        p = Percept(id=1, content="x", producer="user", weight=w, core=w == 1.0)
+        assert cell(p, "weight", True, 0) == shown
+        assert all(len(cell(p, k, True, 0)) <= n for k, n in widths.items())
+    assert [age(s) for s in (5, 65, 7200, 90000)] == ["5s", "1m", "2h", "1d"]

@@ -76,7 +76,10 @@ def cell(p: Percept, key: str, compact: bool, now: float) -> str:
     if key == "scope":
         return p.scope[0].upper() if compact else p.scope
     if key == "weight":
-        return f"{p.weight:.2f}"[1:] if compact and p.weight < 1 else f"{p.weight:.2f}"
+        w = f"{p.weight:.2f}"
+        if compact:  # three cells: ".72", "1.0"
+            return w[1:] if w.startswith("0") else "1.0"
+        return w
     if key == "content":
         text = " ".join(p.content.split())
         if compact and p.consumer != "all":
