@@ -288,3 +288,25 @@ async def test_cancellation_closes_the_http_stream(fake_openai: FakeOpenAIServer
         await asyncio.sleep(0.02)
     assert fake_openai.disconnects == 1
     await agent.aclose()
+
+
+async def test_slow_tool_times_out_into_an_error_result(fake_openai: FakeOpenAIServer) -> None:
+    async def forever(args: dict) -> ToolOutcome:
+        await asyncio.sleep(30)
+        return ToolOutcome("never")
+    box = LocalToolBox([Tool(ToolSpec("wait", "w", {"type": "object"}), forever)])
+    fake_openai.enqueue(FakeReply(tool_calls=[FakeToolCall("wait", "{}")]),
+                        FakeReply(text=["gave up"]))
+    events = await run(agent_for(fake_openai, tool_timeout=0.2), tools=box)
+    result = next(e for e in events if isinstance(e, ToolResultEvent))
+    assert result.is_error and result.content == 'tool "wait" timed out after 0.2s'
+    assert text_of(events) == "gave up"
+
+
+async def test_tool_call_without_a_toolbox_is_answered_with_an_error(
+        fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.enqueue(FakeReply(tool_calls=[FakeToolCall("bash", '{"command": "ls"}')]),
+                        FakeReply(text=["ok"]))
+    events = await run(agent_for(fake_openai))
+    result = next(e for e in events if isinstance(e, ToolResultEvent))
+    assert result.is_error and "not available" in result.content
