@@ -44,7 +44,7 @@ def _m010_percepts(db: sqlite3.Connection) -> None:
             ext_id TEXT,
             terms TEXT NOT NULL DEFAULT ''
         );
-        CREATE INDEX percepts_scope ON percepts(scope, session_id, weight);
+        CREATE INDEX percepts_scope ON percepts(scope, session_id);
         CREATE INDEX percepts_weight ON percepts(weight);
         CREATE INDEX percepts_updated ON percepts(updated_at);
         CREATE UNIQUE INDEX percepts_ext ON percepts(ext_id) WHERE ext_id IS NOT NULL;
