@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -32,8 +32,11 @@ class MilkApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", id="milk.quit", priority=True, show=False),
     ]
 
-    def __init__(self, runtime: Runtime, *, ui_state: UIState | None = None) -> None:
+    def __init__(self, runtime: Runtime, *, ui_state: UIState | None = None,
+                 fact_clock: Callable[[], float] | None = None) -> None:
         super().__init__()
+        self.fact_clock = fact_clock
+        """Clock for fact ages in the facts pane (tests pin it; None = wall clock)."""
         self.runtime = runtime
         make_cooperative(runtime.dispatcher)
         self.ui_state = ui_state or UIState.load()

@@ -79,7 +79,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="side"):
                 yield NeedPane(d.session, id="need")
                 yield EscalationPane(d.session, d.escalation_name, id="escalation")
-                yield FactsPane(rt.memory, d.session.id, id="facts")
+                yield FactsPane(rt.memory, d.session.id, clock=self.milk.fact_clock, id="facts")
         yield Static("", id="hint", markup=False)
         yield PromptInput(id="prompt")
         yield StatusLine(id="status")

@@ -112,7 +112,10 @@ class Conversation(VerticalScroll):
         self._sync_older_marker()
         if widgets:
             self.mount_all(widgets)
-        self.resume_follow()
+            self.resume_follow()
+        else:
+            self._follow = True
+            self.scroll_home(animate=False)
 
     def _sync_older_marker(self) -> None:
         if self._first > 0:

@@ -20,9 +20,14 @@ TIMELINE_LINES = 200
 """The timeline is a log, not a history: a few hundred hand-offs are plenty on screen."""
 
 
+def stamp() -> str:
+    """Timeline time label (a function so snapshot tests can pin it)."""
+    return time.strftime("%H:%M:%S ")
+
+
 class EscalationPane(Vertical):
     DEFAULT_CSS = """
-    EscalationPane { height: auto; max-height: 60%; border: round $panel-lighten-2; border-title-color: $secondary; padding: 0 1; }
+    EscalationPane { height: auto; max-height: 60%; border: round $foreground 25%; border-subtitle-color: $text-muted; border-title-color: $secondary; padding: 0 1; }
     EscalationPane > #esc-body { height: auto; }
     EscalationPane > RichLog { height: auto; max-height: 8; background: transparent; scrollbar-size-vertical: 0; overflow-x: hidden; }
     """
@@ -94,7 +99,7 @@ class EscalationPane(Vertical):
         self._redraw()
 
     def _log(self, line: str) -> None:
-        self.timeline.write(Text(time.strftime("%H:%M:%S ") + line, style="dim"))
+        self.timeline.write(Text(stamp() + line, style="dim"))
 
     def _redraw(self) -> None:
         s = self.session

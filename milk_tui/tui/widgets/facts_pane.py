@@ -26,11 +26,12 @@ def fact_browser_class() -> type[Widget] | None:
 
 class FactsPane(Vertical):
     DEFAULT_CSS = """
-    FactsPane { height: 1fr; min-height: 6; border: round $panel-lighten-2; border-title-color: $accent; padding: 0 1; }
+    FactsPane { height: 1fr; min-height: 6; border: round $foreground 25%; border-subtitle-color: $text-muted; border-title-color: $accent; padding: 0 1; }
     FactsPane > #facts-list { height: auto; }
     """
 
-    def __init__(self, memory: Any | None, session_id: str, id: str | None = None) -> None:
+    def __init__(self, memory: Any | None, session_id: str, *, clock: Any = None,
+                 id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Remembered facts"
         self.border_subtitle = "F6: edit"
@@ -40,7 +41,8 @@ class FactsPane(Vertical):
         self.browser: Widget | None = None
         if cls is not None:
             try:
-                self.browser = cls(memory, session_id=session_id, compact=True)  # type: ignore[call-arg]
+                extra = {"clock": clock} if clock is not None else {}
+                self.browser = cls(memory, session_id=session_id, compact=True, **extra)  # type: ignore[call-arg]
             except Exception:  # noqa: BLE001 — a broken browser must not take the app down
                 self.browser = None
         self.list = Static("", id="facts-list", markup=False)

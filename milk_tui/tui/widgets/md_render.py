@@ -81,7 +81,10 @@ def render_markdown(text: str, width: int, palette: Palette) -> list[Strip]:
     strips = [Strip(line).simplify() for line in lines]
     while strips and not strips[-1].cell_length:
         strips.pop()
-    return strips
+    start = 0
+    while start < len(strips) and not strips[start].cell_length:
+        start += 1  # Rich opens lists with a blank line; blocks are spaced by the caller
+    return strips[start:]
 
 
 def wrap_offsets(text: str, width: int) -> list[tuple[int, int]]:

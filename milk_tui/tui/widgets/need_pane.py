@@ -16,7 +16,7 @@ MAX_EARLIER = 8
 
 class NeedPane(Vertical):
     DEFAULT_CSS = """
-    NeedPane { height: auto; max-height: 50%; border: round $panel-lighten-2; border-title-color: $primary; padding: 0 1; }
+    NeedPane { height: auto; max-height: 50%; border: round $foreground 25%; border-subtitle-color: $text-muted; border-title-color: $primary; padding: 0 1; }
     NeedPane > #need-body { height: auto; }
     """
 

@@ -10,13 +10,11 @@ from ...config.paths import config_dir
 
 CONFIG_EXAMPLE = """[[agents]]
 name = "llama"
-url = "http://127.0.0.1:8080"
-model = "qwen2.5-coder"
-
-[[agents]]
-name = "claude"
-provider = "claude-cli"
+url = "http://127.0.0.1:8080"   # any OpenAI-compatible server
 """
+ESCALATION_HINT = 'The Claude Code CLI on PATH is the default escalation agent ("claude").\n'
+DEMO_NOTE = "demo agents (--demo)"
+"""The runtime's note for --demo; the welcome already says so in words."""
 
 
 def welcome_text(*, primary: str, primary_desc: str, escalation: str, escalation_desc: str,
@@ -28,32 +26,31 @@ def welcome_text(*, primary: str, primary_desc: str, escalation: str, escalation
         t.append("Demo agents are running", style="bold yellow")
         t.append(f" ({primary} ↔ {escalation}): scripted replies, no network.\n")
         t.append("Try: ", style="dim")
-        t.append("“what is a monad?”  “refactor the parser”  “remember that I prefer tabs”\n\n")
+        t.append("“what is a monad?”  “refactor the parser”  “remember that I prefer tabs”\n")
     else:
         t.append("routing: ", style="dim")
         t.append(f"{primary}", style="bold")
         t.append(f" ({primary_desc})  ↔  ", style="dim")
         t.append(f"{escalation}", style="bold")
         t.append(f" ({escalation_desc})\n", style="dim")
-        t.append("Type a message and press Enter.  /escalate pins, /primary unpins.\n\n")
+        t.append("Type a message and press Enter.  /escalate pins, /primary unpins.\n")
+    notes = [n for n in notes if n != DEMO_NOTE]
     for n in notes:
         t.append("⚠ " + n + "\n", style="yellow")
-    if notes:
-        t.append("\n")
     if demo:
         where = config_path or str(config_dir() / "config.toml")
         t.append("To use a real model, add agents to ", style="dim")
         t.append(where, style="bold")
         t.append(":\n", style="dim")
         t.append(CONFIG_EXAMPLE, style="cyan")
-        t.append("\n")
+        t.append(ESCALATION_HINT, style="dim")
     t.append("F1 help · Ctrl+P commands · F2 panes · F6 memory · F7 sessions · /help", style="dim")
     return t
 
 
 class Welcome(Static):
     DEFAULT_CSS = """
-    Welcome { width: 1fr; height: auto; padding: 1 2; margin: 1 2; border: round $primary 50%; }
+    Welcome { width: 1fr; height: auto; padding: 0 1; margin: 0 1; border: round $primary 50%; }
     """
 
     def __init__(self, text: Text) -> None:

@@ -1,0 +1,90 @@
+"""Fixtures for the app tests: a deterministic MilkApp on the demo agents.
+
+Deterministic means: MILK_HOME per test and MILK_DEMO_PACE=0 (top-level conftest), a fixed
+cwd and session name (the header shows both), a pinned timeline clock and fact clock, no
+cursor blink, and the dark milk theme unless a test asks otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_textual_snapshot import SVGImageExtension
+from syrupy import SnapshotAssertion
+
+from milk_tui.core.runtime import build_runtime
+from milk_tui.tui.app import MilkApp
+from milk_tui.tui.ui_state import UIState
+from milk_tui.tui.widgets import escalation_pane
+from milk_tui.tui.widgets.prompt_input import PromptInput
+
+SNAP_CWD = "/tmp/milk-snap/project"
+SNAP_SESSION = "snapshot"
+FIXED_NOW = 1767225600.0
+"""2026-01-01T00:00:00Z."""
+
+
+@pytest.fixture(autouse=True)
+def _pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(escalation_pane, "stamp", lambda: "12:00:00 ")
+
+
+def make_app(*, theme: str = "milk-dark", session: str = SNAP_SESSION, show_thinking: bool = False,
+             cwd: str = SNAP_CWD, **runtime_kw: Any) -> MilkApp:
+    kw: dict[str, Any] = {"demo": True, **runtime_kw}
+    rt = build_runtime(cwd=cwd, session_name=session, **kw)
+    return MilkApp(rt, ui_state=UIState(theme=theme, show_thinking=show_thinking),
+                   fact_clock=lambda: FIXED_NOW)
+
+
+@pytest.fixture
+def app_factory() -> Callable[..., MilkApp]:
+    return make_app
+
+
+async def settle(pilot: Any, app: MilkApp, rounds: int = 200) -> None:
+    """Wait until no turn runs and the bridge has delivered everything (no fixed sleeps)."""
+    for _ in range(rounds):
+        await pilot.pause()
+        if not app.runtime.dispatcher.busy:
+            break
+        await asyncio.sleep(0.01)
+    app.bridge.flush()
+    await pilot.pause()
+    await pilot.pause()
+
+
+def no_blink(app: MilkApp) -> None:
+    for ta in app.screen.query(PromptInput):
+        ta.cursor_blink = False
+
+
+async def type_and_send(pilot: Any, text: str) -> None:
+    app = pilot.app
+    box = app.screen.query_one(PromptInput)
+    box.set_text(text)
+    await pilot.press("enter")
+    await settle(pilot, app)
+
+
+# ----- snapshots kept in <repo>/snapshots/tui/ (issue 5) ----------------------------------
+
+SNAPSHOT_DIR = Path(__file__).resolve().parents[2] / "snapshots" / "tui"
+
+
+class RootedSVGExtension(SVGImageExtension):
+    @classmethod
+    def dirname(cls, *, test_location: Any) -> str:
+        return str(SNAPSHOT_DIR / Path(test_location.filepath).stem)
+
+
+@pytest.fixture
+def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    """``snap_compare`` switches to its own SVG extension; hand it ours, rooted at snapshots/."""
+    rooted = snapshot.use_extension(RootedSVGExtension)
+    rooted.use_extension = lambda extension_class=None: rooted  # type: ignore[method-assign]
+    return rooted
