@@ -282,3 +282,39 @@ async def test_set_session_switches_what_is_visible(memory, session_id, three, s
         app.browser.set_session(other)
         await wait_until(pilot, lambda: app.browser.window.total == 2)
         assert {current(app).content} <= {"only in the other session", "shared everywhere"}
+
+
+class Flaky:
+    """A MemoryService whose reads fail while ``failing`` (a locked or broken database)."""
+
+    def __init__(self, memory: MemoryService) -> None:
+        self.memory, self.failing, self.bus = memory, True, memory.bus
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        attr = getattr(self.memory, name)
+        if name in ("list", "count", "search", "search_count"):
+            def guarded(*a, **k):  # noqa: ANN002, ANN003, ANN202
+                if self.failing:
+                    from milk_tui.storage.db import StorageError
+                    raise StorageError("/tmp/milk.db: database is locked")
+                return attr(*a, **k)
+            return guarded
+        return attr
+
+
+async def test_storage_errors_are_shown_not_raised(memory, session_id, three) -> None:
+    flaky = Flaky(memory)
+    app = Host(flaky, session_id)  # type: ignore[arg-type]
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        assert status(app) == "memory: /tmp/milk.db: database is locked"
+        assert app.browser.window.total == 0
+        flaky.failing = False
+        memory.record("written once the lock is gone", session_id=session_id)
+        await wait_until(pilot, lambda: app.browser.window.total == 4)
+        assert status(app) == "4 facts"
+        flaky.failing = True
+        app.browser.refresh_now()
+        await pilot.pause()
+        assert status(app).startswith("memory: ")
+        assert "database is locked" in app.browser.table.render_line(1).text

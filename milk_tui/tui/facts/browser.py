@@ -97,7 +97,7 @@ class FactBrowser(Widget):
         yield Input(placeholder=hint, id="fact-search")
         if not self.compact:
             yield FilterBar(id="fact-filters")
-        window = FactWindow(self.memory, self.query_state, self.session_id).load()
+        window = self._safe_load(FactWindow(self.memory, self.query_state, self.session_id))
         yield FactTable(window, compact=self.compact, clock=self.clock, id="fact-table")
         yield Static("", id="fact-status", markup=False)
 
@@ -127,6 +127,10 @@ class FactBrowser(Widget):
         status.set_class(bool(error), "error")
         if error:
             status.update(error)
+            return
+        if self.window.error:
+            status.add_class("error")
+            status.update(f"memory: {self.window.error}")
             return
         n = self.window.total
         text = f"{n:,} fact{'s' if n != 1 else ''}"
@@ -186,7 +190,7 @@ class FactBrowser(Widget):
         try:
             return window.load()
         except StorageError as e:
-            self.notify(f"memory: {e}", severity="error")
+            window.error = str(e)  # shown in the status line; the table stays empty
             return window
 
     @work(thread=True, exclusive=True, group="fact-search", exit_on_error=False)
@@ -231,6 +235,7 @@ class FactBrowser(Widget):
         keep = self._follow_id if self._follow_id is not None else (current.id if current else None)
         self._follow_id = None
         try:
+            window.error = ""
             window.invalidate()
             window.recount()
             index = None
@@ -241,7 +246,9 @@ class FactBrowser(Widget):
                     window.row(0)
                     index = window.cached_index(keep)
         except StorageError as e:
-            self._show_status(f"memory: {e}")
+            window.error = str(e)
+            table.refresh()
+            self._show_status()
             return
         table.set_window(window)
         if index is not None:

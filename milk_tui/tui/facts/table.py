@@ -222,6 +222,9 @@ class FactTable(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         p = self.window.row(index)
         if p is None:
+            if self.window.error and y == 1:
+                style = base + self.get_component_rich_style("fact-table--empty")
+                return Strip([Segment(fit(f" memory: {self.window.error}", width), style)], width)
             return Strip.blank(width, base)
         style = base
         if p.weight <= LOW_WEIGHT and not p.core:

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from ...memory.percept import Percept
 from ...memory.store import PerceptFilter
+from ...storage.db import StorageError
 
 PAGE_SIZE = 100
 """Rows per fetch: a tall terminal shows ~60 rows, so one or two queries fill a screen."""
@@ -143,6 +144,8 @@ class FactWindow:
     pages: dict[int, list[Percept]] = field(default_factory=dict)
     queries: int = 0
     """Fetches so far (count and pages): the benchmark and tests read it."""
+    error: str = ""
+    """The last storage failure met while painting ("" when none)."""
 
     def __post_init__(self) -> None:
         self._filter = self.query.to_filter(self.session_id)
@@ -181,12 +184,18 @@ class FactWindow:
     # ----- access ----------------------------------------------------------------------
 
     def row(self, index: int) -> Percept | None:
+        """The fact at ``index``; None past the end or when the page could not be read
+        (painting must never raise — the error is kept in ``error`` for the status line)."""
         if not 0 <= index < self.total:
             return None
         page, pos = divmod(index, PAGE_SIZE)
         rows = self.pages.get(page)
         if rows is None:
-            rows = self._fetch(page)
+            try:
+                rows = self._fetch(page)
+            except StorageError as e:
+                self.error = str(e)
+                return None
         return rows[pos] if pos < len(rows) else None
 
     def cached_index(self, pid: int) -> int | None:
