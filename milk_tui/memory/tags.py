@@ -288,6 +288,8 @@ def consumer_from_hint(body: str, primary_name: str, escalation_name: str) -> tu
             hint = f"@{name}: "
             if s.startswith(hint):
                 return consumer, s[len(hint) :]
+            if s == hint.rstrip():  # a hint and nothing else (the body was trimmed)
+                return consumer, ""
     return "all", s
 
 

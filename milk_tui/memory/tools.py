@@ -151,7 +151,8 @@ class MemoryToolBox:
         min_w = float(a.get("min_confidence") or GET_MIN_CONFIDENCE)
         n = int(a.get("max_results") or GET_MAX_RESULTS)
         flt = PerceptFilter(session_id=self.session_id, min_weight=min_w)
-        hits = [p for p in self.memory.search(query, flt, limit=n * 4) if self._visible(p)][:n]
+        hits = [p for p in self.memory.search(query, flt, limit=n * 4, any_word=True)
+                if self._visible(p)][:n]  # fmt: skip
         if not hits:
             return ToolOutcome("(no relevant memories found)")
         return ToolOutcome("\n".join(f"[{p.weight:.2f}] {p.content}" for p in hits))

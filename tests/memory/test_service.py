@@ -211,3 +211,8 @@ def test_global_cap_never_drops_pinned(mem: MemoryService) -> None:
     rep = mem.consolidate("", store_max=2)
     assert rep.capped == [low.id, mid.id]
     assert all(mem.get(i) for i in pins)
+
+
+def test_hint_without_fact_records_nothing(mem: MemoryService) -> None:
+    assert mem.record_from_agent("@llama:", "escalation", S, 1, "llama", "deepseek") is None
+    assert mem.count() == 0

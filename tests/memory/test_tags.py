@@ -155,6 +155,7 @@ def test_consumer_hints_with_configured_names() -> None:
     assert consumer_from_hint("@llama:no space", "llama", "deepseek") == ("all", "@llama:no space")
     assert consumer_from_hint("@Llama: case", "llama", "deepseek")[0] == "all"
     assert consumer_from_hint("@: x", "", "") == ("all", "@: x")
+    assert consumer_from_hint("@llama: ", "llama", "deepseek") == ("primary", "")
 
 
 def test_instructions_embed_nonce_and_names() -> None:

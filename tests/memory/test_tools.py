@@ -45,6 +45,8 @@ async def test_get_memory_role_filter_and_confidence(mem: MemoryService) -> None
     assert out.splitlines() == ["[0.90] cache dir is /tmp/cache"]
     esc = (await box(mem, "escalation").call("get_memory", json.dumps({"query": "cache", "min_confidence": 0.1}))).content
     assert "escalation only" in esc and "weak hint" in esc
+    words = (await box(mem).call("get_memory", json.dumps({"query": "where is the cache dir?"}))).content
+    assert words.splitlines()[0] == "[0.90] cache dir is /tmp/cache"  # any word matches, best first
     none = await box(mem).call("get_memory", json.dumps({"query": "zebra"}))
     assert none.content == "(no relevant memories found)"
 
