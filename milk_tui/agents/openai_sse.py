@@ -78,6 +78,8 @@ class SSEParser:
         self._by_index: dict[int, ToolCallAcc] = {}
         self._text_skel: Skeleton | None = None
         self._think_skel: Skeleton | None = None
+        self._skel_used = False
+        """A learned skeleton matched at least once since the last (re)learn."""
         self._hot_text: Skeleton | None = None
         self._hot_think: Skeleton | None = None
         """Skeletons framed as whole SSE events ("data: " … blank line) for feed()."""
@@ -100,6 +102,7 @@ class SSEParser:
                 except ValueError:
                     t, end = "", -1
                 if end >= 0 and len(s) - end == hot[3] and s.endswith(hot[2]) and not self.done:
+                    self._skel_used = True
                     if not t:
                         return []
                     self.text_parts.append(t)
@@ -121,6 +124,7 @@ class SSEParser:
                 except ValueError:
                     t, end = "", -1
                 if end >= 0 and len(s) - end == hot[3] and s.endswith(hot[2]):
+                    self._skel_used = True
                     if not t:
                         return []
                     self.reasoning_parts.append(t)
@@ -178,6 +182,7 @@ class SSEParser:
             if sk is not None and s.startswith(sk[0]):
                 t = _match(s, sk)
                 if t is not None:
+                    self._skel_used = True
                     if t:
                         pieces.append((kind, t))
                     return
@@ -218,7 +223,12 @@ class SSEParser:
     def _learn(self, s: str, field_name: str, value: str) -> None:
         kind = _FIELD_KIND[field_name]
         if (self._text_skel if kind == _TEXT else self._think_skel) is not None:
-            return  # keep the first skeleton: servers keep one shape per completion
+            # Re-learn when the shape drifted (e.g. a per-second "created" stamp), but only
+            # if skeletons pay off here: a server that makes every chunk unique (random
+            # padding) would otherwise pay for a probe parse on every chunk.
+            if not self._skel_used:
+                return
+            self._skel_used = False
         i = s.find(f'"{field_name}":"')
         if i < 0:
             return

@@ -232,3 +232,20 @@ def test_compact_chunks_learn_the_skeleton() -> None:
     p = SSEParser()
     feed_all(p, chunk({"content": "a"}), chunk({"content": "b"}))
     assert p._text_skel is not None
+
+
+def test_skeleton_is_relearned_when_the_shape_drifts() -> None:
+    """llama.cpp-style per-second "created" stamps change the bytes around the delta."""
+    p = SSEParser()
+    feed_all(p, chunk({"content": "a"}, created=1), chunk({"content": "b"}, created=1))
+    first = p._text_skel
+    evs = feed_all(p, chunk({"content": "c"}, created=2), chunk({"content": "d"}, created=2))
+    assert p._text_skel is not None and p._text_skel != first
+    assert "".join(e.text for e in evs) == "cd"
+
+
+def test_unique_chunks_do_not_relearn_forever() -> None:
+    p = SSEParser()
+    evs = feed_all(p, *(chunk({"content": str(i)}, pad="x" * i) for i in range(20)))
+    assert "".join(e.text for e in evs) == "".join(str(i) for i in range(20))
+    assert p._text_skel is not None and '"pad":""' in p._text_skel[2]  # the first, kept
