@@ -110,6 +110,12 @@ async def browser_ops(memory: MemoryService) -> dict[str, float]:
         await pilot.press("end")
         await pilot.pause()
         out["end key (last page), ms"] = (time.perf_counter() - t0) * 1000
+        await pilot.press("home", "o")  # order by weight
+        await pilot.pause()
+        t0 = time.perf_counter()
+        await pilot.press("end")
+        await pilot.pause()
+        out["end key, weight order, ms"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         b.refresh_now()
         await pilot.pause()

@@ -104,6 +104,9 @@ async def test_edit_changes_content_consumer_weight(memory, session_id, three) -
         assert isinstance(app.screen, FactEditModal)
         app.screen.query_one("#content", TextArea).text = "discarded"
         await pilot.press("escape")
+        await pilot.double_click(FactTable, offset=(20, 1))  # a double click edits too
+        assert isinstance(app.screen, FactEditModal) and app.screen.percept.id == three[1].id  # edited: now first
+        await pilot.press("escape")
         assert memory.get(three[1].id).content == "prefers tabs, width 4"
 
 

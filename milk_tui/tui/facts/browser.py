@@ -158,6 +158,10 @@ class FactBrowser(Widget):
         self.requery()
         self.focus_table()
 
+    def on_fact_table_activated(self, event: FactTable.Activated) -> None:
+        event.stop()
+        self.action_edit()
+
     def on_filter_bar_cycle(self, event: FilterBar.Cycle) -> None:
         event.stop()
         self.action_cycle(event.field)

@@ -192,9 +192,14 @@ class FactTable(ScrollView, can_focus=True):
     def action_jump(self, where: int) -> None:
         self.cursor = where if where >= 0 else self.window.total - 1
 
+    class Activated(Message):
+        """A row was double-clicked (the browser opens the editor)."""
+
     def on_click(self, event: events.Click) -> None:
         if event.y >= 1:
             self.cursor = round(self.scroll_y) + event.y - 1
+            if event.chain == 2 and self.current() is not None:
+                self.post_message(self.Activated())
 
     # ----- painting --------------------------------------------------------------------
 
