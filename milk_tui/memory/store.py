@@ -127,6 +127,12 @@ def _count_terms(conn: sqlite3.Connection, term_strings: list[str], delta: int) 
             "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df", list(counts.items()))
 
 
+ORDER_INDEX = {
+    "weight": "INDEXED BY percepts_weight",
+    "recent": "INDEXED BY percepts_updated",
+    "id": "NOT INDEXED",  # rowid order
+}
+
 CANDIDATE_ROWID_BUDGET = 1000
 """Doclist entries (counted in SQL) read per duplicate check beyond the pigeonhole minimum.
 Reading a few more rare words raises the number of them a candidate must hold, which
@@ -278,15 +284,27 @@ class PerceptStore:
 
     def list(self, flt: PerceptFilter | None = None, limit: int = 100, offset: int = 0,
              order: str = "weight") -> list[Percept]:
-        where, params = (flt or PerceptFilter()).where()
+        """One page in ``order``.  Unless the filter is one session's own facts (small and
+        indexed), walk the order's index so a page costs O(offset + limit) rather than a
+        sort of every visible fact (the planner would otherwise pick the scope index)."""
+        flt = flt or PerceptFilter()
+        where, params = flt.where()
+        hint = "" if flt.scope == "session" and flt.session_id is not None else ORDER_INDEX[order]
         rows = self.db.query(
-            f"{_SELECT} WHERE {where} ORDER BY {ORDERS[order]} LIMIT ? OFFSET ?",
+            f"{_SELECT} {hint} WHERE {where} ORDER BY {ORDERS[order]} LIMIT ? OFFSET ?",
             (*params, limit, offset),
         )
         return [row_to_percept(r) for r in rows]
 
     def count(self, flt: PerceptFilter | None = None) -> int:
-        where, params = (flt or PerceptFilter()).where()
+        flt = flt or PerceptFilter()
+        if flt.scope is None and flt.session_id is not None:
+            # "visible in a session" = global ∪ that session: two index range counts beat
+            # one OR over the whole table.
+            g = PerceptFilter(**{**flt.__dict__, "scope": "global"})
+            own = PerceptFilter(**{**flt.__dict__, "scope": "session"})
+            return self.count(g) + self.count(own)
+        where, params = flt.where()
         return int(self.db.query(f"SELECT COUNT(*) FROM percepts p WHERE {where}", tuple(params))[0][0])
 
     def search(self, query: str, flt: PerceptFilter | None = None, limit: int = 100,

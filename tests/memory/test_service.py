@@ -145,6 +145,10 @@ def test_list_count_search_filters(mem: MemoryService) -> None:
     page1 = mem.list(limit=10, offset=0, order="id")
     page2 = mem.list(limit=10, offset=10, order="id")
     assert [p.id for p in page1 + page2] == sorted({p.id for p in page1 + page2})
+    for order, key in (("weight", lambda p: (-p.weight, -p.id)), ("recent", lambda p: (-p.updated_at, -p.id))):
+        for flt in (None, PerceptFilter(session_id=S), PerceptFilter(scope="session", session_id=S)):
+            rows = mem.list(flt, limit=100, order=order)
+            assert rows == sorted(rows, key=key) and len(rows) == mem.count(flt)
     hits = mem.search("topic1")
     assert len(hits) == 10 and mem.search_count("topic1") == 10
     assert mem.search("topi", PerceptFilter(scope="global"))[0].core  # prefix search
