@@ -64,6 +64,9 @@ class Finished:
     """Backend conversation id to persist (Claude CLI); "" when the backend has none."""
     escalation_reason: str = ""
     """Non-empty when the primary asked to hand off (``escalate`` tool / repeated prompt)."""
+    reasoning_promoted: bool = False
+    """The model wrote only reasoning, re-sent as the answer text (reference §11.6): the
+    dispatcher then keeps no separate thinking, so it is not stored twice."""
 
 
 AgentEvent = TextChunk | ThinkingChunk | ToolCallEvent | ToolResultEvent | UsageEvent | Finished

@@ -178,7 +178,10 @@ class OpenAICompatAgent:
                     # Reference §11.6: a reasoning-only answer becomes the answer.
                     if parser.reasoning.strip():
                         yield TextChunk(parser.reasoning)
-                    elif trail:
+                        yield Finished(stop_reason=parser.finish_reason or "stop",
+                                       reasoning_promoted=True)
+                        return
+                    if trail:
                         yield TextChunk(_trail_digest(trail))
                 yield Finished(stop_reason=parser.finish_reason or "stop")
                 return

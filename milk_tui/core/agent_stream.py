@@ -8,6 +8,7 @@ for every agent — so no backend has to know about milk tags.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from ..agents.base import (
@@ -48,40 +49,43 @@ async def consume_stream(
     fast_delta = ev.fast_delta
     text_cls, thinking_cls = ev.TextDelta, ev.ThinkingDelta
     sid = session_id
-    async for item in agent.stream(request):
-        kind = type(item)
-        if kind is TextChunk:
-            visible = feed(item.text)
-            if visible:
-                text_parts.append(visible)
-                publish(fast_delta(text_cls, slot, visible, sid))
-        elif kind is ThinkingChunk:
-            scratch.thinking.append(item.text)
-            publish(fast_delta(thinking_cls, slot, item.text, sid))
-        elif kind is ToolCallEvent:
-            publish(ev.ToolCall(slot=slot, call_id=item.call_id, name=item.name,
-                                arguments=item.arguments, session_id=sid))
-        elif kind is ToolResultEvent:
-            publish(ev.ToolResult(slot=slot, call_id=item.call_id, name=item.name,
-                                  content=item.content, is_error=item.is_error, session_id=sid))
-        elif kind is UsageEvent:
-            role = slot if not item.role_suffix else f"{slot}:{item.role_suffix}"
-            scratch.usage.append(
-                TokenUsage(item.model or fallback_model, role, item.prompt_tokens,
-                           item.completion_tokens, item.cache_read, item.cache_creation,
-                           item.cost_usd)
-            )
-            scratch.cost_usd += item.cost_usd
-            publish(ev.Usage(role=role, model=item.model or fallback_model,
-                             prompt_tokens=item.prompt_tokens,
-                             completion_tokens=item.completion_tokens, cache_read=item.cache_read,
-                             cache_creation=item.cache_creation, cost_usd=item.cost_usd,
-                             session_id=sid))
-        elif kind is Finished:
-            if item.session_id:
-                scratch.backend_session_id = item.session_id
-            if item.escalation_reason:
-                scratch.escalation_reason = item.escalation_reason
+    async with contextlib.aclosing(agent.stream(request)) as events:
+        async for item in events:
+            kind = type(item)
+            if kind is TextChunk:
+                visible = feed(item.text)
+                if visible:
+                    text_parts.append(visible)
+                    publish(fast_delta(text_cls, slot, visible, sid))
+            elif kind is ThinkingChunk:
+                scratch.thinking.append(item.text)
+                publish(fast_delta(thinking_cls, slot, item.text, sid))
+            elif kind is ToolCallEvent:
+                publish(ev.ToolCall(slot=slot, call_id=item.call_id, name=item.name,
+                                    arguments=item.arguments, session_id=sid))
+            elif kind is ToolResultEvent:
+                publish(ev.ToolResult(slot=slot, call_id=item.call_id, name=item.name,
+                                      content=item.content, is_error=item.is_error, session_id=sid))
+            elif kind is UsageEvent:
+                role = slot if not item.role_suffix else f"{slot}:{item.role_suffix}"
+                scratch.usage.append(
+                    TokenUsage(item.model or fallback_model, role, item.prompt_tokens,
+                               item.completion_tokens, item.cache_read, item.cache_creation,
+                               item.cost_usd)
+                )
+                scratch.cost_usd += item.cost_usd
+                publish(ev.Usage(role=role, model=item.model or fallback_model,
+                                 prompt_tokens=item.prompt_tokens,
+                                 completion_tokens=item.completion_tokens, cache_read=item.cache_read,
+                                 cache_creation=item.cache_creation, cost_usd=item.cost_usd,
+                                 session_id=sid))
+            elif kind is Finished:
+                if item.session_id:
+                    scratch.backend_session_id = item.session_id
+                if item.escalation_reason:
+                    scratch.escalation_reason = item.escalation_reason
+                if item.reasoning_promoted:
+                    scratch.thinking.clear()
     rest = interceptor.flush()
     if rest:
         text_parts.append(rest)
