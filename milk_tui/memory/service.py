@@ -70,7 +70,8 @@ class MemoryService:
         content = content.strip()
         if not content:
             return None
-        producer, consumer = Producer(producer).value, Consumer(consumer).value
+        # "" is how Go milk and the tool schemas spell "both agents" (reference §4.1)
+        producer, consumer = Producer(producer).value, Consumer(consumer or "all").value
         if core or not session_id:
             scope = Scope.GLOBAL.value
         scope = Scope(scope).value

@@ -220,3 +220,7 @@ def test_global_cap_never_drops_pinned(mem: MemoryService) -> None:
 def test_hint_without_fact_records_nothing(mem: MemoryService) -> None:
     assert mem.record_from_agent("@llama:", "escalation", S, 1, "llama", "deepseek") is None
     assert mem.count() == 0
+
+
+def test_empty_consumer_means_all(mem: MemoryService) -> None:
+    assert mem.record("shared by both agents", "primary", "", session_id=S).consumer == "all"
