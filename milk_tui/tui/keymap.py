@@ -11,22 +11,23 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+# Function keys are priority: a focused TextArea binds F6/F7 (select line/all) itself.
 APP_BINDINGS: list[Binding] = [
     Binding("ctrl+c", "interrupt", "Cancel/Quit", id="milk.interrupt", priority=True),
     Binding("ctrl+q", "quit", "Quit", id="milk.quit", show=False, priority=True),
-    Binding("f1", "help", "Help", id="milk.help"),
-    Binding("f2", "toggle_side", "Panes", id="milk.toggle_side"),
+    Binding("f1", "help", "Help", id="milk.help", priority=True),
+    Binding("f2", "toggle_side", "Panes", id="milk.toggle_side", priority=True),
     Binding("ctrl+t", "toggle_thinking", "Thinking", id="milk.toggle_thinking", priority=True),
-    Binding("f4", "show_context", "Hand-off", id="milk.show_context"),
-    Binding("f6", "memory", "Memory", id="milk.memory"),
-    Binding("f7", "sessions", "Sessions", id="milk.sessions"),
-    Binding("f8", "cycle_theme", "Theme", id="milk.cycle_theme", show=False),
-    Binding("f3", "focus_facts", "Facts", id="milk.focus_facts", show=False),
+    Binding("f4", "show_context", "Hand-off", id="milk.show_context", priority=True),
+    Binding("f6", "memory", "Memory", id="milk.memory", priority=True),
+    Binding("f7", "sessions", "Sessions", id="milk.sessions", priority=True),
+    Binding("f8", "cycle_theme", "Theme", id="milk.cycle_theme", show=False, priority=True),
+    Binding("f3", "focus_facts", "Facts", id="milk.focus_facts", show=False, priority=True),
     Binding("escape", "focus_input", "Input", id="milk.focus_input", show=False),
-    Binding("pageup", "scroll_conversation(-1)", "Page up", id="milk.page_up", show=False),
-    Binding("pagedown", "scroll_conversation(1)", "Page down", id="milk.page_down", show=False),
-    Binding("ctrl+home", "conversation_top", "Oldest", id="milk.top", show=False),
-    Binding("ctrl+end", "conversation_bottom", "Newest", id="milk.bottom", show=False),
+    Binding("pageup", "scroll_conversation(-1)", "Page up", id="milk.page_up", show=False, priority=True),
+    Binding("pagedown", "scroll_conversation(1)", "Page down", id="milk.page_down", show=False, priority=True),
+    Binding("ctrl+home", "conversation_top", "Oldest", id="milk.top", show=False, priority=True),
+    Binding("ctrl+end", "conversation_bottom", "Newest", id="milk.bottom", show=False, priority=True),
 ]
 
 # Priority: TextArea consumes Enter/Up/Down/Tab itself; these must win while the prompt has focus.

@@ -31,29 +31,31 @@ class NeedPane(Vertical):
         yield self.body
 
     def on_mount(self) -> None:
+        self._last_need = self.session.current_need
         self.refresh_need()
 
     def set_session(self, session: Session) -> None:
         self.session = session
         self.earlier = []
+        self._last_need = session.current_need
         self.refresh_need()
 
     def handle_bus_event(self, e: ev.BusEvent) -> None:
         t = e.type  # type: ignore[attr-defined]
         if t == "need_changed":
-            prev = e.previous  # type: ignore[attr-defined]
-            old = [n for n in self.earlier if n != e.need]  # type: ignore[attr-defined]
-            last = self._shown_need
-            if prev and prev not in old:
-                old.append(prev)
-            elif last and last != e.need and last not in old:  # type: ignore[attr-defined]
-                old.append(last)
+            new = e.need  # type: ignore[attr-defined]
+            before = e.previous or self._last_need  # type: ignore[attr-defined]
+            old = [n for n in self.earlier if n not in (new, before)]
+            if before and before != new:
+                old.append(before)
             self.earlier = old[-MAX_EARLIER:]
+            self._last_need = new
             self.refresh_need()
         elif t in ("turn_completed", "turn_failed", "turn_started"):
             self.refresh_need()
 
-    _shown_need = ""
+    _last_need = ""
+    """The need as of the last event seen (the session may already be further along)."""
 
     def refresh_need(self) -> None:
         s = self.session
@@ -73,5 +75,4 @@ class NeedPane(Vertical):
             t.append("\n\nbefore:", style="dim bold")
             for n in reversed(self.earlier):
                 t.append(f"\n· {n}", style="dim")
-        self._shown_need = s.current_need
         self.body.update(t)

@@ -19,6 +19,11 @@ SPIN_S = 0.08
 """80 ms per frame, the Go original's braille spinner pace."""
 
 
+STATE_LABEL = {"ROUTING": "ready", "LOCAL": "primary", "ESCALATION": "escalation",
+               "ESCALATION_WAITING": "escalation (waiting for your answer)"}
+"""Idle labels by session state: after an escalation asks a question, the next prompt goes back to it."""
+
+
 def fmt_tokens(n: int) -> str:
     return str(n) if n < 1000 else f"{n / 1000:.1f}k"
 
@@ -122,13 +127,14 @@ class StatusLine(Widget):
         t = Text(no_wrap=True, overflow="ellipsis")
         if m.busy:
             t.append(SPINNER[self._frame] + " ", style="bold yellow")
+            t.append(f"→ {m.target or 'routing'}", style="bold")
         else:
             t.append("● ", style="dim")
-        role = {"LOCAL": "primary", "ESCALATION": "escalation",
-                "ESCALATION_WAITING": "escalation (waiting)"}.get(m.state, "routing")
-        t.append(m.target or role, style="bold")
+            t.append(STATE_LABEL.get(m.state, m.state.lower()), style="bold")
+            if m.agent_name:
+                t.append("  last:", style="dim")
         if m.agent_name:
-            t.append(" · " + m.agent_name)
+            t.append(" " + m.agent_name)
             if m.label:
                 t.append(f" ({m.label})", style="italic")
         if m.tool:

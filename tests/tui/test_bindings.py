@@ -1,0 +1,182 @@
+"""Every key binding (by id), the permission modal, keymap remapping and the error path."""
+
+from __future__ import annotations
+
+import asyncio
+
+from milk_tui.agents.base import PermissionQuestion
+from milk_tui.config.settings import AgentConfig, MilkConfig
+from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
+from milk_tui.tui.keymap import APP_BINDINGS, INPUT_BINDINGS, binding_ids
+from milk_tui.tui.screens.context_modal import ContextModal
+from milk_tui.tui.screens.help_modal import HelpModal
+from milk_tui.tui.screens.history_search import HistorySearch
+from milk_tui.tui.screens.main import MainScreen
+from milk_tui.tui.screens.permission_modal import PermissionModal
+from milk_tui.tui.widgets.conversation import Conversation
+from milk_tui.tui.widgets.prompt_input import PromptInput
+from milk_tui.tui.widgets.thinking_block import ThinkingBlock
+
+from .conftest import make_app, settle, type_and_send
+
+
+def test_every_binding_has_a_unique_id() -> None:
+    ids = binding_ids()
+    assert len(ids) == len(APP_BINDINGS) + len(INPUT_BINDINGS)
+    assert len(set(ids)) == len(ids)
+    assert all(i.startswith("milk.") for i in ids)
+
+
+async def test_input_keys_enter_newline_history_tab() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        box = app.main_screen.query_one(PromptInput)
+        await pilot.press(*"line one")
+        await pilot.press("ctrl+j")
+        await pilot.press(*"two")
+        assert box.text == "line one\ntwo"
+        box.set_text("")
+        await type_and_send(pilot, "what is a monad?")
+        await type_and_send(pilot, "how do lenses work?")
+        assert box.text == ""
+        await pilot.press("up")
+        assert box.text == "how do lenses work?"
+        await pilot.press("up")
+        assert box.text == "what is a monad?"
+        await pilot.press("down", "down")
+        assert box.text == ""
+        await pilot.press("ctrl+up")
+        assert box.text == "how do lenses work?"
+        box.set_text("/esc")
+        await pilot.press("tab")
+        assert box.text == "/escalate "
+        box.set_text("/th")
+        await pilot.press("tab")
+        assert box.text in ("/th", "/the", "/think", "/theme")  # common prefix of /think, /theme
+        await pilot.press("ctrl+r")
+        assert isinstance(app.screen, HistorySearch)
+        await pilot.press(*"monad", "enter")
+        await pilot.pause()
+        assert box.text == "what is a monad?"
+
+
+async def test_app_keys() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.main_screen
+        await type_and_send(pilot, "/escalate design a parser")
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpModal)
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        await pilot.press("f2")
+        assert screen.has_class("-side-hidden") and not app.ui_state.side_panes
+        await pilot.press("f2")
+        assert not screen.has_class("-side-hidden")
+        await pilot.press("ctrl+t")
+        assert screen.query_one(ThinkingBlock).expanded
+        await pilot.press("ctrl+t")
+        assert not screen.query_one(ThinkingBlock).expanded
+        await pilot.press("f4")
+        assert isinstance(app.screen, ContextModal)
+        assert "demo-claude" in app.screen.agent_name
+        await pilot.press("escape")
+        await pilot.press("f6")
+        await pilot.pause()
+        from milk_tui.tui.facts.screen import FactsScreen
+
+        assert isinstance(app.screen, FactsScreen)
+        await pilot.press("escape")
+        await pilot.press("f7")
+        await pilot.pause()
+        from milk_tui.tui.sessions_screen import SessionsScreen
+
+        assert isinstance(app.screen, SessionsScreen)
+        await pilot.press("escape")
+        before = app.theme
+        await pilot.press("f8")
+        assert app.theme != before
+        await pilot.press("f3")
+        await pilot.press("escape")
+        assert isinstance(app.focused, PromptInput)
+        conv = screen.query_one(Conversation)
+        await pilot.press("pageup")
+        await pilot.press("ctrl+home")
+        await pilot.pause()
+        assert conv.scroll_y == 0
+        await pilot.press("pagedown", "ctrl+end")
+        await pilot.pause()
+        assert conv.scroll_y == conv.max_scroll_y
+
+
+async def test_ctrl_c_clears_then_quits_twice() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        box = app.main_screen.query_one(PromptInput)
+        box.set_text("draft")
+        await pilot.press("ctrl+c")
+        assert box.text == ""
+        await pilot.press("ctrl+c")
+        assert "press ctrl+c again" in app.main_screen.query_one("#status").plain
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.shut_down
+
+
+async def test_ctrl_q_quits() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.shut_down
+
+
+async def test_narrow_terminal_hides_side_panes_and_f2_shows_them() -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        side = app.main_screen.query_one("#side")
+        assert not side.display or side.region.width == 0
+        await pilot.press("f2")
+        await pilot.pause()
+        assert side.region.width > 0
+
+
+async def test_permission_request_modal_answers_dispatcher() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        d = app.runtime.dispatcher
+        q = PermissionQuestion(agent_name="demo-claude", tool_name="Bash", tool_input={"command": "ls"})
+        task = asyncio.create_task(d._ask_permission(q))
+        await settle(pilot, app)
+        assert isinstance(app.screen, PermissionModal)
+        assert app.screen.tool_name == "Bash"
+        await pilot.press("y")
+        assert await asyncio.wait_for(task, 2) is True
+        task = asyncio.create_task(d._ask_permission(q))
+        await settle(pilot, app)
+        await pilot.press("ctrl+c")  # Ctrl+C on a permission question means no
+        assert await asyncio.wait_for(task, 2) is False
+
+
+async def test_keymap_from_config_remaps_binding() -> None:
+    cfg = MilkConfig(keymap={"milk.toggle_thinking": "f9"})
+    app = make_app(config=cfg)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f9")
+        await pilot.pause()
+        assert app.ui_state.show_thinking
+
+
+async def test_failed_turn_shows_error_inline_and_restores_prompt() -> None:
+    with FakeOpenAIServer() as srv:
+        srv.default_reply = FakeReply(status=500, error_body='{"error": {"message": "model exploded"}}')
+        cfg = MilkConfig(agent="fake", escalation_agent="fake",
+                         agents=[AgentConfig(name="fake", provider="local", url=srv.url, model="m")])
+        app = make_app(config=cfg, demo=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await type_and_send(pilot, "hello there")
+            items = app.main_screen.query_one(Conversation).items
+            errors = [it.text for it in items if it.kind == "error"]
+            assert errors and "500" in errors[-1] and "fake" in errors[-1]
+            assert app.main_screen.query_one(PromptInput).text == "hello there"
+            assert app.runtime.dispatcher.session.history == []

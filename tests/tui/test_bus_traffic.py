@@ -1,0 +1,66 @@
+"""What flows over the bus during a full turn, and what the bridge hands the widgets."""
+
+from __future__ import annotations
+
+from milk_tui.core import events as ev
+from milk_tui.core.bus import EventBus
+from milk_tui.tui.bridge import BusBridge
+from milk_tui.tui.widgets.conversation import Conversation
+from milk_tui.tui.widgets.reply_block import ReplyBlock
+
+from .conftest import make_app, type_and_send
+
+
+async def test_full_turn_bus_traffic_and_rendering() -> None:
+    app = make_app()
+    seen: list[ev.BusEvent] = []
+    app.runtime.bus.add_listener(seen.append)
+    delivered: list[ev.BusEvent] = []
+    deliver = app.bridge._deliver
+
+    def record(batch: list[ev.BusEvent]) -> None:
+        delivered.extend(batch)
+        deliver(batch)
+
+    app.bridge._deliver = record  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_and_send(pilot, "what is a monad?")
+        types = [e.type for e in seen]  # type: ignore[attr-defined]
+        # the order a primary turn must follow (ADR-0038: commit after the stream)
+        order = ["turn_started", "route_decided", "state_changed", "need_changed", "text_delta",
+                 "usage", "turn_completed"]
+        positions = [types.index(t) for t in order]
+        assert positions == sorted(positions), types
+        assert types[-1] == "turn_completed"
+        completed = seen[-1]
+        assert isinstance(completed, ev.TurnCompleted) and completed.agent_name == "demo-local"
+        streamed = "".join(e.text for e in seen if isinstance(e, ev.TextDelta))
+        assert streamed == completed.text
+        assert "<milk:" not in streamed  # tags never reach the UI
+        # the bridge keeps every non-delta event, in order, and coalesces deltas
+        non_delta = [e.type for e in seen if e.type != "text_delta"]  # type: ignore[attr-defined]
+        assert [e.type for e in delivered if e.type != "text_delta"] == non_delta  # type: ignore[attr-defined]
+        got_deltas = [e for e in delivered if isinstance(e, ev.TextDelta)]
+        assert "".join(e.text for e in got_deltas) == streamed
+        assert len(got_deltas) <= sum(isinstance(e, ev.TextDelta) for e in seen)
+        reply = app.main_screen.query_one(Conversation).query(ReplyBlock).last()
+        assert reply.done and reply.text == completed.text and reply.rendered_final
+
+
+async def test_bridge_flushes_deltas_before_other_events() -> None:
+    bus = EventBus()
+    out: list[ev.BusEvent] = []
+    bridge = BusBridge(bus, out.extend, frame_hz=1)  # frames far apart: only ordering flushes
+    bridge.start()
+    bus.publish(ev.TextDelta(slot="primary", text="a"))
+    bus.publish(ev.TextDelta(slot="primary", text="b"))
+    bus.publish(ev.ThinkingDelta(slot="escalation", text="t"))
+    bus.publish(ev.EscalationStarted(agent_name="x", mode="first"))
+    bus.publish(ev.TextDelta(slot="escalation", text="c"))
+    bridge.flush()
+    assert [(e.type, getattr(e, "text", "")) for e in out] == [
+        ("text_delta", "ab"), ("thinking_delta", "t"), ("escalation_started", ""), ("text_delta", "c")]
+    bridge.stop()
+    bus.publish(ev.TextDelta(slot="primary", text="late"))
+    bridge.flush()
+    assert out[-1].text == "c"  # type: ignore[attr-defined]
