@@ -21,6 +21,7 @@ from milk_tui.tui.app import MilkApp
 from milk_tui.tui.ui_state import UIState
 from milk_tui.tui.widgets import escalation_pane
 from milk_tui.tui.widgets.prompt_input import PromptInput
+from milk_tui.tui.widgets.status_line import StatusLine
 
 SNAP_CWD = "/tmp/milk-snap/project"
 SNAP_SESSION = "snapshot"
@@ -31,6 +32,7 @@ FIXED_NOW = 1767225600.0
 @pytest.fixture(autouse=True)
 def _pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(escalation_pane, "stamp", lambda: "12:00:00 ")
+    monkeypatch.setattr(StatusLine, "animate", False)
 
 
 def make_app(*, theme: str = "milk-dark", session: str = SNAP_SESSION, show_thinking: bool = False,

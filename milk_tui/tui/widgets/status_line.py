@@ -58,6 +58,9 @@ class StatusLine(Widget):
     StatusLine.-permission { background: $warning 40%; }
     """
 
+    animate = True
+    """False keeps the spinner on its first frame (deterministic snapshots)."""
+
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
         self._text = Text()
@@ -90,11 +93,13 @@ class StatusLine(Widget):
         if t == "turn_started":
             m.busy, m.tool, m.hint = True, "", ""
             m.target = m.reason = m.label = ""
-            if self._timer:
+            if self._timer and self.animate:
                 self._timer.resume()
         elif t == "route_decided":
             m.target, m.agent_name, m.reason, m.label = e.target, e.agent_name, e.reason, e.label  # type: ignore[attr-defined]
         elif t == "escalation_started":
+            if m.target == "primary":
+                m.reason, m.label = f"{m.agent_name} handed over", ""
             m.target, m.agent_name = "escalation", e.agent_name  # type: ignore[attr-defined]
         elif t == "state_changed":
             m.state = e.state  # type: ignore[attr-defined]
