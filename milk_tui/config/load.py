@@ -81,9 +81,25 @@ def _format_validation(path: Path | None, err: ValidationError) -> str:
     key = ".".join(
         f"[{p}]" if isinstance(p, int) else str(p) for p in first.get("loc", ())
     ).replace(".[", "[")
-    got = first.get("input")
     where = str(path) if path else "environment"
-    return f"{where}: key '{key}': {first.get('msg', 'invalid value')} (got {got!r})"
+    got = _describe_input(first.get("loc", ()), first.get("input"))
+    return f"{where}: key '{key}': {first.get('msg', 'invalid value')} ({got})"
+
+
+SECRET_KEYS = frozenset({"api_key", "aws_key_id", "aws_secret", "aws_token", "headers"})
+"""Keys whose values never appear in an error (DESIGN §7); ``headers`` may carry Authorization."""
+
+
+def _describe_input(loc: tuple[Any, ...], got: Any) -> str:
+    """What the bad value was, without echoing secrets: containers (an agent entry holds its
+    api_key) are described by shape, and values under a secret key only by type."""
+    if isinstance(got, dict):
+        return "got an object with keys " + (", ".join(map(str, got)) or "none")
+    if isinstance(got, list):
+        return f"got a list of {len(got)} items"
+    if any(part in SECRET_KEYS for part in loc):
+        return f"got a value of type {type(got).__name__}"
+    return f"got {got!r}"
 
 
 def validation_warnings(cfg: MilkConfig) -> list[str]:

@@ -72,3 +72,23 @@ def test_agent_selection_and_builtin_claude():
     assert cfg.escalation_agent_config().provider == "claude-cli"
     assert [a.name for a in cfg.effective_agents()][-1] == "claude"
     assert AgentConfig(name="o", provider="OpenRouter").uses_bearer
+
+
+@pytest.mark.parametrize(
+    "agent",
+    [
+        {"provider": "openrouter", "api_key": "sk-or-SECRET123", "url": "https://x"},  # no name
+        {"name": "a", "api_key": 918273645546372819},  # wrong type on a secret key
+        {"name": "a", "headers": {"Authorization": ["Bearer", "sk-or-SECRET123"]}},
+        {"name": "a", "aws_secret": {"value": "sk-or-SECRET123"}},
+    ],
+)
+def test_config_errors_never_echo_secrets(tmp_path: Path, agent: dict):
+    """DESIGN §7: secrets never reach error messages, even when the entry around them is bad."""
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps({"agents": [agent]}))
+    with pytest.raises(ConfigError) as e:
+        load_config(f)
+    msg = str(e.value)
+    assert str(f) in msg and "agents[0]" in msg
+    assert "SECRET123" not in msg and "918273645546372819" not in msg
