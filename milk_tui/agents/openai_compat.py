@@ -33,7 +33,13 @@ from .base import (
     UsageEvent,
 )
 from .openai_sse import SSEBackendError, SSEFormatError, SSEParser, ToolCall, normalise_usage
-from .openai_wire import Redactor, TokenCommand, WireLog, backend_message
+from .openai_wire import (
+    SENSITIVE_HEADERS,
+    Redactor,
+    TokenCommand,
+    WireLog,
+    backend_message,
+)
 
 AVAILABILITY_TIMEOUT_SECS = 1.0
 """A reachability probe must not delay start-up noticeably (issue 2)."""
@@ -63,7 +69,7 @@ class OpenAICompatAgent:
         self._redact = Redactor()
         self._redact.add(config.api_key)
         for k, v in config.headers.items():
-            if k.lower() in ("authorization", "x-api-key", "api-key", "cookie"):
+            if k.lower() in SENSITIVE_HEADERS:
                 self._redact.add(v)
         self._token_cmd = (TokenCommand(config.token_cmd, self.name, self._redact)
                            if config.token_cmd else None)

@@ -310,3 +310,15 @@ async def test_tool_call_without_a_toolbox_is_answered_with_an_error(
     events = await run(agent_for(fake_openai))
     result = next(e for e in events if isinstance(e, ToolResultEvent))
     assert result.is_error and "not available" in result.content
+
+
+async def test_every_sensitive_header_value_is_redacted_in_errors(
+        fake_openai: FakeOpenAIServer) -> None:
+    """A proxy echoing our request headers must not leak any of them (DESIGN §7)."""
+    headers = {"Proxy-Authorization": "Basic cHJveHk6SECRET1", "X-Auth-Token": "tok SECRET2"}
+    fake_openai.enqueue(FakeReply(status=407, error_body=json.dumps({"error": {"message": (
+        "proxy refused Proxy-Authorization: Basic cHJveHk6SECRET1 / token tok SECRET2")}})))
+    with pytest.raises(AgentError) as e:
+        await run(agent_for(fake_openai, headers=headers))
+    assert "SECRET1" not in str(e.value) and "SECRET2" not in str(e.value)
+    assert "HTTP 407" in str(e.value)
