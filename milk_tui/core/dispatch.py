@@ -435,17 +435,11 @@ class Dispatcher(TurnRequestsMixin):
         if self.memory is None or not scratch.percepts:
             return
         for body, consumer in scratch.percepts:
-            try:
-                if consumer is None:
-                    self.memory.record_from_agent(
-                        body, producer, self.session.id, turn_index,
-                        self.primary_name, self.escalation_name,
-                    )
-                else:
-                    self.memory.record(body, producer=producer, consumer=consumer,
-                                       session_id=self.session.id, turn_index=turn_index)
-            except StorageError as e:
-                self._notice(f"could not remember a fact: {e}", level="error")
+            # A failed write stays pending in the service (with a notice), tag or tool alike.
+            self.memory.record_from_agent(
+                body, producer, self.session.id, turn_index,
+                self.primary_name, self.escalation_name, consumer=consumer,
+            )
 
     def _apply_usage(self, scratch: TurnScratch, default_role: str, model: str) -> list[TokenUsage]:
         deltas = []

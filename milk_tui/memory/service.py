@@ -40,8 +40,14 @@ class MemoryService:
     # ----- recording -------------------------------------------------------------------
 
     def record_from_agent(self, body: str, producer: str, session_id: str, turn_index: int,
-                          primary_name: str, escalation_name: str) -> Percept | None:
-        consumer, content = consumer_from_hint(body, primary_name, escalation_name)
+                          primary_name: str, escalation_name: str, *,
+                          consumer: str | None = None) -> Percept | None:
+        """A fact an agent wrote (tag or ``record_memory`` tool); ``consumer`` None reads the
+        ``@name:`` hint from the body.  Never raises StorageError: the fact is kept pending."""
+        if consumer is None:
+            consumer, content = consumer_from_hint(body, primary_name, escalation_name)
+        else:
+            content = body
         args = dict(content=content, producer=producer, consumer=consumer, scope="session",
                     session_id=session_id, turn_index=turn_index)  # fmt: skip
         try:
