@@ -8,10 +8,13 @@ import json
 import os
 import signal
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .config.load import ConfigError
 from .storage.db import StorageError
+
+if TYPE_CHECKING:
+    from .storage.sessions import SessionStore
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -96,11 +99,13 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     rt.bus.add_listener(on_event)
     force = "escalate" if args.escalate else ("primary" if args.primary else None)
     loop = asyncio.get_running_loop()
-    task = rt.dispatcher.submit(args.prompt, force=force)
-    with _sigint_cancels(loop, rt.dispatcher.cancel):
-        outcome = await task
-    await rt.dispatcher.end_session()
-    rt.db.close()
+    try:
+        task = rt.dispatcher.submit(args.prompt, force=force)
+        with _sigint_cancels(loop, rt.dispatcher.cancel):
+            outcome = await task
+        await rt.dispatcher.end_session()
+    finally:
+        await rt.aclose()
     if not stream_json and outcome.ok and last_char[0] != "\n":
         out.write("\n")
     if outcome.ok:
@@ -136,13 +141,20 @@ class _sigint_cancels:
 
 
 def _sessions(args: argparse.Namespace, out: TextIO) -> int:
-    import datetime as dt
-
     from .config.paths import database_file
     from .storage.db import Database
     from .storage.sessions import SessionStore
 
-    store = SessionStore(Database(database_file()))
+    db = Database(database_file())
+    try:
+        return _sessions_in(args, out, SessionStore(db))
+    finally:
+        db.close()
+
+
+def _sessions_in(args: argparse.Namespace, out: TextIO, store: SessionStore) -> int:
+    import datetime as dt
+
     if args.sessions_cmd == "list":
         rows = store.list(None if args.all else os.getcwd())
         if args.json:
@@ -186,18 +198,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "sessions":
             return _sessions(args, sys.stdout)
-        if args.command == "memory":
+        if args.command in ("memory", "import-go"):
             from .config.paths import database_file
-            from .memory.cli import run_memory
+            from .memory.cli import run_import_go, run_memory
             from .storage.db import Database
 
-            return run_memory(args, Database(database_file()), os.getcwd())
-        if args.command == "import-go":
-            from .config.paths import database_file
-            from .memory.cli import run_import_go
-            from .storage.db import Database
-
-            return run_import_go(args, Database(database_file()))
+            db = Database(database_file())
+            try:
+                if args.command == "memory":
+                    return run_memory(args, db, os.getcwd())
+                return run_import_go(args, db)
+            finally:
+                db.close()
         if args.prompt is not None:
             if not args.prompt.strip():
                 print("milk-tui: -p needs a non-empty prompt", file=sys.stderr)

@@ -125,3 +125,36 @@ def test_sigint_cancels_the_turn_and_records_nothing(tmp_path: Path, milk_home: 
     assert rc == 130 and "interrupted" in err
     con = sqlite3.connect(milk_home / "milk.db")
     assert con.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == 0
+
+
+def test_print_mode_and_subcommands_release_agents_and_database(tmp_path: Path, monkeypatch):
+    """In-process: every database the CLI opens is closed, and -p closes its agents."""
+    from milk_tui import cli
+    from milk_tui.agents.demo import DemoAgent
+    from milk_tui.storage.db import Database
+
+    opened: list[Database] = []
+    closed: list[Database] = []
+    agents_closed: list[str] = []
+    real_init, real_close = Database.__init__, Database.close
+
+    def track_init(self, path):  # noqa: ANN001, ANN202
+        real_init(self, path)
+        opened.append(self)
+
+    def track_close(self):  # noqa: ANN001, ANN202
+        closed.append(self)
+        real_close(self)
+
+    async def track_aclose(self):  # noqa: ANN001, ANN202
+        agents_closed.append(self.name)
+
+    monkeypatch.setattr(Database, "__init__", track_init)
+    monkeypatch.setattr(Database, "close", track_close)
+    monkeypatch.setattr(DemoAgent, "aclose", track_aclose, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["-p", "what is a monad?", "--demo"]) == 0
+    assert sorted(agents_closed) == ["demo-claude", "demo-local"]
+    assert cli.main(["sessions", "list", "--json"]) == 0
+    assert cli.main(["memory", "list", "--json"]) == 0
+    assert len(opened) == 3 and all(db in closed for db in opened)

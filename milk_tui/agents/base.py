@@ -148,9 +148,6 @@ class AgentRequest:
     nonce: str = ""
     tools: ToolBox | None = None
     ask_permission: Callable[[PermissionQuestion], Awaitable[bool]] | None = None
-    repetition_baseline: int = 0
-    user_history: list[str] = field(default_factory=list)
-    """Prior user prompts (answered turns only), for the repeated-prompt guard."""
 
 
 class Agent(Protocol):

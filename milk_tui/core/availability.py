@@ -19,8 +19,6 @@ DEFAULT_TTL_S = 30.0
 """Long enough that a busy session probes about twice a minute, short enough that a
 server started after milk-tui is picked up before the user wonders why."""
 
-SLOT_NAMES = {"primary": "primary", "escalation": "escalation"}
-
 
 @dataclass
 class _Entry:
@@ -98,8 +96,8 @@ class AvailabilityCache:
         if await self.check(target):
             return target, "", None
         if await self.check(other):
-            notice = (f"{SLOT_NAMES[target]} agent '{self.agent_name(target)}' unavailable "
-                      f"({self.reason(target)}); using {SLOT_NAMES[other]} agent "
+            notice = (f"{target} agent '{self.agent_name(target)}' unavailable "
+                      f"({self.reason(target)}); using {other} agent "
                       f"'{self.agent_name(other)}' instead")
             return other, "fallback", notice
         raise AgentError(

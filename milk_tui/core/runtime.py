@@ -55,10 +55,19 @@ class Runtime:
     def session(self) -> Session:
         return self.dispatcher.session
 
+    async def aclose(self) -> None:
+        """Release what start-up opened: each agent's connections, then the database."""
+        try:
+            for slot in (self.dispatcher.primary, self.dispatcher.escalation):
+                if slot is not None:
+                    await slot.agent.aclose()
+        finally:
+            self.db.close()
+
 
 def _probe_local_server() -> AgentConfig | None:
     for label, base in LOCAL_SERVER_PROBES:
-        url = base + ("/v1/models")
+        url = base + "/v1/models"
         try:
             r = httpx.get(url, timeout=PROBE_TIMEOUT_S)
         except httpx.HTTPError:
@@ -77,7 +86,7 @@ def _probe_local_server() -> AgentConfig | None:
     return None
 
 
-def choose_agents(cfg: MilkConfig, has_file: bool, demo: bool) -> tuple[AgentConfig, AgentConfig, list[str], bool]:
+def choose_agents(cfg: MilkConfig, demo: bool) -> tuple[AgentConfig, AgentConfig, list[str], bool]:
     """Returns (primary, escalation, notes, running_demo)."""
     notes: list[str] = []
     if demo:
@@ -127,7 +136,7 @@ def build_runtime(
     store = SessionStore(db)
     bus = EventBus()
     memory = MemoryService(PerceptStore(db), bus)
-    primary_cfg, esc_cfg, notes, running_demo = choose_agents(config, used_path is not None, demo)
+    primary_cfg, esc_cfg, notes, running_demo = choose_agents(config, demo)
     debug_log = ensure_dir(data_dir()) / "wire-debug.log" if (debug or config.debug) else None
     primary = build_agent(primary_cfg, slot="primary", config=config, other_name=esc_cfg.name,
                           debug_log=debug_log)

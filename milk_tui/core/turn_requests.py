@@ -68,7 +68,6 @@ class TurnRequestsMixin:
             slot=PRIMARY, prompt=prompt, cwd=self.cwd, system_prompt=system,
             messages=built.messages, nonce=s.primary_nonce,
             tools=self._toolbox(slot, scratch, prompt, allow_escalate=self.escalation is not None),
-            repetition_baseline=s.repetition_baseline,
         )
 
     def _escalation_request(
