@@ -79,6 +79,11 @@ class MilkApp(App[int]):
                 if e.type.startswith("percept_"):  # type: ignore[attr-defined]
                     top.handle_bus_event(e)  # type: ignore[attr-defined]
 
+    def on_fact_browser_jump_to_turn(self, event) -> None:  # type: ignore[no-untyped-def]
+        """From the full facts screen (it dismisses itself); the conversation shows the turn."""
+        if self.main_screen is not None:
+            self.main_screen.on_fact_browser_jump_to_turn(event)
+
     # ----- themes -----------------------------------------------------------------------
 
     def _theme_changed(self, theme) -> None:  # type: ignore[no-untyped-def]

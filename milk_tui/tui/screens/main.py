@@ -155,6 +155,16 @@ class MainScreen(Screen[None]):
                 self._refresh_header()
                 status.set_tokens_from_session(self.session.tokens)
 
+    def on_fact_browser_jump_to_turn(self, event) -> None:  # type: ignore[no-untyped-def]
+        """A fact's "go to turn" (from the facts pane or, via the app, the facts screen)."""
+        event.stop()
+        conv = self.query_one(Conversation)
+        if event.session_id and event.session_id != self.session.id:
+            conv.add_line("notice", f"fact #{event.percept_id} came from session {event.session_id[:8]} "
+                                    "— F7 to switch to it")
+        elif not conv.show_turn(event.turn_index):
+            conv.add_line("notice", f"turn {event.turn_index} is not in this transcript")
+
     def _ask_permission(self, e: ev.PermissionRequested) -> None:
         def answered(allow: bool | None) -> None:
             self.milk.runtime.dispatcher.answer_permission(e.request_id, bool(allow))

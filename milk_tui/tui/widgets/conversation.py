@@ -109,17 +109,23 @@ class Conversation(VerticalScroll):
             self.mount(welcome)
         widgets = [self._widget_for(it) for it in self.items[self._first :]]
         self._blocks = widgets
-        self._sync_older_marker()
+        head: list[Widget] = []
+        if self._first > 0:
+            self._older = Static(self._older_text(), classes="older", markup=False)
+            head.append(self._older)
         if widgets:
-            self.mount_all(widgets)
+            self.mount_all(head + widgets)
             self.resume_follow()
         else:
             self._follow = True
             self.scroll_home(animate=False)
 
+    def _older_text(self) -> str:
+        return f"↑ {self._first} earlier blocks — scroll up to load"
+
     def _sync_older_marker(self) -> None:
         if self._first > 0:
-            text = f"↑ {self._first} earlier blocks — scroll up to load"
+            text = self._older_text()
             if self._older is None:
                 self._older = Static(text, classes="older", markup=False)
                 self.mount(self._older, before=self._blocks[0] if self._blocks else None)
@@ -217,7 +223,7 @@ class Conversation(VerticalScroll):
             self._thinking_for(e.slot).append(e.text)  # type: ignore[attr-defined]
         elif t == "turn_started":
             self._close_live()
-            self._user_item = Item("user", e.prompt)  # type: ignore[attr-defined]
+            self._user_item = Item("user", e.prompt, extra={"turn": str(e.turn_index)})  # type: ignore[attr-defined]
             self._user = self.add(self._user_item)  # type: ignore[assignment]
             self._follow = True
         elif t == "route_decided":
@@ -288,6 +294,23 @@ class Conversation(VerticalScroll):
                 self._thinking_item.text = self._thinking.view.text
             self._thinking = None
             self._thinking_item = None
+
+    def show_turn(self, turn_index: int) -> bool:
+        """Scroll to the user turn at 1-based history position ``turn_index`` (or the last
+        user turn before it), mounting older blocks as needed."""
+        target = -1
+        for i, it in enumerate(self.items):
+            pos = int(it.extra.get("turn", "0") or 0)
+            if it.kind == "user" and 0 < pos <= turn_index:
+                target = i
+        if target < 0:
+            return False
+        if target < self._first:
+            self.load_older(self._first - target)
+        widget = self._blocks[target - self._first]
+        self._follow = False
+        self.call_after_refresh(self.scroll_to_widget, widget, top=True, animate=False)
+        return True
 
     # ----- presentation -------------------------------------------------------------------
 

@@ -1,0 +1,99 @@
+"""Long sessions: only the tail is mounted, older turns load on scroll; jump to a turn."""
+
+from __future__ import annotations
+
+from milk_tui.core.session import Turn
+from milk_tui.tui.facts.browser import FactBrowser
+from milk_tui.tui.transcript import export_text, items_from_history
+from milk_tui.tui.widgets.conversation import MAX_MOUNTED, WINDOW, Conversation
+from milk_tui.tui.widgets.stream_view import StreamView
+
+from .conftest import SNAP_CWD, SNAP_SESSION, make_app, settle, type_and_send
+
+
+def _big_session(turns: int) -> None:
+    from milk_tui.config.paths import database_file
+    from milk_tui.storage.db import Database
+    from milk_tui.storage.sessions import SessionStore
+
+    db = Database(database_file())
+    store = SessionStore(db)
+    s = store.create(SNAP_CWD, SNAP_SESSION)
+    new = []
+    for i in range(turns // 2):
+        new.append(Turn("user", f"question {i}", agent="primary", agent_name="demo-local"))
+        new.append(Turn("assistant", f"answer **{i}**\n\n- point\n", agent="primary", agent_name="demo-local"))
+    s.history.extend(new)
+    store.commit_turns(s, new)
+    db.close()
+
+
+async def test_long_session_mounts_tail_and_loads_older_on_scroll() -> None:
+    _big_session(400)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        conv = app.main_screen.query_one(Conversation)
+        assert len(conv.items) == 400
+        mounted = [w for w in conv.children if not w.has_class("older")]
+        assert len(mounted) == WINDOW
+        assert conv.items[conv._first].text == "question 180"
+        assert conv.scroll_y == conv.max_scroll_y  # newest in view
+        conv.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.pause()
+        assert conv._first == 400 - WINDOW - 20
+        assert conv.scroll_y > 0  # the view stayed on what the user was reading
+        # new turns while at the bottom: the window prunes back under the cap
+        conv.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        for _ in range(3):
+            conv.load_older()
+        assert len(conv._blocks) > WINDOW
+        await type_and_send(pilot, "what is a monad?")
+        assert len(conv._blocks) <= MAX_MOUNTED
+
+
+async def test_jump_to_turn_from_fact_browser() -> None:
+    _big_session(400)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        conv = app.main_screen.query_one(Conversation)
+        sid = app.runtime.dispatcher.session.id
+        app.main_screen.post_message(FactBrowser.JumpToTurn(sid, 21, 7))
+        await settle(pilot, app)
+        assert conv._first <= 20  # item 20 is the user turn at history position 21
+        target = next(w for w in conv._blocks if getattr(w, "prompt", "") == "question 10")
+        assert conv.scroll_y <= target.virtual_region.y <= conv.scroll_y + conv.size.height
+        app.main_screen.post_message(FactBrowser.JumpToTurn("other-session-id", 3, 8))
+        await settle(pilot, app)
+        assert any("came from session other-se" in it.text for it in conv.items if it.kind == "notice")
+
+
+def test_export_text_and_history_items() -> None:
+    hist = [Turn("user", "hi", agent="primary", agent_name="p"),
+            Turn("assistant", "hello", agent="primary", agent_name="p", thinking="hmm")]
+    items = items_from_history(hist)
+    assert [it.kind for it in items] == ["user", "thinking", "reply"]
+    text = export_text(items)
+    assert text == "❯ hi    [→ p]\n\np:\nhello\n"
+    assert "hmm" not in text
+
+
+async def test_stream_view_incremental_equals_final_layout_width() -> None:
+    """Streaming renders blocks as they close; the final render replaces it wholesale."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = StreamView()
+        await app.main_screen.query_one(Conversation).mount(view)
+        await pilot.pause()
+        for piece in ["# Title\n\nfirst para", "graph\n\n```py\nx = 1\n", "```\n\nlast ", "word"]:
+            view.append(piece)
+            await pilot.pause()
+        streaming_lines = len(view._fixed) + len(view._tail)
+        assert view._blocks_rendered == 3  # heading, paragraph, fence closed; "last word" open
+        view.finish()
+        await pilot.pause()
+        assert view.rendered_final and view.text.endswith("last word")
+        assert abs(len(view._fixed) - streaming_lines) <= 3
