@@ -126,6 +126,8 @@ class Database:
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.migrate()
         except sqlite3.DatabaseError as e:
+            if getattr(self, "conn", None) is not None:
+                self.conn.close()  # opened, then the file proved unusable: do not leak it
             raise StorageError(f"{self.path}: cannot open database: {e}") from None
 
     def migrate(self) -> None:

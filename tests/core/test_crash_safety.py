@@ -96,3 +96,26 @@ def test_two_processes_in_one_folder_do_not_lose_turns(milk_home: Path, tmp_path
         for p in procs:
             assert p.wait(timeout=60) == 0, p.stderr.read() if p.stderr else ""
     assert _turns(milk_home / "milk.db") == 8
+
+
+def test_a_file_that_is_not_a_database_fails_clearly_and_leaves_no_open_connection(
+        tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    import pytest
+
+    from milk_tui.storage import db as dbmod
+
+    bad = tmp_path / "milk.db"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    made: list = []
+    real_connect = dbmod.sqlite3.connect
+
+    def connect(*a, **kw):  # noqa: ANN002, ANN003, ANN202
+        made.append(real_connect(*a, **kw))
+        return made[-1]
+
+    monkeypatch.setattr(dbmod.sqlite3, "connect", connect)
+    with pytest.raises(dbmod.StorageError, match=str(bad)):
+        dbmod.Database(bad)
+    assert len(made) == 1
+    with pytest.raises(dbmod.sqlite3.ProgrammingError):  # closed, not leaked
+        made[0].execute("SELECT 1")
