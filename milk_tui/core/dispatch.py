@@ -43,7 +43,7 @@ from .session import (
     ends_with_question,
 )
 from .turn_requests import TurnRequestsMixin
-from .turn_scratch import SessionSnapshot, TurnScratch
+from .turn_scratch import PendingHandoff, SessionSnapshot, TurnScratch
 
 REPEATED_PROMPT_REASON = "user repeated the same question without expressing satisfaction"
 """Reference core §2.8: the brief handed to the escalation agent when the guard fires."""
@@ -72,6 +72,7 @@ class TurnOutcome:
     error: str = ""
     cancelled: bool = False
     escalation_reason: str = ""
+    handoff: PendingHandoff | None = None
 
 
 class BusyError(RuntimeError):
@@ -219,7 +220,9 @@ class Dispatcher(TurnRequestsMixin):
                         self._notice("no escalation agent is configured; the primary's answer stands",
                                      level="warning")
                     else:
-                        outcome = await self._escalation_turn(prompt, brief=outcome.escalation_reason)
+                        outcome = await self._escalation_turn(
+                            prompt, brief=outcome.escalation_reason, handoff=outcome.handoff
+                        )
             else:
                 outcome = await self._escalation_turn(prompt, brief="")
             self._after_route(target, outcome, force)
@@ -282,38 +285,45 @@ class Dispatcher(TurnRequestsMixin):
         if text.strip():
             new_turns.append(
                 Turn("assistant", text, agent=PRIMARY, agent_name=slot.name,
-                     thinking=scratch.joined_thinking(), tool_calls=[])
+                     thinking=scratch.joined_thinking())
             )
-        s.history.extend(new_turns)
         deltas = self._apply_usage(scratch, PRIMARY, slot.config.model or slot.name)
-        if len(new_turns) > 1:
-            s.rebuild_summary_bricks(cfg.resolve_context_budget(slot.config))
-        if scratch.escalation_reason:
+        handing_off = bool(scratch.escalation_reason) and self.escalation is not None
+        if handing_off:
             self._publish(ev.Notice(message=f"{slot.name} requested escalation: {scratch.escalation_reason}"))
+            # ADR-0031: the escalation agent always gets a need, at least the prompt itself.
             if not s.current_need and s.record_need(prompt, producer="system"):
                 self._publish_need()
-            esc_cfg = self.escalation.config if self.escalation else None
-            s.rebuild_summary_bricks(cfg.resolve_context_budget(esc_cfg))
-        self._set_state(State.ROUTING)
-        try:
-            self.store.commit_turns(s, new_turns, deltas)
-        except StorageError as e:
-            return self._fail(slot, f"could not save the turn: {e}", snap, prompt)
-        self._record_percepts(scratch, PRIMARY, len(s.history) - len(new_turns) + 1)
+        else:
+            s.history.extend(new_turns)
+            if len(new_turns) > 1:
+                s.rebuild_summary_bricks(cfg.resolve_context_budget(slot.config))
+            self._set_state(State.ROUTING)
+            try:
+                self.store.commit_turns(s, new_turns, deltas)
+            except StorageError as e:
+                return self._fail(slot, f"could not save the turn: {e}", snap, prompt)
+            self._record_percepts(scratch, PRIMARY, len(s.history) - len(new_turns) + 1)
         self._publish(
             ev.TurnCompleted(
                 slot=PRIMARY, agent_name=slot.name, text=text, thinking=scratch.joined_thinking(),
                 history_len=len(s.history), self_escalated=bool(scratch.escalation_reason),
             )
         )
-        return TurnOutcome(ok=True, slot=PRIMARY, text=text, escalation_reason=scratch.escalation_reason)
+        return TurnOutcome(
+            ok=True, slot=PRIMARY, text=text, escalation_reason=scratch.escalation_reason,
+            handoff=PendingHandoff(new_turns, deltas, scratch, snap) if handing_off else None,
+        )
 
     # ----- escalation -------------------------------------------------------------------
 
-    async def _escalation_turn(self, prompt: str, brief: str) -> TurnOutcome:
+    async def _escalation_turn(
+        self, prompt: str, brief: str, handoff: PendingHandoff | None = None
+    ) -> TurnOutcome:
         assert self.escalation is not None
         slot, s = self.escalation, self.session
-        snap = SessionSnapshot.take(s)
+        # A failed hand-off rolls back to before the primary half too.
+        snap = handoff.snapshot if handoff else SessionSnapshot.take(s)
         scratch = TurnScratch()
         try:
             forced = s.force_fresh_escalation
@@ -349,7 +359,7 @@ class Dispatcher(TurnRequestsMixin):
                 request, context_text = self._escalation_request(prompt, plan, scratch)
                 self._publish_escalation_started(slot, plan, context_text)
                 await self._consume(slot, request, scratch)
-            return self._commit_escalation(prompt, slot, scratch, snap, context_text)
+            return self._commit_escalation(prompt, slot, scratch, snap, context_text, handoff)
         except asyncio.CancelledError:
             return self._cancelled(slot, snap, prompt)
         except (AgentError, StorageError, OSError) as e:
@@ -369,22 +379,25 @@ class Dispatcher(TurnRequestsMixin):
 
     def _commit_escalation(
         self, prompt: str, slot: AgentSlot, scratch: TurnScratch, snap: SessionSnapshot,
-        context_text: str,
+        context_text: str, handoff: PendingHandoff | None,
     ) -> TurnOutcome:
         s, cfg = self.session, self.config
         text = strip_tags(scratch.joined_text())
-        new_turns = [
-            Turn("user", prompt, agent=ESCALATION, agent_name=slot.name, context_text=context_text)
-        ]
+        before = list(handoff.turns) if handoff else []
+        own = [Turn("user", prompt, agent=ESCALATION, agent_name=slot.name, context_text=context_text)]
         if text.strip():
-            new_turns.append(
+            own.append(
                 Turn("assistant", text, agent=ESCALATION, agent_name=slot.name,
                      thinking=scratch.joined_thinking())
             )
+        new_turns = before + own
+        first_pos = len(s.history) + 1
         s.history.extend(new_turns)
         if scratch.backend_session_id:
             s.escalation_session_id = scratch.backend_session_id
-        deltas = self._apply_usage(scratch, ESCALATION, slot.config.model or slot.name)
+        deltas = (handoff.usage if handoff else []) + self._apply_usage(
+            scratch, ESCALATION, slot.config.model or slot.name
+        )
         if len(new_turns) > 1:
             s.rebuild_summary_bricks(cfg.resolve_context_budget(slot.config))
         asked = ends_with_question(text)
@@ -398,7 +411,9 @@ class Dispatcher(TurnRequestsMixin):
         except StorageError as e:
             self._publish(ev.EscalationFinished(agent_name=slot.name, ok=False))
             return self._fail(slot, f"could not save the turn: {e}", snap, prompt)
-        self._record_percepts(scratch, ESCALATION, len(s.history) - len(new_turns) + 1)
+        if handoff:
+            self._record_percepts(handoff.scratch, PRIMARY, first_pos)
+        self._record_percepts(scratch, ESCALATION, first_pos + len(before))
         self._publish(
             ev.EscalationFinished(
                 agent_name=slot.name, escalation_session_id=s.escalation_session_id,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from .session import Session, TokenUsage
+from .session import Session, TokenUsage, Turn
 
 _ROLLBACK_FIELDS = (
     "state", "current_need", "current_need_set_at", "need_producer", "escalation_session_id",
@@ -55,3 +55,19 @@ class TurnScratch:
 
     def joined_thinking(self) -> str:
         return "".join(self.thinking)
+
+
+@dataclass
+class PendingHandoff:
+    """The primary's half of a self-escalated turn, held back until the escalation succeeds.
+
+    ADR-0038 says the history an agent sees never contains the prompt it is answering; if
+    the primary's user turn were committed before the hand-off, the escalation agent would
+    be handed the current prompt twice.  So both halves are committed in one transaction at
+    the end (Go milk's turn shape, but atomic), and a failed escalation records neither.
+    """
+
+    turns: list[Turn]
+    usage: list[TokenUsage]
+    scratch: TurnScratch
+    snapshot: SessionSnapshot

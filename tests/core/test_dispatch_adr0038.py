@@ -98,3 +98,32 @@ def test_fresh_escalation_history_is_plain_slice_from_boundary():
     fresh = build_agent_history(h, "escalation", start=2)
     assert [m.content for m in fresh] == ["[user to llama] q", "[llama as primary] a"]
     assert len(build_agent_history(h, "escalation")) == 4
+
+
+async def test_self_escalation_hands_over_history_without_the_current_prompt(rig):
+    """The escalation agent of a hand-off sees only answered turns; both halves commit at once."""
+    from milk_tui.config.settings import AgentConfig
+    from milk_tui.core.dispatch import AgentSlot
+
+    rig.dispatcher.escalation = AgentSlot(
+        "escalation", AgentConfig(name="deep", provider="openrouter", url="http://x"), rig.escalation)
+    rig.primary.push(say("earlier answer"))
+    await rig.dispatcher.run_turn("an earlier question about the cache layer")
+    rig.primary.push(say("over to deep", escalation_reason="needs a bigger model"))
+    rig.escalation.push(say("deep answer"))
+    out = await rig.dispatcher.run_turn("redesign the cache invalidation protocol")
+    assert out.ok and out.slot == "escalation"
+    req = rig.escalation.requests[-1]
+    history = req.messages[1:]  # after the pinned orientation (whose need is the prompt: ADR-0031)
+    assert req.messages[0].content.startswith("[Escalation brief from primary agent]")
+    assert not any("redesign the cache" in m.content for m in history)
+    assert any("an earlier question" in m.content for m in history)
+    assert [(t.role, t.agent) for t in rig.reload().history][2:] == [
+        ("user", "primary"), ("assistant", "primary"), ("user", "escalation"), ("assistant", "escalation")]
+
+
+async def test_failed_hand_off_records_neither_half(rig):
+    rig.primary.push(say("over", escalation_reason="too hard"))
+    rig.escalation.push([AgentError("claude: API Error: 529 overloaded")])
+    out = await rig.dispatcher.run_turn("redesign the cache invalidation protocol")
+    assert not out.ok and rig.reload().history == [] and rig.session.current_need == ""
