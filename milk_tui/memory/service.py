@@ -9,6 +9,7 @@ of being lost; the failure is reported once as a ``notice`` naming the database.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from dataclasses import asdict
 from typing import Any
@@ -132,8 +133,11 @@ class MemoryService:
     def select_for_prompt(self, prompt: str, slot: str, session_id: str, *,
                           max_count: int = DEFAULT_MAX_COUNT, max_bytes: int = DEFAULT_MAX_BYTES,
                           relevance_gate: bool = True) -> list[str]:
-        return select_contents(self.store, prompt, slot, session_id, max_count=max_count,
-                               max_bytes=max_bytes, relevance_gate=relevance_gate)  # fmt: skip
+        try:
+            return select_contents(self.store, prompt, slot, session_id, max_count=max_count,
+                                   max_bytes=max_bytes, relevance_gate=relevance_gate)  # fmt: skip
+        except sqlite3.Error as e:  # a read-side failure must fail soft, like writes do
+            raise StorageError(f"{self.store.db.path}: {e}") from None
 
     @staticmethod
     def format_block(contents: list[str]) -> str:

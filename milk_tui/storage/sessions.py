@@ -198,6 +198,13 @@ class SessionStore:
                 "INSERT INTO input_history (session_id, text, ts) VALUES (?,?,?)",
                 (session_id, text, time.time()),
             )
+            # Keep the last INPUT_HISTORY_KEEP lines per session (indexed range delete).
+            db.execute(
+                "DELETE FROM input_history WHERE session_id = ? AND id <= ("
+                "SELECT id FROM input_history WHERE session_id = ? ORDER BY id DESC "
+                "LIMIT 1 OFFSET ?)",
+                (session_id, session_id, INPUT_HISTORY_KEEP),
+            )
 
     def inputs(self, session_id: str | None = None, limit: int = INPUT_HISTORY_KEEP) -> list[str]:
         """Oldest first; ``session_id=None`` gives the global history across sessions."""

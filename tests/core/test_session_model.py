@@ -81,3 +81,12 @@ def test_ends_with_question():
     assert ends_with_question("Plan:\n- a\nShall I go on?  \n\n")
     assert not ends_with_question("Is it? No.\nDone.")
     assert not ends_with_question("")
+
+
+def test_input_history_keeps_the_last_500_per_session(store):
+    s = store.create("/w")
+    for i in range(520):
+        store.add_input(f"line {i}", s.id)
+    store.add_input("line 519", s.id)  # consecutive duplicate: not stored again
+    lines = store.inputs(s.id, limit=10_000)
+    assert len(lines) == 500 and lines[0] == "line 20" and lines[-1] == "line 519"
