@@ -90,7 +90,7 @@ def choose_agents(cfg: MilkConfig, demo: bool) -> tuple[AgentConfig, AgentConfig
     """Returns (primary, escalation, notes, running_demo)."""
     notes: list[str] = []
     if demo:
-        return DEMO_PRIMARY, DEMO_ESCALATION, ["demo agents (--demo)"], True
+        return DEMO_PRIMARY, DEMO_ESCALATION, [], True  # asked for: nothing to warn about
     primary = cfg.primary_agent()
     escalation = cfg.escalation_agent_config()
     if primary is None and not cfg.agents:
