@@ -1,4 +1,9 @@
-"""The Textual app: wiring only — runtime, bridge, themes, keymap, screens."""
+"""The Textual app: wiring only — runtime, bridge, themes, keymap, screens.
+
+Start-up order matters for the cold-start budget (DESIGN §6): the first frame needs only
+Textual and this module; the core (pydantic, httpx, SQLite, agents) is built in a thread
+right after it, then the main screen replaces the startup screen.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +11,28 @@ import argparse
 import asyncio
 import contextlib
 import os
+import sys
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ..core.events import BusEvent
-from ..core.runtime import Runtime, build_runtime
-from .bridge import BusBridge
 from .commands import MilkCommands
-from .cooperative import make_cooperative
-from .keymap import validate_keymap
-from .screens.main import MainScreen
+from .screens.startup import StartupScreen
 from .themes import DEFAULT_DARK, load_themes, palette_for
 from .ui_state import UIState
-from .widgets.md_render import Palette
+from .widgets.palette import Palette
+
+if TYPE_CHECKING:
+    from ..core.events import BusEvent
+    from ..core.runtime import Runtime
+    from .bridge import BusBridge
+    from .screens.main import MainScreen
+
+EXIT_STARTUP_FAILED = 2
+"""Same code as the CLI's usage/config errors: the session could not even be opened."""
 
 
 class MilkApp(App[int]):
@@ -32,39 +43,83 @@ class MilkApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", id="milk.quit", priority=True, show=False),
     ]
 
-    def __init__(self, runtime: Runtime, *, ui_state: UIState | None = None,
-                 fact_clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, runtime: Runtime | None = None, *, ui_state: UIState | None = None,
+                 fact_clock: Callable[[], float] | None = None,
+                 runtime_factory: Callable[[], Runtime] | None = None) -> None:
         super().__init__()
+        if runtime is None and runtime_factory is None:
+            raise ValueError("MilkApp needs a runtime or a runtime_factory")
         self.fact_clock = fact_clock
         """Clock for fact ages in the facts pane (tests pin it; None = wall clock)."""
-        self.runtime = runtime
-        make_cooperative(runtime.dispatcher)
+        self.runtime: Runtime = runtime  # type: ignore[assignment]
+        self._runtime_factory = runtime_factory
+        self.startup_error = ""
         self.ui_state = ui_state or UIState.load()
-        self.palette = Palette()
         self.main_screen: MainScreen | None = None
-        self.bridge = BusBridge(runtime.bus, self._deliver)
-        self.theme_notes: list[str] = []
+        self.bridge: BusBridge | None = None
         self.shut_down = False
-        themes, notes = load_themes()
+        themes, self.theme_notes = load_themes()
         for t in themes:
             self.register_theme(t)
-        self.theme_notes = notes
-        wanted = self.ui_state.theme or runtime.config.theme or DEFAULT_DARK
+        self._apply_theme(self.ui_state.theme or DEFAULT_DARK)
+        if runtime is not None:
+            self._install_runtime(runtime)
+
+    def _apply_theme(self, wanted: str) -> None:
         self.theme = wanted if wanted in self.available_themes else DEFAULT_DARK
-        self.palette = palette_for(self.current_theme)
+        self.palette: Palette = palette_for(self.current_theme)
+
+    def _install_runtime(self, runtime: Runtime) -> None:
+        from .bridge import BusBridge
+        from .cooperative import make_cooperative
+        from .keymap import validate_keymap
+
+        self.runtime = runtime
+        make_cooperative(runtime.dispatcher)
+        if not self.ui_state.theme and runtime.config.theme:
+            self._apply_theme(runtime.config.theme)
         keymap = dict(runtime.config.keymap)
         if keymap:
             self.set_keymap(keymap)
-        runtime.startup_notes.extend(validate_keymap(keymap) + notes)
+        runtime.startup_notes.extend(validate_keymap(keymap) + self.theme_notes)
+        self.bridge = BusBridge(runtime.bus, self._deliver)
 
     def on_mount(self) -> None:
-        self.main_screen = MainScreen()
-        self.push_screen(self.main_screen)
-        self.bridge.start()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+        if self.runtime is not None:
+            self._show_main()
+        else:
+            self.push_screen(StartupScreen())
+
+    def on_ready(self) -> None:
+        if self.runtime is None:
+            self.run_worker(self._load_runtime(), exclusive=True, group="startup", exit_on_error=False)
+
+    async def _load_runtime(self) -> None:
+        assert self._runtime_factory is not None
+        try:
+            rt = await asyncio.to_thread(self._runtime_factory)
+        except Exception as e:  # noqa: BLE001 — config/storage errors: say why and leave
+            self.startup_error = _describe_startup_error(e)
+            self.exit(EXIT_STARTUP_FAILED)
+            return
+        self._install_runtime(rt)
+        self._show_main()
+
+    def _show_main(self) -> None:
+        from .screens.main import MainScreen
+
+        self.main_screen = MainScreen()
+        if isinstance(self.screen, StartupScreen):
+            self.switch_screen(self.main_screen)
+        else:
+            self.push_screen(self.main_screen)
+        assert self.bridge is not None
+        self.bridge.start()
 
     async def on_unmount(self) -> None:
-        self.bridge.stop()
+        if self.bridge is not None:
+            self.bridge.stop()
 
     # ----- bus → widgets ----------------------------------------------------------------
 
@@ -79,14 +134,14 @@ class MilkApp(App[int]):
                 if e.type.startswith("percept_"):  # type: ignore[attr-defined]
                     top.handle_bus_event(e)  # type: ignore[attr-defined]
 
-    def on_fact_browser_jump_to_turn(self, event) -> None:  # type: ignore[no-untyped-def]
+    def on_fact_browser_jump_to_turn(self, event: Any) -> None:
         """From the full facts screen (it dismisses itself); the conversation shows the turn."""
         if self.main_screen is not None:
             self.main_screen.on_fact_browser_jump_to_turn(event)
 
     # ----- themes -----------------------------------------------------------------------
 
-    def _theme_changed(self, theme) -> None:  # type: ignore[no-untyped-def]
+    def _theme_changed(self, theme: Any) -> None:
         self.palette = palette_for(theme)
         self.ui_state.theme = theme.name
         self.ui_state.save()
@@ -116,6 +171,8 @@ class MilkApp(App[int]):
             if top is not self.main_screen:
                 self.pop_screen()
             self.main_screen.action_interrupt()
+        else:
+            self.exit(0)
 
     async def action_quit(self) -> None:
         await self.shutdown()
@@ -126,7 +183,7 @@ class MilkApp(App[int]):
 
     async def shutdown(self) -> None:
         """Cancel a running turn and consolidate memory (session end, DESIGN §5.7)."""
-        if self.shut_down:
+        if self.shut_down or self.runtime is None:
             return
         self.shut_down = True
         d = self.runtime.dispatcher
@@ -139,22 +196,40 @@ class MilkApp(App[int]):
         await d.end_session()
 
 
+def _describe_startup_error(e: Exception) -> str:
+    kind = type(e).__name__
+    if kind == "ConfigError":
+        return f"config error: {e}"
+    if kind == "StorageError":
+        return f"storage error: {e}"
+    return f"could not start: {kind}: {e}"
+
+
 def run_app(args: argparse.Namespace) -> int:
     """Entry point used by ``milk_tui.cli``; returns the process exit code."""
-    rt = build_runtime(
-        config_path=getattr(args, "config", None), new=bool(getattr(args, "new", False)),
-        session_name=getattr(args, "session", "") or "", demo=bool(getattr(args, "demo", False)),
-        debug=bool(getattr(args, "debug", False)), permission_policy="ask",
-    )
-    app = MilkApp(rt)
+
+    def factory() -> Runtime:
+        from ..core.runtime import build_runtime
+
+        return build_runtime(
+            config_path=getattr(args, "config", None), new=bool(getattr(args, "new", False)),
+            session_name=getattr(args, "session", "") or "", demo=bool(getattr(args, "demo", False)),
+            debug=bool(getattr(args, "debug", False)), permission_policy="ask",
+        )
+
+    app = MilkApp(runtime_factory=factory)
     try:
         code = app.run()
     finally:
-        if not app.shut_down:
+        if app.runtime is not None and not app.shut_down:
             with contextlib.suppress(Exception):
                 asyncio.run(app.shutdown())
-        with contextlib.suppress(Exception):
-            rt.db.close()
-    if os.environ.get("MILK_TUI_TRACE"):
+        if app.runtime is not None:
+            with contextlib.suppress(Exception):
+                app.runtime.db.close()
+    if app.startup_error:
+        print(f"milk-tui: {app.startup_error}", file=sys.stderr)
+        return EXIT_STARTUP_FAILED
+    if os.environ.get("MILK_TUI_TRACE") and app.bridge is not None:
         print(f"milk-tui: {app.bridge.events_in} events in {app.bridge.frames} frames")
     return int(code or 0)

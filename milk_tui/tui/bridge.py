@@ -13,9 +13,12 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ..core.bus import EventBus
 from ..core.events import BusEvent, TextDelta, ThinkingDelta
+
+if TYPE_CHECKING:
+    from ..core.bus import EventBus
 
 FRAME_HZ = 20
 """Delta frames per second.  Each frame repaints the whole visible conversation (~20-25 ms

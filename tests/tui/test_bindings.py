@@ -180,3 +180,33 @@ async def test_failed_turn_shows_error_inline_and_restores_prompt() -> None:
             assert errors and "500" in errors[-1] and "fake" in errors[-1]
             assert app.main_screen.query_one(PromptInput).text == "hello there"
             assert app.runtime.dispatcher.session.history == []
+
+
+async def test_startup_loads_core_after_first_frame_and_reports_config_errors() -> None:
+    from milk_tui.config.load import ConfigError
+    from milk_tui.core.runtime import build_runtime
+    from milk_tui.tui.app import EXIT_STARTUP_FAILED, MilkApp
+    from milk_tui.tui.screens.startup import StartupScreen
+
+    app = MilkApp(runtime_factory=lambda: build_runtime(cwd="/tmp/milk-startup", demo=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(200):
+            if isinstance(app.screen, MainScreen):
+                break
+            await pilot.pause(0.01)
+        assert isinstance(app.screen, MainScreen)
+        assert not any(isinstance(s, StartupScreen) for s in app.screen_stack)
+        await type_and_send(pilot, "what is a monad?")
+        assert len(app.runtime.session.history) == 2
+
+    def broken():  # type: ignore[no-untyped-def]
+        raise ConfigError("config.toml: agents[0].url: expected a URL")
+
+    app = MilkApp(runtime_factory=broken)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(200):
+            if app.startup_error:
+                break
+            await pilot.pause(0.01)
+    assert app.return_value == EXIT_STARTUP_FAILED
+    assert app.startup_error == "config error: config.toml: agents[0].url: expected a URL"

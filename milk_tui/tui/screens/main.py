@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...core import events as ev
 from ...core.dispatch import BusyError
@@ -29,6 +29,7 @@ from ..widgets.app_header import AppHeader
 from ..widgets.conversation import Conversation
 from ..widgets.escalation_pane import EscalationPane
 from ..widgets.facts_pane import FactsPane
+from ..widgets.key_hints import KeyHints
 from ..widgets.need_pane import NeedPane
 from ..widgets.prompt_input import PromptInput
 from ..widgets.status_line import StatusLine
@@ -83,7 +84,7 @@ class MainScreen(Screen[None]):
         yield Static("", id="hint", markup=False)
         yield PromptInput(id="prompt")
         yield StatusLine(id="status")
-        yield Footer()
+        yield KeyHints(id="keys")
 
     def on_mount(self) -> None:
         self.set_class(not self.milk.ui_state.side_panes, "-side-hidden")

@@ -23,9 +23,10 @@ from .tool_line import ToolLine
 from .transcript_line import TranscriptLine
 from .user_turn import UserTurn
 
-WINDOW = 40
-"""Blocks mounted on resume: a few screens of history, enough to paint at once."""
-PAGE = 20
+WINDOW = 16
+"""Blocks mounted on resume: two or three screens of history.  Each finished reply costs a
+Markdown render (~3 ms) before the first paint, so the window is what resume pays."""
+PAGE = 16
 """Older blocks mounted per scroll-to-top."""
 MAX_MOUNTED = 120
 """Past this many mounted blocks the oldest are unmounted (their data stays in ``items``)."""
@@ -48,7 +49,7 @@ def handoff_text(e: ev.EscalationStarted) -> str:
 
 class Conversation(VerticalScroll):
     DEFAULT_CSS = """
-    Conversation { height: 1fr; scrollbar-size-vertical: 1; padding: 1 1 0 1; }
+    Conversation { height: 1fr; scrollbar-size-vertical: 1; scrollbar-gutter: stable; padding: 1 1 0 1; }
     Conversation > .older { color: $text-muted; text-align: center; width: 1fr; margin-bottom: 1; }
     """
 

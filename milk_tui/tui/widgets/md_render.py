@@ -14,53 +14,18 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass
+from functools import lru_cache
 
 from rich.cells import cell_len
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
-from rich.theme import Theme
 from textual.strip import Strip
 
+from .palette import Palette
+
 _WORD = re.compile(r"\S+\s*|\s+")
-
-
-@dataclass(frozen=True)
-class Palette:
-    """The few colours replies need, taken from the active Textual theme."""
-
-    foreground: str = "#e0e0e0"
-    primary: str = "#e0b040"
-    accent: str = "#5fafd7"
-    muted: str = "#808080"
-    code_bg: str = "#262626"
-    dark: bool = True
-
-    @property
-    def code_theme(self) -> str:
-        return "monokai" if self.dark else "friendly"
-
-    def rich_theme(self) -> Theme:
-        return Theme(
-            {
-                "markdown.h1": f"bold {self.primary}",
-                "markdown.h1.border": self.primary,
-                "markdown.h2": f"bold underline {self.primary}",
-                "markdown.h3": f"bold {self.primary}",
-                "markdown.h4": f"italic {self.primary}",
-                "markdown.code": f"bold {self.accent} on {self.code_bg}",
-                "markdown.code_block": f"on {self.code_bg}",
-                "markdown.block_quote": self.muted,
-                "markdown.item.bullet": f"bold {self.primary}",
-                "markdown.item.number": f"bold {self.primary}",
-                "markdown.link": self.accent,
-                "markdown.link_url": f"underline {self.accent}",
-                "markdown.hr": self.muted,
-            },
-            inherit=True,
-        )
 
 
 def _console(width: int, palette: Palette) -> Console:
@@ -71,8 +36,13 @@ def _console(width: int, palette: Palette) -> Console:
     )
 
 
+@lru_cache(maxsize=512)
 def render_markdown(text: str, width: int, palette: Palette) -> list[Strip]:
-    """Full Markdown render of ``text`` at ``width`` cells."""
+    """Full Markdown render of ``text`` at ``width`` cells.
+
+    Cached: remounting a block (windowing, session reload, a resize back) reuses its lines;
+    callers must not mutate the returned list.
+    """
     if not text.strip():
         return []
     console = _console(width, palette)

@@ -115,7 +115,7 @@ class StreamView(Widget):
         self._reset_render()
         self._fixed.extend(self._header_lines())
         if self._done and self.markdown:
-            self._fixed.extend(render_markdown(self.text, self._width, self.palette))
+            self._fixed.extend(render_markdown(self.text, self._width, self.palette))  # copies
             self.rendered_final = True
             return
         if self._done:
@@ -131,7 +131,7 @@ class StreamView(Widget):
             return  # resized meanwhile; the layout pass re-rendered already
         before = len(self._fixed) + len(self._tail)
         self._reset_render()
-        self._fixed = self._header_lines() + strips
+        self._fixed = self._header_lines() + list(strips)
         self.rendered_final = True
         self._relayout(before)
 

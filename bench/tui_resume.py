@@ -1,0 +1,105 @@
+"""Resume a 2,000-turn session to first paint (issue 5 budget: ≤ 300 ms).
+
+Measured in the same run, alternating, headless ``run_test`` at 120×40:
+
+* empty  — the same app on a new, empty session (the app's own start-up cost);
+* resume — ``build_runtime`` resuming the folder's 2,000-turn session, then the app until
+  the transcript tail is painted (only the last blocks are mounted; the rest stay data).
+
+Printed: both times, the difference (what 2,000 turns cost) and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from tui_harness import temp_home  # noqa: E402
+
+CWD = "/tmp/milk-bench-resume"
+REPLY = ("Here is the **answer** to question {i}.\n\n- first point with `code`\n- second point\n\n"
+         "```python\ndef f(x):\n    return x + {i}\n```\n")
+
+
+def make_session(turns: int) -> None:
+    from milk_tui.config.paths import database_file
+    from milk_tui.core.session import Turn
+    from milk_tui.storage.db import Database
+    from milk_tui.storage.sessions import SessionStore
+
+    db = Database(database_file())
+    store = SessionStore(db)
+    s = store.create(CWD, "big")
+    for start in range(0, turns // 2, 200):
+        batch = []
+        for i in range(start, min(start + 200, turns // 2)):
+            batch.append(Turn("user", f"question {i}: how does part {i} work?", agent="primary",
+                              agent_name="demo-local"))
+            batch.append(Turn("assistant", REPLY.format(i=i), agent="primary", agent_name="demo-local"))
+        s.history.extend(batch)
+        store.commit_turns(s, batch)
+    db.close()
+
+
+async def first_paint(session_name: str, new: bool) -> tuple[float, int]:
+    from milk_tui.core.runtime import build_runtime
+    from milk_tui.tui.app import MilkApp
+    from milk_tui.tui.ui_state import UIState
+    from milk_tui.tui.widgets.conversation import Conversation
+    from milk_tui.tui.widgets.md_render import render_markdown
+
+    render_markdown.cache_clear()  # each round pays for its renders (no help from the last one)
+    t0 = time.perf_counter()
+    rt = build_runtime(cwd=CWD, session_name=session_name, new=new, demo=True)
+    app = MilkApp(rt, ui_state=UIState(theme="milk-dark"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        while True:
+            screen = app.main_screen
+            if screen is not None and screen.is_mounted:
+                conv = screen.query_one(Conversation)
+                kids = list(conv.children)
+                if kids and kids[-1].region.height > 0:
+                    break
+            await asyncio.sleep(0)
+        await pilot.pause()  # the frame that shows it
+        dt = time.perf_counter() - t0
+        n = len(rt.session.history)
+    rt.db.close()
+    return dt, n
+
+
+async def run(turns: int, rounds: int) -> None:
+    temp_home()
+    make_session(turns)
+    await first_paint("warm-up", True)  # imports, CSS parse, first-run caches
+    empty: list[float] = []
+    resume: list[float] = []
+    n = 0
+    for r in range(rounds):
+        empty.append((await first_paint(f"empty-{r}", True))[0])
+        dt, n = await first_paint("big", False)
+        resume.append(dt)
+    e, m = statistics.median(empty), statistics.median(resume)
+    print(f"TUI resume to first paint (headless run_test 120×40), {rounds} rounds, medians")
+    print(f"  empty session     : {e * 1000:7.1f} ms (min {min(empty) * 1000:.1f})")
+    print(f"  {n:>5}-turn session: {m * 1000:7.1f} ms (min {min(resume) * 1000:.1f})  (target ≤ 300 ms)")
+    print(f"  cost of the history: {(m - e) * 1000:+.1f} ms; resume / empty = {m / e:.2f}×")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="2,000 turns, 2 rounds")
+    ap.add_argument("--turns", type=int, default=2000)
+    ap.add_argument("--rounds", type=int, default=7)
+    a = ap.parse_args()
+    asyncio.run(run(a.turns, 2 if a.quick else a.rounds))
+
+
+if __name__ == "__main__":
+    main()
