@@ -88,6 +88,9 @@ class Conversation(VerticalScroll):
         if self._follow and self.max_scroll_y > self.scroll_y:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
+    def on_resize(self) -> None:
+        self.follow_tail()  # a resize moves the bottom; keep it in view if the user was there
+
     def resume_follow(self) -> None:
         self._follow = True
         self.follow_tail()
