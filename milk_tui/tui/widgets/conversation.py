@@ -88,6 +88,11 @@ class Conversation(VerticalScroll):
         if self._follow and self.max_scroll_y > self.scroll_y:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
+    def watch_virtual_size(self) -> None:
+        """The content grew or shrank (a block streamed, mounted, unmounted): if the user is
+        at the bottom, stay there.  This is the moment max_scroll_y is known."""
+        self.follow_tail()
+
     def on_resize(self) -> None:
         self.follow_tail()  # a resize moves the bottom; keep it in view if the user was there
 

@@ -43,15 +43,21 @@ class PromptInput(TextArea):
         self.placeholder = "Type a prompt · Enter sends · Shift+Enter newline · / for commands"
 
     # ----- actions -------------------------------------------------------------------------
+    # Priority bindings run as soon as the App sees the key, while plain characters typed
+    # just before it still wait in this widget's queue ("hello⏎" arriving in one read would
+    # submit an empty prompt).  Each action therefore queues behind them with call_later.
 
     def action_submit(self) -> None:
+        self.call_later(self._submit_now)
+
+    def _submit_now(self) -> None:
         text = self.text
         if not text.strip():
             return
         self.post_message(self.Submitted(text))
 
     def action_newline(self) -> None:
-        self.insert("\n")
+        self.call_later(self.insert, "\n")
 
     def set_text(self, text: str) -> None:
         self.text = text
@@ -64,6 +70,9 @@ class PromptInput(TextArea):
         self._pos = self._global_pos = None
 
     def action_history(self, step: int) -> None:
+        self.call_later(self._history_now, step)
+
+    def _history_now(self, step: int) -> None:
         row = self.cursor_location[0]
         last_row = self.document.line_count - 1
         if (step < 0 and row > 0) or (step > 0 and row < last_row):
@@ -98,6 +107,9 @@ class PromptInput(TextArea):
         self.post_message(self.HistorySearch())
 
     def action_complete(self) -> None:
+        self.call_later(self._complete_now)
+
+    def _complete_now(self) -> None:
         text = self.text
         if not looks_like_command(text):
             self.app.action_focus_next()
