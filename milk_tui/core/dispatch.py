@@ -393,6 +393,12 @@ class Dispatcher(TurnRequestsMixin):
         new_turns = before + own
         first_pos = len(s.history) + 1
         s.history.extend(new_turns)
+        if before and s.current_need_set_at == first_pos:
+            # A need recorded during a hand-off belongs to the exchange that was answered —
+            # the escalation's user turn — or the 4-record hand-off would read as stale
+            # on the very next turn (DESIGN §5.1 counts one exchange as two records).
+            s.current_need_set_at = first_pos + len(before)
+            self._publish_need()
         if scratch.backend_session_id:
             s.escalation_session_id = scratch.backend_session_id
         deltas = (handoff.usage if handoff else []) + self._apply_usage(

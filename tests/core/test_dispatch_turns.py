@@ -21,9 +21,10 @@ async def test_self_escalation_sets_need_fallback_and_hands_off(rig):
     s = rig.reload()
     assert [(t.role, t.agent) for t in s.history] == [
         ("user", "primary"), ("assistant", "primary"), ("user", "escalation"), ("assistant", "escalation")]
-    # ADR-0031: no need was emitted, so the prompt became the need before the hand-off,
-    # recorded at the position of this turn's (first) user turn (DESIGN §5.1).
-    assert s.current_need == LONG and s.current_need_set_at == 1
+    # ADR-0031: no need was emitted, so the prompt became the need before the hand-off;
+    # it belongs to the answered exchange, the escalation's user turn (position 3).
+    assert s.current_need == LONG and s.current_need_set_at == 3
+    assert not s.need_is_stale() and not s.need_changed_since_last_escalation()
     assert s.escalation_session_id == "cli-1"
     started = rig.of("escalation_started")[-1]
     assert started.mode == "first" and started.brief == "too hard for me"
