@@ -64,11 +64,10 @@ def child_milk(until_main: bool) -> None:
         return build_runtime(demo=True, new=True)
 
     class Timed(MilkApp):
-        def on_ready(self) -> None:
+        def on_ready(self, event) -> None:  # type: ignore[no-untyped-def]
             if not until_main:
+                event.prevent_default()  # do not start loading the core: we only time the frame
                 self.exit()
-                return
-            super().on_ready()
 
         def _show_main(self) -> None:
             super()._show_main()

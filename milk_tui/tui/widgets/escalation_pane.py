@@ -120,6 +120,9 @@ class EscalationPane(Vertical):
         sid = s.escalation_session_id
         t.append("\nsession: ", style="dim")
         t.append(sid[:18] if sid else "(new on next hand-off)")
+        if sid and self.mode:
+            resumed = self.mode in ("resume", "continuation")
+            t.append(" (resumed)" if resumed else " (new)", style="dim")
         if s.escalation_brief:
             brief = s.escalation_brief if len(s.escalation_brief) < 160 else s.escalation_brief[:159] + "…"
             t.append("\nbrief: ", style="dim")
