@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import httpx
-
 from ..agents.factory import build_agent
 from ..config.load import load_config
 from ..config.paths import data_dir, database_file, ensure_dir
@@ -66,6 +64,8 @@ class Runtime:
 
 
 def _probe_local_server() -> AgentConfig | None:
+    import httpx  # here, not at module top: ~140 ms the TUI's first screen need not wait for
+
     for label, base in LOCAL_SERVER_PROBES:
         url = base + "/v1/models"
         try:
