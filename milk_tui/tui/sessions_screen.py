@@ -19,8 +19,8 @@ from textual.widgets import DataTable, Footer, Static
 
 from ..storage.db import StorageError
 from ..storage.sessions import SessionStore, SessionSummary
-from .facts.confirm import ConfirmModal, TextPromptModal
 from .facts.table import age
+from .screens.confirm_modal import ConfirmModal, TextPromptModal
 
 SessionAction = tuple[str, str]
 """("switch", session_id) or ("new", name); None when the user just closes the screen."""

@@ -131,8 +131,8 @@ class SlashHandler:
             if yes and mem.delete(target.id):
                 self.say(f'forgot #{target.id}: "{target.content[:80]}"')
 
-        self.screen.app.push_screen(ConfirmModal(f'Forget fact #{target.id}?\n\n"{target.content[:300]}"'),
-                                    confirmed)
+        self.screen.app.push_screen(
+            ConfirmModal(f"Forget fact #{target.id}?", target.content[:300], confirm_label="Forget"), confirmed)
 
     async def cmd_memory(self, arg: str) -> None:
         await self.open_memory()

@@ -7,9 +7,10 @@ from textual.widgets import Input, Select, Static, TextArea
 
 from milk_tui.memory.service import MemoryService
 from milk_tui.testing.percept_fixtures import bulk_facts
-from milk_tui.tui.facts import ConfirmModal, FactEditModal
+from milk_tui.tui.facts import FactEditModal
 from milk_tui.tui.facts.table import FactTable
 from milk_tui.tui.facts.window import MAX_CACHED_PAGES
+from milk_tui.tui.screens.confirm_modal import ConfirmModal
 
 from .conftest import FIXED_NOW, Host
 from .helpers import type_text, wait_until

@@ -25,7 +25,7 @@ from textual.widgets import Input, Static
 from ...core.events import BusEvent
 from ...memory.percept import Percept
 from ...storage.db import StorageError
-from .confirm import ConfirmModal
+from ..screens.confirm_modal import ConfirmModal
 from .edit_modal import FactDraft, FactEditModal
 from .filter_bar import FilterBar, next_value
 from .table import FactTable, age
