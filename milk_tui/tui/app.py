@@ -15,10 +15,10 @@ import contextlib
 import gc
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App, SystemCommand
+from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -122,8 +122,15 @@ class MilkApp(App[int]):
         self.call_after_refresh(gc.freeze)
 
     async def on_unmount(self) -> None:
+        """Every way out ends here (Ctrl+Q, /quit, Ctrl+C twice, the palette's Quit, a crash):
+        consolidate if no exit path did yet, then close the agents' connections and the
+        database while the app's event loop — the one their clients were opened on — runs."""
         if self.bridge is not None:
             self.bridge.stop()
+        if self.runtime is not None:
+            await self.shutdown()
+            with contextlib.suppress(Exception):
+                await self.runtime.aclose()
 
     # ----- bus → widgets ----------------------------------------------------------------
 
@@ -182,9 +189,6 @@ class MilkApp(App[int]):
         await self.shutdown()
         self.exit(0)
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-
     async def shutdown(self) -> None:
         """Cancel a running turn and consolidate memory (session end, DESIGN §5.7)."""
         if self.shut_down or self.runtime is None:
@@ -225,10 +229,7 @@ def run_app(args: argparse.Namespace) -> int:
     try:
         code = app.run()
     finally:
-        if app.runtime is not None and not app.shut_down:
-            with contextlib.suppress(Exception):
-                asyncio.run(app.shutdown())
-        if app.runtime is not None:
+        if app.runtime is not None:  # normally closed in on_unmount; a no-op then
             with contextlib.suppress(Exception):
                 app.runtime.db.close()
     if app.startup_error:

@@ -176,3 +176,39 @@ async def test_prompt_refused_while_busy(monkeypatch) -> None:  # type: ignore[n
         assert not app.runtime.dispatcher.busy
         assert "[interrupted]" in lines(app, "notice")
         assert app.runtime.dispatcher.session.history == []
+
+
+async def test_consolidation_at_new_switch_and_exit_then_agents_and_db_closed(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """DESIGN §5.7: memory consolidates at /new, at a session switch and at exit; on exit the
+    agents' connections and the database are closed on the app's own loop."""
+    app = make_app()
+    rt = app.runtime
+    consolidated: list[str] = []
+    real = rt.memory.consolidate
+    monkeypatch.setattr(rt.memory, "consolidate",
+                        lambda sid, store_max=0: consolidated.append(sid) or real(sid, store_max))
+    closed: list[str] = []
+    for slot in (rt.dispatcher.primary, rt.dispatcher.escalation):
+        async def aclose(name: str = slot.name) -> None:
+            closed.append(name)
+
+        monkeypatch.setattr(slot.agent, "aclose", aclose)
+    async with app.run_test(size=(120, 40)) as pilot:
+        first = rt.dispatcher.session.id
+        await type_and_send(pilot, "/new scratch")
+        second = rt.dispatcher.session.id
+        assert consolidated == [first]
+        await type_and_send(pilot, "/sessions")
+        app.screen.dismiss(("switch", first))
+        await settle(pilot, app)
+        assert consolidated == [first, second]
+        await pilot.press("ctrl+c", "ctrl+c")  # twice quits
+        await pilot.pause()
+    assert consolidated == [first, second, first]
+    assert sorted(closed) == ["demo-claude", "demo-local"]
+    import sqlite3
+
+    import pytest
+
+    with pytest.raises(sqlite3.ProgrammingError):
+        rt.db.conn.execute("select 1")
