@@ -7,6 +7,7 @@ import asyncio
 from milk_tui.agents.base import PermissionQuestion
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
+from milk_tui.tui.facts.table import FactTable
 from milk_tui.tui.keymap import APP_BINDINGS, INPUT_BINDINGS, binding_ids
 from milk_tui.tui.screens.context_modal import ContextModal
 from milk_tui.tui.screens.help_modal import HelpModal
@@ -97,6 +98,8 @@ async def test_app_keys() -> None:
         await pilot.press("f8")
         assert app.theme != before
         await pilot.press("f3")
+        await pilot.pause()
+        assert isinstance(app.focused, FactTable)
         await pilot.press("escape")
         assert isinstance(app.focused, PromptInput)
         conv = screen.query_one(Conversation)
@@ -139,6 +142,12 @@ async def test_narrow_terminal_hides_side_panes_and_f2_shows_them() -> None:
         await pilot.press("f2")
         await pilot.pause()
         assert side.region.width > 0
+        await pilot.press("f2")
+        await pilot.pause()
+        assert not side.display
+        await pilot.press("f3")  # into the facts table: the collapsed panes open for it
+        await pilot.pause()
+        assert side.display and isinstance(app.focused, FactTable)
 
 
 async def test_permission_request_modal_answers_dispatcher() -> None:

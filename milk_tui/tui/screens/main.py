@@ -6,7 +6,6 @@ slash commands themselves live in ``slash.py``.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from typing import TYPE_CHECKING, Literal
 
@@ -100,7 +99,7 @@ class MainScreen(Screen[None]):
             if slot is None:
                 return "not configured"
             c = slot.config
-            return " ".join(x for x in (c.kind if hasattr(c, "kind") else c.provider, c.model, c.url) if x)
+            return " ".join(x for x in (c.kind, c.model, c.url) if x)
 
         return Welcome(welcome_text(
             primary=d.primary_name, primary_desc=desc(d.primary),
@@ -319,12 +318,10 @@ class MainScreen(Screen[None]):
         self.query_one(PromptInput).focus()
 
     def action_focus_facts(self) -> None:
-        facts = self.query_one(FactsPane)
-        if facts.browser is not None and facts.browser.focusable:
-            facts.browser.focus()
-        else:
-            with contextlib.suppress(Exception):
-                facts.focus()
+        """F3: into the facts table, showing the side panes first if they are collapsed."""
+        if not self.query_one("#side").display:
+            self.action_toggle_side()
+        self.call_after_refresh(self.query_one(FactsPane).browser.focus_table)
 
     def action_scroll_conversation(self, pages: int) -> None:
         conv = self.query_one(Conversation)
