@@ -19,24 +19,21 @@ class SlashCommand:
     help: str
     busy_safe: bool = False
     """Allowed while a turn runs (they do not touch the session)."""
-    takes_arg: bool = False
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/escalate", "/escalate [fresh] [prompt]",
-                 "pin to the escalation agent, or send one prompt there; 'fresh' starts a new session",
-                 takes_arg=True),
-    SlashCommand("/primary", "/primary [prompt]", "route back to the primary agent (or send one prompt there)",
-                 takes_arg=True),
-    SlashCommand("/new", "/new [name]", "start a new session in this folder", takes_arg=True),
+                 "pin to the escalation agent, or send one prompt there; 'fresh' starts a new session"),
+    SlashCommand("/primary", "/primary [prompt]", "route back to the primary agent (or send one prompt there)"),
+    SlashCommand("/new", "/new [name]", "start a new session in this folder"),
     SlashCommand("/sessions", "/sessions", "list, switch, rename, delete sessions"),
-    SlashCommand("/learn", "/learn <fact>", "remember a fact for both agents", busy_safe=True, takes_arg=True),
-    SlashCommand("/forget", "/forget <id|text>", "delete a remembered fact", busy_safe=True, takes_arg=True),
+    SlashCommand("/learn", "/learn <fact>", "remember a fact for both agents", busy_safe=True),
+    SlashCommand("/forget", "/forget <id|text>", "delete a remembered fact", busy_safe=True),
     SlashCommand("/memory", "/memory", "browse and edit remembered facts", busy_safe=True),
     SlashCommand("/need", "/need", "show the current need and the needs before it", busy_safe=True),
-    SlashCommand("/think", "/think [on|off]", "show or hide thinking", busy_safe=True, takes_arg=True),
-    SlashCommand("/theme", "/theme [name]", "switch theme (no name: pick one)", busy_safe=True, takes_arg=True),
-    SlashCommand("/export", "/export [path]", "write the transcript as text", busy_safe=True, takes_arg=True),
+    SlashCommand("/think", "/think [on|off]", "show or hide thinking", busy_safe=True),
+    SlashCommand("/theme", "/theme [name]", "switch theme (no name: pick one)", busy_safe=True),
+    SlashCommand("/export", "/export [path]", "write the transcript as text", busy_safe=True),
     SlashCommand("/help", "/help", "commands and keys", busy_safe=True),
     SlashCommand("/quit", "/quit", "quit milk-tui", busy_safe=True),
 )

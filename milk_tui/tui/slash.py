@@ -3,12 +3,11 @@ and the memory service; the screen shows the outcome."""
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..storage.db import StorageError
-from .commands import SlashCommand, help_text
+from .commands import SlashCommand
 from .transcript import export_text
 
 if TYPE_CHECKING:
@@ -65,13 +64,8 @@ class SlashHandler:
         await self.open_sessions()
 
     async def open_sessions(self) -> None:
-        try:
-            from .sessions_screen import SessionsScreen
-        except ImportError:
-            rows = self.rt.store.list(self.rt.dispatcher.cwd)
-            for r in rows[:20]:
-                self.say(f"{r.id[:8]}  {r.turns:>4} turns  {r.name or '-'}  {r.current_need[:50]}")
-            return
+        from .sessions_screen import SessionsScreen
+
         d = self.rt.dispatcher
 
         async def done(result) -> None:  # type: ignore[no-untyped-def]
@@ -94,20 +88,15 @@ class SlashHandler:
 
     # ----- memory -------------------------------------------------------------------------
 
-    def _memory(self):  # type: ignore[no-untyped-def]
-        if self.rt.memory is None:
-            raise ValueError("memory is not available in this build")
-        return self.rt.memory
-
     async def cmd_learn(self, arg: str) -> None:
         if not arg.strip():
             raise ValueError("usage: /learn <fact>")
-        p = self._memory().record(arg.strip(), producer="user", consumer="all", scope="global")
+        p = self.rt.memory.record(arg.strip(), producer="user", consumer="all", scope="global")
         if p is not None:
             self.say(f'learned: "{p.content}" (id {p.id})')
 
     async def cmd_forget(self, arg: str) -> None:
-        mem = self._memory()
+        mem = self.rt.memory
         key = arg.strip().lstrip("#")
         if not key:
             raise ValueError("usage: /forget <id|text>")
@@ -138,14 +127,9 @@ class SlashHandler:
         await self.open_memory()
 
     async def open_memory(self) -> None:
-        mem = self._memory()
-        try:
-            from .facts.screen import FactsScreen
-        except ImportError:
-            for p in mem.list(limit=30):
-                self.say(f"#{p.id} [{p.scope}] {p.content[:100]}")
-            return
-        self.screen.app.push_screen(FactsScreen(mem, session_id=self.rt.dispatcher.session.id))
+        from .facts.screen import FactsScreen
+
+        self.screen.app.push_screen(FactsScreen(self.rt.memory, session_id=self.rt.dispatcher.session.id))
 
     async def cmd_need(self, arg: str) -> None:
         s = self.rt.dispatcher.session
@@ -199,10 +183,7 @@ class SlashHandler:
         self.say(f"exported {len(items)} blocks to {path}")
 
     async def cmd_help(self, arg: str) -> None:
-        with contextlib.suppress(Exception):
-            self.screen.action_help()
-            return
-        self.say(help_text())
+        self.screen.action_help()
 
     async def cmd_quit(self, arg: str) -> None:
         await self.screen.app.run_action("quit")

@@ -323,10 +323,6 @@ class Conversation(VerticalScroll):
 
     # ----- presentation -------------------------------------------------------------------
 
-    @property
-    def live_reply(self) -> ReplyBlock | None:
-        return self._reply
-
     def set_show_thinking(self, show: bool) -> None:
         self.show_thinking = show
         for w in self.query(ThinkingBlock):

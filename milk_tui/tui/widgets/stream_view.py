@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 
-from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Size
 from textual.strip import Strip
@@ -267,7 +266,3 @@ class StreamView(Widget):
         if y < n:
             self._styled[y] = strip  # stable lines are styled once, not once per frame
         return strip
-
-
-def styled_line(text: str, style: Style) -> Strip:
-    return Strip([Segment(text, style)])

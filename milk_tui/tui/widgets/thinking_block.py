@@ -23,8 +23,6 @@ class ThinkingBlock(Vertical):
 
     def __init__(self, text: str = "", *, done: bool = False, expanded: bool = False) -> None:
         super().__init__(classes="" if expanded else "-collapsed")
-        self._initial = text
-        self._done = done
         self.view = StreamView(text, markdown=False, done=done, text_style=THINK_STYLE)
         self.head = Static(self._head_text(expanded), classes="think-head", markup=False)
 

@@ -13,8 +13,6 @@ name = "llama"
 url = "http://127.0.0.1:8080"   # any OpenAI-compatible server
 """
 ESCALATION_HINT = 'The Claude Code CLI on PATH is the default escalation agent ("claude").\n'
-DEMO_NOTE = "demo agents (--demo)"
-"""The runtime's note for --demo; the welcome already says so in words."""
 
 
 def welcome_text(*, primary: str, primary_desc: str, escalation: str, escalation_desc: str,
@@ -34,7 +32,6 @@ def welcome_text(*, primary: str, primary_desc: str, escalation: str, escalation
         t.append(f"{escalation}", style="bold")
         t.append(f" ({escalation_desc})\n", style="dim")
         t.append("Type a message and press Enter.  /escalate pins, /primary unpins.\n")
-    notes = [n for n in notes if n != DEMO_NOTE]
     for n in notes:
         t.append("⚠ " + n + "\n", style="yellow")
     if demo:
