@@ -219,3 +219,13 @@ async def test_startup_loads_core_after_first_frame_and_reports_config_errors() 
             await pilot.pause(0.01)
     assert app.return_value == EXIT_STARTUP_FAILED
     assert app.startup_error == "config error: config.toml: agents[0].url: expected a URL"
+
+
+async def test_quit_hint_is_on_screen_on_a_long_status_line() -> None:
+    """The status line ends in an ellipsis at 80 columns; the Ctrl+C hint must not be cut."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_and_send(pilot, "please refactor the parser")  # why + two token totals
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert "press ctrl+c again to exit" in app.main_screen.query_one("#status").render_line(0).text

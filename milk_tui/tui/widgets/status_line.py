@@ -142,6 +142,8 @@ class StatusLine(Widget):
             t.append(" " + m.agent_name)
             if m.label:
                 t.append(f" ({m.label})", style="italic")
+        if m.hint:  # before the why and the totals: a long line ends in an ellipsis
+            t.append("  " + m.hint + " ", style="bold yellow")
         if m.tool:
             t.append(f" [{m.tool}]", style="dim")
         if m.reason:
@@ -153,8 +155,6 @@ class StatusLine(Widget):
             t.append(f"  │ {name} ↑{fmt_tokens(r.prompt)}↓{fmt_tokens(r.completion)}", style="dim")
             if r.cost:
                 t.append(f" ${r.cost:.4f}", style="dim")
-        if m.hint:
-            t.append("  " + m.hint, style="bold yellow")
         self._text = t
         self.refresh()
 
