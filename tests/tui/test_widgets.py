@@ -7,9 +7,10 @@ from milk_tui.core.runtime import build_runtime
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.ui_state import UIState
 from milk_tui.tui.widgets.conversation import Conversation
+from milk_tui.tui.widgets.escalation_pane import EscalationPane
 from milk_tui.tui.widgets.tool_line import ToolLine
 
-from .conftest import SNAP_CWD, make_app, settle
+from .conftest import SNAP_CWD, make_app, settle, type_and_send
 
 
 async def test_tool_call_line_expands_with_result() -> None:
@@ -76,3 +77,16 @@ async def test_theme_choice_is_remembered() -> None:
     assert UIState.load().theme == "milk-light"
     again = MilkApp(build_runtime(cwd=SNAP_CWD, demo=True))  # reads ui_state.json itself
     assert again.theme == "milk-light"
+
+
+async def test_escalation_timeline_logs_one_return_per_hand_off() -> None:
+    """↩ marks the first primary turn after an escalation, not every primary turn after it."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_and_send(pilot, "please refactor the parser")  # primary hands over
+        await type_and_send(pilot, "what is a monad?")
+        await type_and_send(pilot, "and a functor?")
+        pane = app.main_screen.query_one(EscalationPane)
+        log = "".join(strip.text for strip in pane.timeline.lines)
+        assert [c for c in log if c in "→←↩"] == ["→", "←", "↩"]
+        assert "2 local turns since last escalation" in str(pane.body.render())

@@ -13,7 +13,7 @@ from textual.widgets import RichLog, Static
 
 from ...core import events as ev
 from ...core.session import Session
-from .conversation import MODE_LABEL, handoff_text
+from .conversation import MODE_LABEL, REASON_LABEL, handoff_text
 from .status_line import fmt_tokens
 
 TIMELINE_LINES = 200
@@ -43,7 +43,8 @@ class EscalationPane(Vertical):
         self.reasons: list[str] = []
         self.local_turns_since = 0
         self.active = False
-        self.seen_handoff = session.escalation_ever_active()
+        self.last_target = ""
+        """Where the last turn went; a primary turn after an escalation is a return (↩)."""
         self.last_context = ""
         self.body = Static("", id="esc-body", markup=False)
         self.timeline = RichLog(max_lines=TIMELINE_LINES, wrap=True, markup=False, min_width=10,
@@ -58,6 +59,7 @@ class EscalationPane(Vertical):
         self._redraw()
 
     def _load_from_session(self) -> None:
+        self.last_target = next((t.agent for t in reversed(self.session.history) if t.role == "user"), "")
         for t in reversed(self.session.history):
             if t.role == "user" and t.agent == "escalation" and t.context_text:
                 self.last_context = t.context_text
@@ -69,7 +71,6 @@ class EscalationPane(Vertical):
         self.downgraded = False
         self.reasons = []
         self.last_context = ""
-        self.seen_handoff = session.escalation_ever_active()
         self._load_from_session()
         self.timeline.clear()
         self._redraw()
@@ -84,7 +85,7 @@ class EscalationPane(Vertical):
             self.local_turns_since = e.local_turns_since  # type: ignore[attr-defined]
             self.last_context = e.context_text  # type: ignore[attr-defined]
             self.active = True
-            self.seen_handoff = True
+            self.last_target = "escalation"
             self._log(handoff_text(e))  # type: ignore[arg-type]
         elif t == "escalation_finished":
             self.active = False
@@ -92,7 +93,11 @@ class EscalationPane(Vertical):
             extra = " · asks a question" if e.ends_with_question else ""  # type: ignore[attr-defined]
             cost = f" · ${e.cost_usd:.4f}" if e.cost_usd else ""  # type: ignore[attr-defined]
             self._log(f"← {e.agent_name} {status}{cost}{extra}")  # type: ignore[attr-defined]
-        elif t == "route_decided" and e.target == "primary" and self.seen_handoff:  # type: ignore[attr-defined]
+        elif t == "route_decided":
+            returning = e.target == "primary" and self.last_target == "escalation"  # type: ignore[attr-defined]
+            self.last_target = e.target  # type: ignore[attr-defined]
+            if not returning:
+                return
             self._log(f"↩ {e.agent_name} · {e.reason}")  # type: ignore[attr-defined]
         elif t not in ("usage", "turn_completed", "turn_failed", "state_changed"):
             return
@@ -111,10 +116,7 @@ class EscalationPane(Vertical):
             t.append("\nmode: ", style="dim")
             t.append(MODE_LABEL.get(self.mode, self.mode))
         if self.downgraded:
-            why = ", ".join(
-                "need changed" if r == "need_changed" else f"{self.local_turns_since} local turns since"
-                for r in self.reasons
-            )
+            why = ", ".join(REASON_LABEL.get(r, r).format(n=self.local_turns_since) for r in self.reasons)
             t.append("\ndowngraded to a fresh start: ", style="yellow")
             t.append(why or "returning not possible", style="yellow")
         sid = s.escalation_session_id
@@ -133,5 +135,5 @@ class EscalationPane(Vertical):
             t.append(f"  cost ${u.cost_usd:.4f}", style="dim")
         since = s.local_turns_since_last_escalation()
         if since:
-            t.append(f"\n{since} local turns since last escalation", style="dim")
+            t.append(f"\n{since} local turn{'s' if since != 1 else ''} since last escalation", style="dim")
         self.body.update(t)
