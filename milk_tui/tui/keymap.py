@@ -9,6 +9,8 @@ Config example (``config.toml``)::
 
 from __future__ import annotations
 
+import difflib
+
 from textual.binding import Binding
 
 # Function keys are priority: a focused TextArea binds F6/F7 (select line/all) itself.
@@ -50,8 +52,36 @@ def binding_ids() -> list[str]:
     return [b.id for b in (*APP_BINDINGS, *INPUT_BINDINGS) if b.id]
 
 
+def remappable_ids() -> set[str]:
+    """Every binding id ``App.set_keymap`` can remap: the main screen's and the prompt's, and
+    those of the screens, modals and widgets they open (fact browser, sessions, confirm…)."""
+    from .app import MilkApp
+    from .facts.browser import FactBrowser
+    from .facts.edit_modal import FactEditModal
+    from .facts.screen import FactsScreen
+    from .facts.table import FactTable
+    from .screens.confirm_modal import ConfirmModal, TextPromptModal
+    from .screens.context_modal import ContextModal
+    from .screens.help_modal import HelpModal
+    from .screens.history_search import HistorySearch
+    from .screens.permission_modal import PermissionModal
+    from .sessions_screen import SessionsScreen
+    from .widgets.tool_line import ToolLine
+
+    owners = (MilkApp, FactBrowser, FactEditModal, FactsScreen, FactTable, ConfirmModal, TextPromptModal,
+              ContextModal, HelpModal, HistorySearch, PermissionModal, SessionsScreen, ToolLine)
+    ids = set(binding_ids())
+    for owner in owners:
+        ids.update(b.id for b in owner.BINDINGS if isinstance(b, Binding) and b.id)
+    return ids
+
+
 def validate_keymap(keymap: dict[str, str]) -> list[str]:
     """Notes for unknown ids in the config keymap (a typo should not pass silently)."""
-    known = set(binding_ids())
-    return [f"keymap: unknown binding id '{k}' (known: {', '.join(sorted(known))})"
-            for k in keymap if k not in known]
+    known = remappable_ids()
+    notes = []
+    for k in keymap:
+        if k not in known:
+            near = difflib.get_close_matches(k, known, n=3)
+            notes.append(f"keymap: unknown binding id '{k}'" + (f" (did you mean {', '.join(near)}?)" if near else ""))
+    return notes

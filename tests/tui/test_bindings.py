@@ -8,7 +8,7 @@ from milk_tui.agents.base import PermissionQuestion
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from milk_tui.tui.facts.table import FactTable
-from milk_tui.tui.keymap import APP_BINDINGS, INPUT_BINDINGS, binding_ids
+from milk_tui.tui.keymap import APP_BINDINGS, INPUT_BINDINGS, binding_ids, validate_keymap
 from milk_tui.tui.screens.context_modal import ContextModal
 from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.screens.history_search import HistorySearch
@@ -26,6 +26,14 @@ def test_every_binding_has_a_unique_id() -> None:
     assert len(ids) == len(APP_BINDINGS) + len(INPUT_BINDINGS)
     assert len(set(ids)) == len(ids)
     assert all(i.startswith("milk.") for i in ids)
+
+
+def test_keymap_validation_knows_every_screens_ids() -> None:
+    """Ids of the fact browser, sessions screen and modals are remappable too: no false warning."""
+    ok = {"facts.add": "A", "sessions.rename": "R", "confirm.yes": "j", "milk.tool.toggle": "t"}
+    assert validate_keymap(ok) == []
+    [note] = validate_keymap({"milk.toggle_thinkng": "f9"})
+    assert "unknown binding id 'milk.toggle_thinkng'" in note and "milk.toggle_thinking" in note
 
 
 async def test_input_keys_enter_newline_history_tab() -> None:
