@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,6 +20,7 @@ from ..storage.db import StorageError
 from ..storage.sessions import SessionStore, SessionSummary
 from .facts.table import age
 from .screens.confirm_modal import ConfirmModal, TextPromptModal
+from .widgets.app_header import short_path
 
 SessionAction = tuple[str, str]
 """("switch", session_id) or ("new", name); None when the user just closes the screen."""
@@ -93,7 +93,7 @@ class SessionsScreen(Screen[SessionAction | None]):
             row = ["●" if s.id == self.current_id else "", s.name or f"({s.id[:8]})", str(s.turns),
                    age(now - s.last_used), need[: NEED_WIDTH - 1] + "…" if len(need) > NEED_WIDTH else need]  # fmt: skip
             if self.all_folders:
-                row.append(_short_path(s.cwd))
+                row.append(short_path(s.cwd))
             t.add_row(*row, key=s.id)
         if select is not None:
             for i, s in enumerate(self.sessions):
@@ -185,8 +185,3 @@ class SessionsScreen(Screen[SessionAction | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-
-def _short_path(path: str) -> str:
-    home = str(Path.home())
-    return "~" + path[len(home):] if path.startswith(home) else path
