@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..core.events import BusEvent, TextDelta, ThinkingDelta
+from ..core.events import BusEvent, TextDelta, ThinkingDelta, fast_delta
 
 if TYPE_CHECKING:
     from ..core.bus import EventBus
@@ -88,9 +88,7 @@ class BusBridge:
             return
         text = "".join(self._delta_parts)
         if len(self._delta_parts) > 1:
-            # model_construct: the dispatcher builds deltas the same way (no validation cost)
-            head = type(head).model_construct(slot=head.slot, text=text, session_id=head.session_id,
-                                              ts=head.ts, type=head.type)
+            head = fast_delta(type(head), head.slot, text, head.session_id)
         self._pending.append(head)
         self._delta_head = None
         self._delta_parts = []
