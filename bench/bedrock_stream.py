@@ -29,7 +29,9 @@ from milk_tui.testing.fake_bedrock import FakeBedrock, Reply, agent_config
 
 def bare_boto3(client, n: int) -> int:  # type: ignore[no-untyped-def]
     got = 0
-    resp = client.converse_stream(modelId="m", messages=[{"role": "user", "content": [{"text": "go"}]}])
+    resp = client.converse_stream(
+        modelId="m", messages=[{"role": "user", "content": [{"text": "go"}]}]
+    )
     for ev in resp["stream"]:
         if "contentBlockDelta" in ev:
             got += 1
@@ -45,8 +47,10 @@ async def agent_turn(agent: BedrockAgent) -> int:
 
 
 def import_cost() -> tuple[float, bool]:
-    code = ("import time, sys; t = time.perf_counter(); import milk_tui.agents.bedrock; "
-            "print(time.perf_counter() - t, 'boto3' in sys.modules)")
+    code = (
+        "import time, sys; t = time.perf_counter(); import milk_tui.agents.bedrock; "
+        "print(time.perf_counter() - t, 'boto3' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     secs, loaded = out.stdout.split()
     return float(secs), loaded == "True"
@@ -66,9 +70,14 @@ def main() -> None:
     with FakeBedrock() as fake:
         fake.default_reply = Reply().text(*(["tok "] * n))
         cfg = agent_config(fake, timeout_secs=60)
-        client = boto3.client("bedrock-runtime", region_name="us-east-1", endpoint_url=fake.url,
-                              aws_access_key_id=cfg.aws_key_id, aws_secret_access_key=cfg.aws_secret,
-                              config=Config(retries={"total_max_attempts": 1}))
+        client = boto3.client(
+            "bedrock-runtime",
+            region_name="us-east-1",
+            endpoint_url=fake.url,
+            aws_access_key_id=cfg.aws_key_id,
+            aws_secret_access_key=cfg.aws_secret,
+            config=Config(retries={"total_max_attempts": 1}),
+        )
         agent = BedrockAgent(cfg)
         bare_times: list[float] = []
         agent_times: list[float] = []

@@ -123,7 +123,9 @@ async def browser_ops(memory: MemoryService) -> dict[str, float]:
     for text in ("cache", "tabs deploy"):
         t0 = time.perf_counter()
         w = FactWindow(memory, FactQuery(text=text), SESSION).load()
-        out[f"search '{text}' ({w.total:,} hits) count+page, ms"] = (time.perf_counter() - t0) * 1000
+        out[f"search '{text}' ({w.total:,} hits) count+page, ms"] = (
+            time.perf_counter() - t0
+        ) * 1000
     return out
 
 
@@ -143,12 +145,16 @@ async def main(n: int, runs: int, naive: bool) -> None:
     mb, mf = statistics.median(bare), statistics.median(browser)
     print(f"first paint, median of {runs}:")
     print(f"  bare app (Input + empty DataTable)   {mb:7.1f} ms")
-    print(f"  FactBrowser over {n:,} facts      {mf:7.1f} ms   ratio {mf / mb:.2f}x bare"
-          f"   target ≤ {TARGET_MS:.0f} ms: {'PASS' if mf <= TARGET_MS else 'FAIL'}")
+    print(
+        f"  FactBrowser over {n:,} facts      {mf:7.1f} ms   ratio {mf / mb:.2f}x bare"
+        f"   target ≤ {TARGET_MS:.0f} ms: {'PASS' if mf <= TARGET_MS else 'FAIL'}"
+    )
     print(f"  (first launch: bare {bare[0]:.1f} ms, browser {browser[0]:.1f} ms)")
     if naive:
         ms = await first_paint_ms(lambda: NaiveTableApp(memory))
-        print(f"  naive DataTable with every row        {ms:7.1f} ms   ratio {ms / mf:.1f}x browser")
+        print(
+            f"  naive DataTable with every row        {ms:7.1f} ms   ratio {ms / mf:.1f}x browser"
+        )
     for name, ms in (await browser_ops(memory)).items():
         print(f"  {name:<42} {ms:7.1f}")
     db.close()

@@ -77,9 +77,12 @@ async def run(chunks: int, rounds: int) -> dict[str, list[tuple[float, float]]]:
         url = srv.url + "/v1/chat/completions"
         agent = OpenAICompatAgent(AgentConfig(name="bench", url=srv.url, model="fake-model"))
         async with httpx.AsyncClient(timeout=60) as client:
-            cases = {"bare bytes": (bare_bytes, client), "bare raw": (bare_raw, client),
-                     "bare lines": (bare_lines, client),
-                     "agent": (agent_turn, agent)}
+            cases = {
+                "bare bytes": (bare_bytes, client),
+                "bare raw": (bare_raw, client),
+                "bare lines": (bare_lines, client),
+                "agent": (agent_turn, agent),
+            }
             for fn, obj in cases.values():  # warm-up: encode the reply, open connections
                 await fn(obj, url)
             times: dict[str, list[tuple[float, float]]] = {k: [] for k in cases}
@@ -98,18 +101,26 @@ def main() -> None:
     a = ap.parse_args()
     chunks, rounds = (2000, 3) if a.quick else (a.chunks, a.rounds)
     times = asyncio.run(run(chunks, rounds))
-    stats = {name: {"wall min": min(w for w, _ in v),
-                    "wall median": statistics.median(w for w, _ in v),
-                    "cpu min": min(c for _, c in v),
-                    "cpu median": statistics.median(c for _, c in v)}
-             for name, v in times.items()}
+    stats = {
+        name: {
+            "wall min": min(w for w, _ in v),
+            "wall median": statistics.median(w for w, _ in v),
+            "cpu min": min(c for _, c in v),
+            "cpu median": statistics.median(c for _, c in v),
+        }
+        for name, v in times.items()
+    }
     print(f"headless stream: {chunks} chunks, {rounds} alternating rounds")
-    print(f"  {'':<11} {'wall min':>10} {'wall median':>12} {'cpu min':>9} {'cpu median':>11}"
-          "  chunks/s (wall min)")
+    print(
+        f"  {'':<11} {'wall min':>10} {'wall median':>12} {'cpu min':>9} {'cpu median':>11}"
+        "  chunks/s (wall min)"
+    )
     for name, st in stats.items():
-        print(f"  {name:<11} {st['wall min'] * 1000:8.1f}ms {st['wall median'] * 1000:10.1f}ms "
-              f"{st['cpu min'] * 1000:7.1f}ms {st['cpu median'] * 1000:9.1f}ms  "
-              f"{chunks / st['wall min']:9.0f}")
+        print(
+            f"  {name:<11} {st['wall min'] * 1000:8.1f}ms {st['wall median'] * 1000:10.1f}ms "
+            f"{st['cpu min'] * 1000:7.1f}ms {st['cpu median'] * 1000:9.1f}ms  "
+            f"{chunks / st['wall min']:9.0f}"
+        )
     for base in ("bare bytes", "bare raw", "bare lines"):
         ratios = "  ".join(f"{k} {stats['agent'][k] / stats[base][k]:.3f}" for k in stats[base])
         target = "  (target ≤ 1.15)" if base == "bare bytes" else ""

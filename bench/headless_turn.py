@@ -43,10 +43,14 @@ async def run(chunks: int, rounds: int, tmp: Path) -> dict[str, float]:
         bus = EventBus()
         sub = bus.subscribe()  # a live subscriber, drained like a UI would
         disp = Dispatcher(
-            config=MilkConfig(local_context_budget_chars=4000), store=store,
-            session=store.create(str(tmp)), bus=bus, cwd=str(tmp),
+            config=MilkConfig(local_context_budget_chars=4000),
+            store=store,
+            session=store.create(str(tmp)),
+            bus=bus,
+            cwd=str(tmp),
             primary=AgentSlot("primary", ac, OpenAICompatAgent(ac)),
-            escalation=None, memory=MemoryService(PerceptStore(db), bus),
+            escalation=None,
+            memory=MemoryService(PerceptStore(db), bus),
         )
 
         n = [0]
@@ -81,8 +85,10 @@ def main() -> None:
     print(f"headless turn: {chunks} chunks, median of {rounds}")
     for name, t in med.items():
         print(f"  {name:<16} {t * 1000:8.1f} ms  {chunks / t:9.0f} chunks/s")
-    print(f"  ratio dispatcher turn / bare bytes = {med['dispatcher turn'] / med['bare bytes']:.3f}"
-          "  (target ≤ 1.15)")
+    print(
+        f"  ratio dispatcher turn / bare bytes = {med['dispatcher turn'] / med['bare bytes']:.3f}"
+        "  (target ≤ 1.15)"
+    )
 
 
 if __name__ == "__main__":

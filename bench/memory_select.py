@@ -67,8 +67,13 @@ def populate(store: PerceptStore, z: Zipf, n: int, rng: random.Random) -> list[P
     with store.db.transaction() as conn:
         for i in range(n):
             r = rng.random()
-            scope, sid = ("session", SESSION) if r < 0.5 else ("global", "") if r < 0.9 else (
-                "session", f"other-{i % 50}")
+            scope, sid = (
+                ("session", SESSION)
+                if r < 0.5
+                else ("global", "")
+                if r < 0.9
+                else ("session", f"other-{i % 50}")
+            )
             producer = rng.choice(["user", "primary", "escalation", "system"])
             consumer = rng.choice(["all", "all", "primary", "escalation"])
             w = {"user": 0.9, "primary": 0.7, "escalation": 0.7, "system": 0.4}[producer]
@@ -141,8 +146,11 @@ def linear_consolidate(db: Database) -> None:
                 upd.append((w, pid))
         conn.executemany("UPDATE percepts SET weight=? WHERE id=?", upd)
         conn.executemany("UPDATE percepts SET weight=?, scope='global' WHERE id=?", prom)
-        gone = [(i, t) for (i,) in dele
-                for (t,) in conn.execute("SELECT terms FROM percepts WHERE id=?", (i,))]
+        gone = [
+            (i, t)
+            for (i,) in dele
+            for (t,) in conn.execute("SELECT terms FROM percepts WHERE id=?", (i,))
+        ]
         conn.executemany("INSERT INTO percepts_fts (percepts_fts, rowid, terms) "
                          "VALUES ('delete', ?, ?)", gone)  # fmt: skip
         conn.executemany("DELETE FROM percepts WHERE id=?", dele)
@@ -166,11 +174,15 @@ def bench_tags(samples: int) -> None:
         "".join([c for c in chunks])
         base.append((time.perf_counter() - t) * 1000)
     m, b = statistics.median(ours), statistics.median(base)
-    print(f"{'tag interception 20k chunks':<28} median {m:8.3f} ms ({m * 50:.0f} ns/chunk)   "
-          f"passthrough {b:7.3f} ms   overhead {m - b:6.3f} ms per reply")
+    print(
+        f"{'tag interception 20k chunks':<28} median {m:8.3f} ms ({m * 50:.0f} ns/chunk)   "
+        f"passthrough {b:7.3f} ms   overhead {m - b:6.3f} ms per reply"
+    )
 
 
-def report(name: str, ours: list[float], cpu: list[float], base: list[float], budget: float) -> None:
+def report(
+    name: str, ours: list[float], cpu: list[float], base: list[float], budget: float
+) -> None:
     m, b, c = statistics.median(ours), statistics.median(base), statistics.median(cpu)
     verdict = "OK" if m <= budget else ("OK (cpu)" if c <= budget else "OVER BUDGET")
     print(f"{name:<28} median {m:8.3f} ms (cpu {c:7.3f})   baseline {b:9.3f} ms   "

@@ -27,8 +27,14 @@ def build(store: SessionStore, n_turns: int) -> str:
     batch = []
     for i in range(n_turns):
         role = "user" if i % 2 == 0 else "assistant"
-        batch.append(Turn(role, f"turn {i} " + "lorem ipsum dolor sit amet " * 8, agent="primary",
-                          agent_name="llama"))
+        batch.append(
+            Turn(
+                role,
+                f"turn {i} " + "lorem ipsum dolor sit amet " * 8,
+                agent="primary",
+                agent_name="llama",
+            )
+        )
     s.history.extend(batch)
     store.commit_turns(s, batch)
     return s.id
@@ -55,8 +61,12 @@ def main() -> None:
         small = build(store, 10)
         resume = median_ms(lambda: store.load(big), repeat)
         con = sqlite3.connect(Path(tmp) / "milk.db")
-        bare = median_ms(lambda: con.execute(
-            "SELECT * FROM turns WHERE session_id = ? ORDER BY id", (big,)).fetchall(), repeat)
+        bare = median_ms(
+            lambda: con.execute(
+                "SELECT * FROM turns WHERE session_id = ? ORDER BY id", (big,)
+            ).fetchall(),
+            repeat,
+        )
 
         def appender(sid: str):
             sess = store.load(sid)
@@ -65,14 +75,19 @@ def main() -> None:
                 t = Turn("user", "one more question", agent="primary", agent_name="llama")
                 sess.history.append(t)
                 store.commit_turns(sess, [t])
+
             return go
 
         app_small = median_ms(appender(small), repeat * 10)
         app_big = median_ms(appender(big), repeat * 10)
-    print(f"resume 10,000 turns: {resume:.1f} ms median (target ≤ 150 ms); bare SELECT {bare:.1f} ms; "
-          f"ratio {resume / bare:.2f}×")
-    print(f"append one turn: {app_small:.3f} ms at 10 turns, {app_big:.3f} ms at 10,000 turns; "
-          f"ratio {app_big / app_small:.2f}× (target ≈ 1, flat)")
+    print(
+        f"resume 10,000 turns: {resume:.1f} ms median (target ≤ 150 ms); bare SELECT {bare:.1f} ms; "
+        f"ratio {resume / bare:.2f}×"
+    )
+    print(
+        f"append one turn: {app_small:.3f} ms at 10 turns, {app_big:.3f} ms at 10,000 turns; "
+        f"ratio {app_big / app_small:.2f}× (target ≈ 1, flat)"
+    )
 
 
 if __name__ == "__main__":

@@ -79,8 +79,9 @@ def child_milk(until_main: bool) -> None:
 
 def sample(kind: str, env: dict[str, str]) -> float:
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, __file__, "--child", kind], check=True, env=env,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, __file__, "--child", kind], check=True, env=env, stdout=subprocess.DEVNULL
+    )
     return time.perf_counter() - t0
 
 
@@ -108,11 +109,17 @@ def main() -> None:
     b, m = statistics.median(bare), statistics.median(milk)
     r = statistics.median(main_ready)
     print(f"cold start to first frame (fresh interpreter, headless 120×40), {rounds} rounds")
-    print(f"  bare Textual app, same widgets: median {b * 1000:6.0f} ms  min {min(bare) * 1000:6.0f} ms")
-    print(f"  milk-tui --demo               : median {m * 1000:6.0f} ms  min {min(milk) * 1000:6.0f} ms")
+    print(
+        f"  bare Textual app, same widgets: median {b * 1000:6.0f} ms  min {min(bare) * 1000:6.0f} ms"
+    )
+    print(
+        f"  milk-tui --demo               : median {m * 1000:6.0f} ms  min {min(milk) * 1000:6.0f} ms"
+    )
     print(f"  ratio (median) {m / b:.2f}×  (min) {min(milk) / min(bare):.2f}×  (target ≤ 1.3)")
-    print(f"  milk-tui until the main screen (session loaded, agents built): median {r * 1000:6.0f} ms"
-          f" = {r / b:.2f}× bare")
+    print(
+        f"  milk-tui until the main screen (session loaded, agents built): median {r * 1000:6.0f} ms"
+        f" = {r / b:.2f}× bare"
+    )
 
 
 if __name__ == "__main__":

@@ -19,9 +19,12 @@ def temp_home() -> str:
 
 def fake_config(url: str) -> MilkConfig:
     return MilkConfig(
-        agent="fake", escalation_agent="demo-claude",
-        agents=[AgentConfig(name="fake", provider="local", url=url, model="fake-model"),
-                AgentConfig(name="demo-claude", provider="demo", model="demo-large")],
+        agent="fake",
+        escalation_agent="demo-claude",
+        agents=[
+            AgentConfig(name="fake", provider="local", url=url, model="fake-model"),
+            AgentConfig(name="demo-claude", provider="demo", model="demo-large"),
+        ],
     )
 
 

@@ -23,8 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tui_harness import temp_home  # noqa: E402
 
 CWD = "/tmp/milk-bench-resume"
-REPLY = ("Here is the **answer** to question {i}.\n\n- first point with `code`\n- second point\n\n"
-         "```python\ndef f(x):\n    return x + {i}\n```\n")
+REPLY = (
+    "Here is the **answer** to question {i}.\n\n- first point with `code`\n- second point\n\n"
+    "```python\ndef f(x):\n    return x + {i}\n```\n"
+)
 
 
 def make_session(turns: int) -> None:
@@ -39,9 +41,17 @@ def make_session(turns: int) -> None:
     for start in range(0, turns // 2, 200):
         batch = []
         for i in range(start, min(start + 200, turns // 2)):
-            batch.append(Turn("user", f"question {i}: how does part {i} work?", agent="primary",
-                              agent_name="demo-local"))
-            batch.append(Turn("assistant", REPLY.format(i=i), agent="primary", agent_name="demo-local"))
+            batch.append(
+                Turn(
+                    "user",
+                    f"question {i}: how does part {i} work?",
+                    agent="primary",
+                    agent_name="demo-local",
+                )
+            )
+            batch.append(
+                Turn("assistant", REPLY.format(i=i), agent="primary", agent_name="demo-local")
+            )
         s.history.extend(batch)
         store.commit_turns(s, batch)
     db.close()
@@ -88,7 +98,9 @@ async def run(turns: int, rounds: int) -> None:
     e, m = statistics.median(empty), statistics.median(resume)
     print(f"TUI resume to first paint (headless run_test 120×40), {rounds} rounds, medians")
     print(f"  empty session     : {e * 1000:7.1f} ms (min {min(empty) * 1000:.1f})")
-    print(f"  {n:>5}-turn session: {m * 1000:7.1f} ms (min {min(resume) * 1000:.1f})  (target ≤ 300 ms)")
+    print(
+        f"  {n:>5}-turn session: {m * 1000:7.1f} ms (min {min(resume) * 1000:.1f})  (target ≤ 300 ms)"
+    )
     print(f"  cost of the history: {(m - e) * 1000:+.1f} ms; resume / empty = {m / e:.2f}×")
 
 

@@ -127,17 +127,23 @@ async def run(sizes: list[int], rounds: int, key_size: int) -> None:
         med = statistics.median(r["total_s"] for r in results[n])
         b = min(bare[n])
         rate[n] = n / best
-        print(f"  {n:>6} chunks: TUI best {best:6.3f}s median {med:6.3f}s → {rate[n]:8.0f} chunks/s"
-              f" | bare httpx {b:6.3f}s ({n / b:8.0f} chunks/s) | TUI/bare {best / b:5.2f}×"
-              f" | frames {int(results[n][0]['frames'])}")
+        print(
+            f"  {n:>6} chunks: TUI best {best:6.3f}s median {med:6.3f}s → {rate[n]:8.0f} chunks/s"
+            f" | bare httpx {b:6.3f}s ({n / b:8.0f} chunks/s) | TUI/bare {best / b:5.2f}×"
+            f" | frames {int(results[n][0]['frames'])}"
+        )
     lo, hi = min(sizes), max(sizes)
     print(f"  sustained render at {hi}: {rate[hi]:.0f} chunks/s (target ≥ 5000)")
-    print(f"  {hi}-chunk reply fully rendered: {hi / rate[hi]:.2f}s"
-          + (" (target ≤ 5 s at 20,000)" if hi >= 20000 else ""))
+    print(
+        f"  {hi}-chunk reply fully rendered: {hi / rate[hi]:.2f}s"
+        + (" (target ≤ 5 s at 20,000)" if hi >= 20000 else "")
+    )
     print(f"  throughput {hi} / {lo}: {rate[hi] / rate[lo]:.2f} (target ≥ 0.8)")
     if "key_worst_ms" in keyed:
-        print(f"  key wait while streaming {key_size} chunks: worst {keyed['key_worst_ms']:.1f} ms,"
-              f" median {keyed['key_median_ms']:.1f} ms over {int(keyed['keys'])} keys (target ≤ 50 ms)")
+        print(
+            f"  key wait while streaming {key_size} chunks: worst {keyed['key_worst_ms']:.1f} ms,"
+            f" median {keyed['key_median_ms']:.1f} ms over {int(keyed['keys'])} keys (target ≤ 50 ms)"
+        )
 
 
 def main() -> None:

@@ -24,7 +24,11 @@ EXIT_INTERRUPTED = 130
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", metavar="FILE", help="config file (TOML or JSON); default: MILK_CONFIG or the user config dir")
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="config file (TOML or JSON); default: MILK_CONFIG or the user config dir",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,15 +38,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _common(p)
     p.add_argument("--new", action="store_true", help="start a new session instead of resuming")
-    p.add_argument("--session", metavar="NAME", default="", help="resume or create the named session")
+    p.add_argument(
+        "--session", metavar="NAME", default="", help="resume or create the named session"
+    )
     p.add_argument("--demo", action="store_true", help="run on the built-in demo agents")
-    p.add_argument("--debug", action="store_true", help="log raw wire traffic (secrets redacted) to the data dir")
-    p.add_argument("-p", "--print", dest="prompt", metavar="PROMPT", help="run one turn headless and print the answer")
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="log raw wire traffic (secrets redacted) to the data dir",
+    )
+    p.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="PROMPT",
+        help="run one turn headless and print the answer",
+    )
     route = p.add_mutually_exclusive_group()
-    route.add_argument("--escalate", action="store_true", help="with -p: send the prompt to the escalation agent")
-    route.add_argument("--primary", action="store_true", help="with -p: send the prompt to the primary agent")
+    route.add_argument(
+        "--escalate", action="store_true", help="with -p: send the prompt to the escalation agent"
+    )
+    route.add_argument(
+        "--primary", action="store_true", help="with -p: send the prompt to the primary agent"
+    )
     p.add_argument("--output-format", choices=("text", "stream-json"), default="text")
-    p.add_argument("--allow-tools", action="store_true", help="with -p: allow the escalation agent's tool permission requests")
+    p.add_argument(
+        "--allow-tools",
+        action="store_true",
+        help="with -p: allow the escalation agent's tool permission requests",
+    )
     sub = p.add_subparsers(dest="command")
     sp = sub.add_parser("sessions", help="list or show sessions")
     _common(sp)
@@ -71,8 +95,12 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     from .core.runtime import build_runtime
 
     rt = build_runtime(
-        config_path=args.config, new=args.new, session_name=args.session, demo=args.demo,
-        debug=args.debug, permission_policy="allow" if args.allow_tools else "deny",
+        config_path=args.config,
+        new=args.new,
+        session_name=args.session,
+        demo=args.demo,
+        debug=args.debug,
+        permission_policy="allow" if args.allow_tools else "deny",
     )
     stream_json = args.output_format == "stream-json"
     for note in rt.startup_notes:
@@ -164,7 +192,9 @@ def _sessions_in(args: argparse.Namespace, out: TextIO, store: SessionStore) -> 
             out.write("no sessions for this folder (use --all for every folder)\n")
         for r in rows:
             when = dt.datetime.fromtimestamp(r.last_used).strftime("%Y-%m-%d %H:%M")
-            out.write(f"{r.id}  {when}  {r.turns:>5} turns  {r.name or '-':<16} {r.current_need[:50]}\n")
+            out.write(
+                f"{r.id}  {when}  {r.turns:>5} turns  {r.name or '-':<16} {r.current_need[:50]}\n"
+            )
         return EXIT_OK
     sid = store.find(os.getcwd(), args.id) or args.id
     s = store.load(sid)
@@ -174,8 +204,10 @@ def _sessions_in(args: argparse.Namespace, out: TextIO, store: SessionStore) -> 
     if args.json:
         out.write(json.dumps(s.to_go_json(), indent=2, ensure_ascii=False) + "\n")
         return EXIT_OK
-    out.write(f"session: {s.id}\nname:    {s.name}\ncwd:     {s.cwd}\nstate:   {s.state.value}\n"
-              f"turns:   {len(s.history)}\nneed:    {s.current_need}\n")
+    out.write(
+        f"session: {s.id}\nname:    {s.name}\ncwd:     {s.cwd}\nstate:   {s.state.value}\n"
+        f"turns:   {len(s.history)}\nneed:    {s.current_need}\n"
+    )
     for t in s.history:
         who = "user" if t.role == "user" else (t.agent_name or t.agent)
         out.write(f"\n{'━' * 40}\n{who}\n{t.content}\n")

@@ -27,7 +27,11 @@ def milk_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     monkeypatch.delenv("MILK_CONFIG", raising=False)
     monkeypatch.setenv("MILK_DEMO_PACE", "0")
     for k in list(os.environ):
-        if k.startswith("MILK_") and k not in ("MILK_HOME", "MILK_DEMO_PACE", "MILK_TEST_CLAUDE_BIN"):
+        if k.startswith("MILK_") and k not in (
+            "MILK_HOME",
+            "MILK_DEMO_PACE",
+            "MILK_TEST_CLAUDE_BIN",
+        ):
             monkeypatch.delenv(k, raising=False)
     yield home
 
@@ -47,8 +51,13 @@ def store(db: Database) -> SessionStore:
 class Rig:
     """A dispatcher wired to two scripted agents plus a recording bus subscriber."""
 
-    def __init__(self, store: SessionStore, tmp: Path, config: MilkConfig | None = None,
-                 memory: object | None = None) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        tmp: Path,
+        config: MilkConfig | None = None,
+        memory: object | None = None,
+    ) -> None:
         self.config = config or MilkConfig()
         self.store = store
         self.bus = EventBus()
@@ -59,11 +68,17 @@ class Rig:
         self.cwd = str(tmp)
         session = store.create(self.cwd)
         self.dispatcher = Dispatcher(
-            config=self.config, store=store, session=session, bus=self.bus, cwd=self.cwd,
-            primary=AgentSlot("primary", AgentConfig(name="llama", provider="local", url="http://x"),
-                              self.primary),
-            escalation=AgentSlot("escalation", AgentConfig(name="claude", provider="claude-cli"),
-                                 self.escalation),
+            config=self.config,
+            store=store,
+            session=session,
+            bus=self.bus,
+            cwd=self.cwd,
+            primary=AgentSlot(
+                "primary", AgentConfig(name="llama", provider="local", url="http://x"), self.primary
+            ),
+            escalation=AgentSlot(
+                "escalation", AgentConfig(name="claude", provider="claude-cli"), self.escalation
+            ),
             memory=memory,
         )
 

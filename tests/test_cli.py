@@ -15,14 +15,31 @@ from milk_tui.core.events import parse_event
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 
 GO_SESSION_KEYS = {
-    "id", "name", "cwd", "state", "history", "current_need", "current_need_set_at",
-    "claude_session_id", "escalation_brief", "last_local_summary", "last_claude_summary", "tokens",
+    "id",
+    "name",
+    "cwd",
+    "state",
+    "history",
+    "current_need",
+    "current_need_set_at",
+    "claude_session_id",
+    "escalation_brief",
+    "last_local_summary",
+    "last_claude_summary",
+    "tokens",
 }
 
 
 def milk(*args: str, cwd: Path, timeout: float = 60, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "milk_tui.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout, env=os.environ.copy(), **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "milk_tui.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=os.environ.copy(),
+        **kw,
+    )
 
 
 def test_print_mode_demo_streams_answer_and_exits_zero(tmp_path: Path):
@@ -32,13 +49,27 @@ def test_print_mode_demo_streams_answer_and_exits_zero(tmp_path: Path):
 
 
 def test_stream_json_prints_every_bus_event(tmp_path: Path):
-    r = milk("-p", "please refactor the architecture", "--demo", "--output-format", "stream-json",
-             cwd=tmp_path)
+    r = milk(
+        "-p",
+        "please refactor the architecture",
+        "--demo",
+        "--output-format",
+        "stream-json",
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     events = [parse_event(line) for line in r.stdout.splitlines()]
     types = [e.type for e in events]
-    for t in ("turn_started", "route_decided", "text_delta", "need_changed", "escalation_started",
-              "escalation_finished", "usage", "turn_completed"):
+    for t in (
+        "turn_started",
+        "route_decided",
+        "text_delta",
+        "need_changed",
+        "escalation_started",
+        "escalation_finished",
+        "usage",
+        "turn_completed",
+    ):
         assert t in types, t
     started = next(e for e in events if e.type == "escalation_started")
     assert started.mode == "first" and started.context_text
@@ -69,16 +100,29 @@ def test_bad_config_names_file_and_key(tmp_path: Path, milk_home: Path):
 
 def test_go_milk_config_json_loads_unchanged(tmp_path: Path, milk_home: Path):
     cfg = milk_home / "config.json"
-    cfg.write_text(json.dumps({
-        "agent": "demo", "escalation_agent": "demo2", "default_route": "local",
-        "rules": {"escalate_above_tokens": 2000, "local_verbs": ["list"]},
-        "otel": {"enabled": True, "log_level": "INFO"}, "colorization": "balanced",
-        "mcp_servers": [], "agents": [
-            {"name": "demo", "provider": "demo", "system_prompt_tier": "standard",
-             "limits": {"max_tool_iterations": 5}},
-            {"name": "demo2", "provider": "demo", "extra_args": ["--x"]}],
-        "some_future_key": 1,
-    }))
+    cfg.write_text(
+        json.dumps(
+            {
+                "agent": "demo",
+                "escalation_agent": "demo2",
+                "default_route": "local",
+                "rules": {"escalate_above_tokens": 2000, "local_verbs": ["list"]},
+                "otel": {"enabled": True, "log_level": "INFO"},
+                "colorization": "balanced",
+                "mcp_servers": [],
+                "agents": [
+                    {
+                        "name": "demo",
+                        "provider": "demo",
+                        "system_prompt_tier": "standard",
+                        "limits": {"max_tool_iterations": 5},
+                    },
+                    {"name": "demo2", "provider": "demo", "extra_args": ["--x"]},
+                ],
+                "some_future_key": 1,
+            }
+        )
+    )
     r = milk("-p", "what is a monad?", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "unknown key 'some_future_key'" in r.stderr and "default_route" not in r.stderr
@@ -112,9 +156,14 @@ def test_sigint_cancels_the_turn_and_records_nothing(tmp_path: Path, milk_home: 
             f'agent = "llama"\nescalation_agent = "demo"\n[[agents]]\nname = "llama"\n'
             f'provider = "local"\nurl = "{srv.url}"\n[[agents]]\nname = "demo"\nprovider = "demo"\n'
         )
-        p = subprocess.Popen([sys.executable, "-m", "milk_tui.cli", "-p", "stream slowly please",
-                              "--primary"], cwd=tmp_path, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+        p = subprocess.Popen(
+            [sys.executable, "-m", "milk_tui.cli", "-p", "stream slowly please", "--primary"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
         assert p.stdout is not None
         first = p.stdout.read(5)  # the stream has started
         assert first

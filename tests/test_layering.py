@@ -6,13 +6,21 @@ import subprocess
 import sys
 
 HEADLESS = [
-    "milk_tui.core.dispatch", "milk_tui.core.runtime", "milk_tui.core.router",
-    "milk_tui.memory.service", "milk_tui.agents.factory", "milk_tui.cli",
+    "milk_tui.core.dispatch",
+    "milk_tui.core.runtime",
+    "milk_tui.core.router",
+    "milk_tui.memory.service",
+    "milk_tui.agents.factory",
+    "milk_tui.cli",
 ]
 
 
 def _loaded_after_import(modules: list[str]) -> set[str]:
-    code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + "print('\\n'.join(sys.modules))"
+    code = (
+        "import sys\n"
+        + "".join(f"import {m}\n" for m in modules)
+        + "print('\\n'.join(sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(out.stdout.split())
 

@@ -75,8 +75,15 @@ AgentEvent = TextChunk | ThinkingChunk | ToolCallEvent | ToolResultEvent | Usage
 class AgentError(Exception):
     """A backend failure worded for the user: agent name, status and the backend's message."""
 
-    def __init__(self, message: str, *, agent: str = "", status: int | None = None,
-                 retryable: bool = False, unreachable: bool = False) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        agent: str = "",
+        status: int | None = None,
+        retryable: bool = False,
+        unreachable: bool = False,
+    ) -> None:
         super().__init__(message)
         self.agent = agent
         self.status = status

@@ -42,8 +42,12 @@ from .bedrock_wire import (
 from .thread_stream import iterate_in_thread
 
 RETRYABLE_CODES = {
-    "throttlingException", "ThrottlingException", "serviceUnavailableException",
-    "ServiceUnavailableException", "internalServerException", "InternalServerException",
+    "throttlingException",
+    "ThrottlingException",
+    "serviceUnavailableException",
+    "ServiceUnavailableException",
+    "internalServerException",
+    "InternalServerException",
 }
 """Bedrock's transient error shapes (ConverseStream output union + HTTP error codes)."""
 
@@ -81,8 +85,13 @@ class _Round:
 
 
 class BedrockAgent:
-    def __init__(self, config: AgentConfig, *, debug_log: DebugSink | Path | str | None = None,
-                 max_tool_iterations: int = 0) -> None:
+    def __init__(
+        self,
+        config: AgentConfig,
+        *,
+        debug_log: DebugSink | Path | str | None = None,
+        max_tool_iterations: int = 0,
+    ) -> None:
         self.config = config
         self.name = config.name
         self.model = config.model
@@ -91,9 +100,13 @@ class BedrockAgent:
         self._client_generation = -1
         self._debug = _debug_sink(debug_log)
         per_agent = config.limits.max_tool_iterations
-        self._max_iterations = (max_tool_iterations if max_tool_iterations > 0
-                                else per_agent if per_agent and per_agent > 0
-                                else DEFAULT_MAX_TOOL_ITERATIONS)
+        self._max_iterations = (
+            max_tool_iterations
+            if max_tool_iterations > 0
+            else per_agent
+            if per_agent and per_agent > 0
+            else DEFAULT_MAX_TOOL_ITERATIONS
+        )
 
     # ----- Agent protocol ---------------------------------------------------------
 
@@ -112,8 +125,9 @@ class BedrockAgent:
     async def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         specs = request.tools.specs() if request.tools is not None else []
         system, rest = split_system(request.system_prompt, request.messages)
-        messages = append_prompt(to_converse_messages(rest, tools_enabled=bool(specs)),
-                                 request.prompt)
+        messages = append_prompt(
+            to_converse_messages(rest, tools_enabled=bool(specs)), request.prompt
+        )
         kwargs: dict[str, Any] = {"modelId": self.model, "messages": messages}
         if system:
             kwargs["system"] = system
@@ -134,7 +148,9 @@ class BedrockAgent:
             if rounds >= self._max_iterations:
                 raise AgentError(
                     f"bedrock agent '{self.name}': still calling tools after "
-                    f"{self._max_iterations} tool iterations", agent=self.name)
+                    f"{self._max_iterations} tool iterations",
+                    agent=self.name,
+                )
             keys = {(name, args) for _, name, args in calls}
             if keys <= seen:
                 # Reference §11.7: a round that only repeats executed calls ends the turn.
@@ -147,19 +163,20 @@ class BedrockAgent:
             for cid, name, args in calls:
                 yield ToolCallEvent(call_id=cid, name=name, arguments=args)
                 outcome = await request.tools.call(name, args)
-                yield ToolResultEvent(call_id=cid, name=name, content=outcome.content,
-                                      is_error=outcome.is_error)
+                yield ToolResultEvent(
+                    call_id=cid, name=name, content=outcome.content, is_error=outcome.is_error
+                )
                 if outcome.escalate_reason:
-                    yield Finished(stop_reason="escalate",
-                                   escalation_reason=outcome.escalate_reason)
+                    yield Finished(
+                        stop_reason="escalate", escalation_reason=outcome.escalate_reason
+                    )
                     return
                 results.append((cid, outcome.content, outcome.is_error))
             messages.append(tool_results_turn(results))
 
     async def complete(self, prompt: str, *, system: str = "") -> str:
         """One non-streaming ``converse`` call → its text (the router's classifier uses it)."""
-        kwargs: dict[str, Any] = {"modelId": self.model,
-                                  "messages": append_prompt([], prompt)}
+        kwargs: dict[str, Any] = {"modelId": self.model, "messages": append_prompt([], prompt)}
         if system:
             kwargs["system"] = [{"text": system}]
         client = await asyncio.to_thread(self._get_client)
@@ -172,8 +189,9 @@ class BedrockAgent:
 
     # ----- one model call ---------------------------------------------------------
 
-    async def _round(self, kwargs: dict[str, Any], rnd: _Round,
-                     turn: dict[str, bool]) -> AsyncIterator[AgentEvent]:
+    async def _round(
+        self, kwargs: dict[str, Any], rnd: _Round, turn: dict[str, bool]
+    ) -> AsyncIterator[AgentEvent]:
         while True:
             try:
                 async with aclosing(self._raw_events(kwargs)) as raw:
@@ -230,13 +248,20 @@ class BedrockAgent:
     async def _raw_events(self, kwargs: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
         client = await asyncio.to_thread(self._get_client)
         if self._debug:
-            self._debug(self._auth.redact(f"[{self.name}] request " + json.dumps(kwargs, default=str)))
-        events = iterate_in_thread(lambda: client.converse_stream(**kwargs)["stream"],
-                                   abort=_abort, name=f"bedrock-{self.name}")
+            self._debug(
+                self._auth.redact(f"[{self.name}] request " + json.dumps(kwargs, default=str))
+            )
+        events = iterate_in_thread(
+            lambda: client.converse_stream(**kwargs)["stream"],
+            abort=_abort,
+            name=f"bedrock-{self.name}",
+        )
         async with aclosing(events):
             async for ev in events:
                 if self._debug:
-                    self._debug(self._auth.redact(f"[{self.name}] event " + json.dumps(ev, default=str)))
+                    self._debug(
+                        self._auth.redact(f"[{self.name}] event " + json.dumps(ev, default=str))
+                    )
                 yield ev
 
     def _convert(self, ev: dict[str, Any], rnd: _Round) -> list[AgentEvent]:
@@ -245,7 +270,10 @@ class BedrockAgent:
             tu = body.get("start", {}).get("toolUse")
             if tu:
                 rnd.tools[body.get("contentBlockIndex", len(rnd.tools))] = [
-                    tu.get("toolUseId", ""), tu.get("name", ""), ""]
+                    tu.get("toolUseId", ""),
+                    tu.get("name", ""),
+                    "",
+                ]
             return []
         if "contentBlockDelta" in ev:
             body = ev["contentBlockDelta"]
@@ -272,13 +300,15 @@ class BedrockAgent:
             if not u:
                 return []
             # Bedrock counts are already additive: inputTokens excludes cache reads/writes.
-            return [UsageEvent(
-                model=self.model or self.name,
-                prompt_tokens=int(u.get("inputTokens", 0)),
-                completion_tokens=int(u.get("outputTokens", 0)),
-                cache_read=int(u.get("cacheReadInputTokens", 0)),
-                cache_creation=int(u.get("cacheWriteInputTokens", 0)),
-            )]
+            return [
+                UsageEvent(
+                    model=self.model or self.name,
+                    prompt_tokens=int(u.get("inputTokens", 0)),
+                    completion_tokens=int(u.get("outputTokens", 0)),
+                    cache_read=int(u.get("cacheReadInputTokens", 0)),
+                    cache_creation=int(u.get("cacheWriteInputTokens", 0)),
+                )
+            ]
         return []
 
     def _error(self, e: Exception, *, note: str = "") -> AgentError:
@@ -293,8 +323,10 @@ class BedrockAgent:
             text = f"{who}: {code}{where}: {message}"
             retryable = code in RETRYABLE_CODES
         elif kind == "NoCredentialsError":
-            text = (f"{who}: no AWS credentials found (set aws_key_id/aws_secret, AWS_* "
-                    "environment variables, an AWS profile, or aws_refresh_cmd)")
+            text = (
+                f"{who}: no AWS credentials found (set aws_key_id/aws_secret, AWS_* "
+                "environment variables, an AWS profile, or aws_refresh_cmd)"
+            )
         elif kind in ("EndpointConnectionError", "ConnectTimeoutError", "ConnectionClosedError"):
             text = f"{who} unreachable: {e}"
             retryable = True
@@ -305,8 +337,9 @@ class BedrockAgent:
             text = f"{who}: {kind}: {e}"
         if note:
             text += f" ({note})"
-        return AgentError(self._auth.redact(text), agent=self.name, status=status,
-                          retryable=retryable)
+        return AgentError(
+            self._auth.redact(text), agent=self.name, status=status, retryable=retryable
+        )
 
 
 _SESSION: Any = None

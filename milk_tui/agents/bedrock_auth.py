@@ -24,13 +24,19 @@ REFRESH_TIMEOUT_S = 60.0
 """aws_refresh_cmd may open a browser/SSO flow; a minute is generous but still bounded."""
 
 PROFILE_CREDENTIAL_KEYS = (
-    "aws_access_key_id", "credential_process", "sso_session", "sso_start_url", "role_arn",
-    "web_identity_token_file", "credential_source",
+    "aws_access_key_id",
+    "credential_process",
+    "sso_session",
+    "sso_start_url",
+    "role_arn",
+    "web_identity_token_file",
+    "credential_source",
 )
 """A shared-config profile holding any of these can yield credentials without us probing them."""
 
 ENV_CREDENTIAL_HINTS = (
-    "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
     "AWS_CONTAINER_CREDENTIALS_FULL_URI",
 )
 
@@ -78,8 +84,7 @@ class BedrockAuth:
     def client_kwargs(self) -> dict[str, str]:
         if self.static is None:
             return {}
-        kw = {"aws_access_key_id": self.static.key_id,
-              "aws_secret_access_key": self.static.secret}
+        kw = {"aws_access_key_id": self.static.key_id, "aws_secret_access_key": self.static.secret}
         if self.static.token:
             kw["aws_session_token"] = self.static.token
         return kw
@@ -113,28 +118,40 @@ class BedrockAuth:
         where = f"bedrock agent '{agent_name}': aws_refresh_cmd"
         try:
             proc = await asyncio.create_subprocess_exec(
-                *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                *argv,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
                 stdin=asyncio.subprocess.DEVNULL,
             )
         except OSError as e:
-            raise AgentError(f"{where} could not start: {e.strerror or e}", agent=agent_name) from None
+            raise AgentError(
+                f"{where} could not start: {e.strerror or e}", agent=agent_name
+            ) from None
         try:
             out, err = await asyncio.wait_for(proc.communicate(), REFRESH_TIMEOUT_S)
         except TimeoutError:
             proc.kill()
             await proc.wait()
-            raise AgentError(f"{where} timed out after {REFRESH_TIMEOUT_S:.0f}s",
-                             agent=agent_name) from None
+            raise AgentError(
+                f"{where} timed out after {REFRESH_TIMEOUT_S:.0f}s", agent=agent_name
+            ) from None
         if proc.returncode != 0:
             first = (err.decode(errors="replace").strip().splitlines() or [""])[0][:200]
-            raise AgentError(f"{where} exited with status {proc.returncode}: {self.redact(first)}",
-                             agent=agent_name)
+            raise AgentError(
+                f"{where} exited with status {proc.returncode}: {self.redact(first)}",
+                agent=agent_name,
+            )
         try:
             data = json.loads(out)
-            creds = AwsCredentials(str(data["AccessKeyId"]), str(data.get("SecretAccessKey", "")),
-                                   str(data.get("SessionToken", "")))
+            creds = AwsCredentials(
+                str(data["AccessKeyId"]),
+                str(data.get("SecretAccessKey", "")),
+                str(data.get("SessionToken", "")),
+            )
         except (ValueError, KeyError, TypeError):
-            raise AgentError(f"{where} did not print JSON with AccessKeyId", agent=agent_name) from None
+            raise AgentError(
+                f"{where} did not print JSON with AccessKeyId", agent=agent_name
+            ) from None
         if not creds.key_id or not creds.secret:
             raise AgentError(f"{where} printed empty credentials", agent=agent_name)
         self.static = creds

@@ -43,7 +43,9 @@ def parse_arguments(raw: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def split_system(system_prompt: str, messages: list[ChatMessage]) -> tuple[list[ContentBlock], list[ChatMessage]]:
+def split_system(
+    system_prompt: str, messages: list[ChatMessage]
+) -> tuple[list[ContentBlock], list[ChatMessage]]:
     """The role prompt first, then every non-empty system message in order; the rest stays."""
     system: list[ContentBlock] = []
     if system_prompt.strip():
@@ -76,8 +78,15 @@ def to_converse_messages(messages: list[ChatMessage], *, tools_enabled: bool) ->
             for call in m.tool_calls or []:
                 cid, name, args = _tool_call_parts(call)
                 if tools_enabled and cid and name:
-                    blocks.append({"toolUse": {"toolUseId": cid, "name": name,
-                                               "input": parse_arguments(args)}})
+                    blocks.append(
+                        {
+                            "toolUse": {
+                                "toolUseId": cid,
+                                "name": name,
+                                "input": parse_arguments(args),
+                            }
+                        }
+                    )
                     ids.add(cid)
                 else:
                     blocks.append({"text": f"[tool call {name}] {args}"})
@@ -87,8 +96,18 @@ def to_converse_messages(messages: list[ChatMessage], *, tools_enabled: bool) ->
         elif m.role == "tool":
             cid = m.tool_call_id or ""
             if cid and cid in pending_ids:
-                _append(out, "user", [{"toolResult": {"toolUseId": cid,
-                                                      "content": [{"text": m.content or EMPTY_TEXT}]}}])
+                _append(
+                    out,
+                    "user",
+                    [
+                        {
+                            "toolResult": {
+                                "toolUseId": cid,
+                                "content": [{"text": m.content or EMPTY_TEXT}],
+                            }
+                        }
+                    ],
+                )
             else:
                 _append(out, "user", [{"text": f"[tool result] {m.content}"}])
         else:
@@ -114,7 +133,9 @@ def _repair(out: list[Message]) -> list[Message]:
             continue
         nxt = out[i + 1] if i + 1 < len(out) else None
         answered = {
-            b["toolResult"]["toolUseId"] for b in (nxt or {}).get("content", []) if "toolResult" in b
+            b["toolResult"]["toolUseId"]
+            for b in (nxt or {}).get("content", [])
+            if "toolResult" in b
         }
         for j, b in enumerate(msg["content"]):
             if "toolUse" in b and b["toolUse"]["toolUseId"] not in answered:
@@ -131,18 +152,23 @@ def append_prompt(messages: list[Message], prompt: str) -> list[Message]:
 def tool_config(specs: list[ToolSpec]) -> dict[str, Any] | None:
     if not specs:
         return None
-    return {"tools": [
-        {"toolSpec": {
-            "name": s.name,
-            "description": s.description or s.name,
-            "inputSchema": {"json": s.parameters or {"type": "object", "properties": {}}},
-        }}
-        for s in specs
-    ]}
+    return {
+        "tools": [
+            {
+                "toolSpec": {
+                    "name": s.name,
+                    "description": s.description or s.name,
+                    "inputSchema": {"json": s.parameters or {"type": "object", "properties": {}}},
+                }
+            }
+            for s in specs
+        ]
+    }
 
 
-def assistant_turn(reasoning: str, signature: str, text: str,
-                   tool_uses: list[tuple[str, str, str]]) -> Message:
+def assistant_turn(
+    reasoning: str, signature: str, text: str, tool_uses: list[tuple[str, str, str]]
+) -> Message:
     """The assistant message we feed back in a tool loop.
 
     Reasoning is only replayed with its signature: Bedrock rejects unsigned reasoning
@@ -150,8 +176,9 @@ def assistant_turn(reasoning: str, signature: str, text: str,
     """
     blocks: list[ContentBlock] = []
     if reasoning and signature:
-        blocks.append({"reasoningContent": {"reasoningText": {"text": reasoning,
-                                                              "signature": signature}}})
+        blocks.append(
+            {"reasoningContent": {"reasoningText": {"text": reasoning, "signature": signature}}}
+        )
     if text.strip():
         blocks.append({"text": text})
     for cid, name, args in tool_uses:
@@ -160,8 +187,16 @@ def assistant_turn(reasoning: str, signature: str, text: str,
 
 
 def tool_results_turn(results: list[tuple[str, str, bool]]) -> Message:
-    return {"role": "user", "content": [
-        {"toolResult": {"toolUseId": cid, "content": [{"text": content or EMPTY_TEXT}],
-                        **({"status": "error"} if is_error else {})}}
-        for cid, content, is_error in results
-    ]}
+    return {
+        "role": "user",
+        "content": [
+            {
+                "toolResult": {
+                    "toolUseId": cid,
+                    "content": [{"text": content or EMPTY_TEXT}],
+                    **({"status": "error"} if is_error else {}),
+                }
+            }
+            for cid, content, is_error in results
+        ],
+    }

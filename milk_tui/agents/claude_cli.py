@@ -66,8 +66,13 @@ tool running ``env`` would otherwise put ANTHROPIC_API_KEY into a tool result)."
 class ClaudeCliAgent:
     """Agent protocol over the Claude Code CLI (provider ``claude-cli``)."""
 
-    def __init__(self, config: AgentConfig, *, env: dict[str, str] | None = None,
-                 debug_log: Path | None = None) -> None:
+    def __init__(
+        self,
+        config: AgentConfig,
+        *,
+        env: dict[str, str] | None = None,
+        debug_log: Path | None = None,
+    ) -> None:
         self.config = config
         self.name = config.name
         self.model = config.model or config.name
@@ -77,7 +82,9 @@ class ClaudeCliAgent:
         self._redact = Redactor()
         self._secret_values = sorted(
             {v for k, v in self._environment().items() if _SECRET_ENV.search(k) and len(v) >= 4},
-            key=len, reverse=True)
+            key=len,
+            reverse=True,
+        )
         for v in self._secret_values:
             self._redact.add(v)
 
@@ -110,9 +117,13 @@ class ClaudeCliAgent:
     async def _probe_version(self) -> bool:
         try:
             proc = await asyncio.create_subprocess_exec(
-                self._binary(), "--version", stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
-                env=self._environment())
+                self._binary(),
+                "--version",
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+                env=self._environment(),
+            )
         except OSError:
             return False
         try:
@@ -121,12 +132,21 @@ class ClaudeCliAgent:
             kill_tree_now(proc)
             return False
 
-    def build_argv(self, request: AgentRequest, session_id: str,
-                   context_file: str | None) -> list[str]:
+    def build_argv(
+        self, request: AgentRequest, session_id: str, context_file: str | None
+    ) -> list[str]:
         """The exact command line (public so tests can pin it)."""
         cfg = self.config
-        argv = [self._binary(), "--print", "--output-format", "stream-json", "--verbose",
-                "--include-partial-messages", "--input-format", "stream-json"]
+        argv = [
+            self._binary(),
+            "--print",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-partial-messages",
+            "--input-format",
+            "stream-json",
+        ]
         if cfg.dangerously_skip_permissions:
             argv.append("--dangerously-skip-permissions")
         else:
@@ -154,17 +174,24 @@ class ClaudeCliAgent:
             argv = self.build_argv(request, session_id, context_file)
             try:
                 proc = await asyncio.create_subprocess_exec(
-                    *argv, cwd=request.cwd or None, env=self._environment(),
-                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE, start_new_session=True,
-                    limit=MAX_LINE_BYTES + 1024)
+                    *argv,
+                    cwd=request.cwd or None,
+                    env=self._environment(),
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True,
+                    limit=MAX_LINE_BYTES + 1024,
+                )
             except OSError as e:
-                raise AgentError(f"{self.name}: cannot start {argv[0]}: {e.strerror or e}",
-                                 agent=self.name) from e
+                raise AgentError(
+                    f"{self.name}: cannot start {argv[0]}: {e.strerror or e}", agent=self.name
+                ) from e
             assert proc.stdin and proc.stdout and proc.stderr
             stderr_task = asyncio.create_task(_drain_tail(proc.stderr, stderr_tail))
-            await _write_line(proc.stdin, {"type": "user", "message": {
-                "role": "user", "content": request.prompt}})
+            await _write_line(
+                proc.stdin, {"type": "user", "message": {"role": "user", "content": request.prompt}}
+            )
 
             parser = StreamJsonParser(self.model)
             async for line in _read_lines(proc.stdout):
@@ -174,8 +201,7 @@ class ClaudeCliAgent:
                         ev.content = self._mask_values(ev.content)  # e.g. a Bash `env`
                     yield ev
                 while parser.pending_control:
-                    await self._answer_control(proc.stdin, parser.pending_control.pop(0),
-                                               request)
+                    await self._answer_control(proc.stdin, parser.pending_control.pop(0), request)
                 if parser.result is not None:
                     # The turn is over: stream-json input would wait for more otherwise.
                     # Stop reading too, in case a tool's background child holds stdout.
@@ -186,8 +212,9 @@ class ClaudeCliAgent:
                 await asyncio.wait_for(stderr_task, EXIT_WAIT_S)
             self._finish_or_raise(parser, rc, b"".join(stderr_tail), request)
             live = parser.session_id or session_id
-            yield Finished(stop_reason=parser.result.stop_reason if parser.result else "",
-                           session_id=live)
+            yield Finished(
+                stop_reason=parser.result.stop_reason if parser.result else "", session_id=live
+            )
         finally:
             if proc is not None and proc.returncode is None:
                 await kill_tree(proc)
@@ -197,8 +224,9 @@ class ClaudeCliAgent:
                 with contextlib.suppress(OSError):
                     os.unlink(context_file)
 
-    def _finish_or_raise(self, parser: StreamJsonParser, rc: int, stderr: bytes,
-                         request: AgentRequest) -> None:
+    def _finish_or_raise(
+        self, parser: StreamJsonParser, rc: int, stderr: bytes, request: AgentRequest
+    ) -> None:
         res = parser.result
         err_text = _clean_stderr(stderr)
         if res is not None and not res.is_error and rc == 0:
@@ -206,36 +234,66 @@ class ClaudeCliAgent:
         message = (res.error_text() if res is not None and res.is_error else "") or err_text
         if SESSION_NOT_FOUND_TEXT in message or SESSION_NOT_FOUND_TEXT in err_text:
             raise SessionNotFound(
-                f"{self.name}: no conversation found with session ID "
-                f"{request.resume_session_id}", agent=self.name)
+                f"{self.name}: no conversation found with session ID {request.resume_session_id}",
+                agent=self.name,
+            )
         if not message:
-            message = (f"claude exited with code {rc} and no result" if res is None
-                       else f"claude returned an error response (exit code {rc})")
+            message = (
+                f"claude exited with code {rc} and no result"
+                if res is None
+                else f"claude returned an error response (exit code {rc})"
+            )
         status = res.api_error_status if res is not None else None
-        raise AgentError(f"{self.name}: {self._redact(message)}", agent=self.name, status=status,
-                         retryable=status in (429, 500, 529))
+        raise AgentError(
+            f"{self.name}: {self._redact(message)}",
+            agent=self.name,
+            status=status,
+            retryable=status in (429, 500, 529),
+        )
 
-    async def _answer_control(self, stdin: asyncio.StreamWriter, req: dict[str, Any],
-                              request: AgentRequest) -> None:
+    async def _answer_control(
+        self, stdin: asyncio.StreamWriter, req: dict[str, Any], request: AgentRequest
+    ) -> None:
         """Answer one control_request; anything we cannot handle is refused, never hung."""
         request_id = req.get("request_id", "")
         body = req.get("request") or {}
         if body.get("subtype") != "can_use_tool":
-            await _write_line(stdin, {"type": "control_response", "response": {
-                "subtype": "error", "request_id": request_id,
-                "error": f"milk-tui does not handle {body.get('subtype')!r}"}})
+            await _write_line(
+                stdin,
+                {
+                    "type": "control_response",
+                    "response": {
+                        "subtype": "error",
+                        "request_id": request_id,
+                        "error": f"milk-tui does not handle {body.get('subtype')!r}",
+                    },
+                },
+            )
             return
         tool_input = body.get("input") if isinstance(body.get("input"), dict) else {}
         allowed = False
         if request.ask_permission is not None:
-            allowed = bool(await request.ask_permission(PermissionQuestion(
-                agent_name=self.name, tool_name=str(body.get("tool_name") or ""),
-                tool_input=tool_input)))
+            allowed = bool(
+                await request.ask_permission(
+                    PermissionQuestion(
+                        agent_name=self.name,
+                        tool_name=str(body.get("tool_name") or ""),
+                        tool_input=tool_input,
+                    )
+                )
+            )
         decision: dict[str, Any] = (
-            {"behavior": "allow", "updatedInput": tool_input} if allowed
-            else {"behavior": "deny", "message": "The user denied this tool use."})
-        await _write_line(stdin, {"type": "control_response", "response": {
-            "subtype": "success", "request_id": request_id, "response": decision}})
+            {"behavior": "allow", "updatedInput": tool_input}
+            if allowed
+            else {"behavior": "deny", "message": "The user denied this tool use."}
+        )
+        await _write_line(
+            stdin,
+            {
+                "type": "control_response",
+                "response": {"subtype": "success", "request_id": request_id, "response": decision},
+            },
+        )
 
     def _mask_values(self, text: str) -> str:
         """Known secret values only: a tool result is file or command output, and the

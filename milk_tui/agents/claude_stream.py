@@ -29,8 +29,12 @@ SYNTHETIC_MODEL = "<synthetic>"
 which we report through AgentError instead of as answer text."""
 
 
-_TOKEN_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens",
-               "cache_creation_input_tokens")
+_TOKEN_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
 
 
 @dataclass
@@ -77,8 +81,9 @@ def _tool_result_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(p.get("text", "") for p in content
-                         if isinstance(p, dict) and p.get("type") == "text")
+        return "\n".join(
+            p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"
+        )
     return "" if content is None else json.dumps(content)
 
 
@@ -224,12 +229,14 @@ class StreamJsonParser:
         for part in content:
             if isinstance(part, dict) and part.get("type") == "tool_result":
                 call_id = str(part.get("tool_use_id") or "")
-                out.append(ToolResultEvent(
-                    call_id=call_id,
-                    name=self._tools.get(call_id, ""),
-                    content=_tool_result_text(part.get("content")),
-                    is_error=bool(part.get("is_error")),
-                ))
+                out.append(
+                    ToolResultEvent(
+                        call_id=call_id,
+                        name=self._tools.get(call_id, ""),
+                        content=_tool_result_text(part.get("content")),
+                        is_error=bool(part.get("is_error")),
+                    )
+                )
         return out
 
     def _result(self, obj: dict[str, Any]) -> list[AgentEvent]:
@@ -250,8 +257,14 @@ class StreamJsonParser:
         cost = obj.get("total_cost_usd")
         usage = obj.get("usage")
         if isinstance(usage, dict) and (any(usage.get(k) for k in _TOKEN_KEYS) or cost):
-            out.append(_usage_event(self.model_label, usage,
-                                    float(cost) if isinstance(cost, int | float) else 0.0, ""))
+            out.append(
+                _usage_event(
+                    self.model_label,
+                    usage,
+                    float(cost) if isinstance(cost, int | float) else 0.0,
+                    "",
+                )
+            )
         sub = obj.get("subagent_usage")
         if isinstance(sub, dict):
             out.append(_usage_event(self.model_label, sub, 0.0, "subagent"))
@@ -269,9 +282,12 @@ class StreamJsonParser:
         return out
 
 
-_MODEL_USAGE_KEYS = {"input_tokens": "inputTokens", "output_tokens": "outputTokens",
-                     "cache_read_input_tokens": "cacheReadInputTokens",
-                     "cache_creation_input_tokens": "cacheCreationInputTokens"}
+_MODEL_USAGE_KEYS = {
+    "input_tokens": "inputTokens",
+    "output_tokens": "outputTokens",
+    "cache_read_input_tokens": "cacheReadInputTokens",
+    "cache_creation_input_tokens": "cacheCreationInputTokens",
+}
 
 
 def _model_usage_beyond(model_usage: Any, main: dict[str, Any]) -> dict[str, int]:

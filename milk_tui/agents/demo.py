@@ -21,7 +21,9 @@ DEFAULT_PACE_S = 0.012
 """Seconds between words: ~80 words/s reads as a fast local model without being a blur."""
 
 ESCALATE_WORDS = ("escalate", "refactor", "architecture", "hard", "complex", "design a", "debug")
-REMEMBER_RE = re.compile(r"\b(?:remember(?: that)?|note that|i prefer|my name is)\b[:,]?\s*(.+)", re.I)
+REMEMBER_RE = re.compile(
+    r"\b(?:remember(?: that)?|note that|i prefer|my name is)\b[:,]?\s*(.+)", re.I
+)
 """Prompts that state a durable fact; the demo turns the rest of the sentence into a percept."""
 
 
@@ -36,8 +38,9 @@ def _words(text: str) -> list[str]:
 
 
 class DemoAgent:
-    def __init__(self, config: AgentConfig, *, slot: str, other_name: str = "",
-                 pace_s: float | None = None) -> None:
+    def __init__(
+        self, config: AgentConfig, *, slot: str, other_name: str = "", pace_s: float | None = None
+    ) -> None:
         self.config = config
         self.name = config.name
         self.model = config.model or f"demo-{slot}"
@@ -77,16 +80,24 @@ class DemoAgent:
                 f"- Ask me to **escalate** if you want {self.other_name} to dig deeper."
             )
         else:
-            body = f"Done: {_goal(req.prompt)}. Anything else?" if len(low) < 40 else (
-                f"Working on it locally. Summary of *{_goal(req.prompt)}*:\n\n"
-                "1. Read the request.\n2. Checked the remembered facts.\n3. Answered here."
+            body = (
+                f"Done: {_goal(req.prompt)}. Anything else?"
+                if len(low) < 40
+                else (
+                    f"Working on it locally. Summary of *{_goal(req.prompt)}*:\n\n"
+                    "1. Read the request.\n2. Checked the remembered facts.\n3. Answered here."
+                )
             )
         return body, ""
 
     def _escalation_reply(self, req: AgentRequest) -> str:
         goal = _goal(req.prompt)
-        mode = {"first": "fresh start", "returning": "returning", "resume": "resumed",
-                "continuation": "continuing"}.get(req.mode, req.mode)
+        mode = {
+            "first": "fresh start",
+            "returning": "returning",
+            "resume": "resumed",
+            "continuation": "continuing",
+        }.get(req.mode, req.mode)
         body = (
             f"## {goal}\n\n"
             f"*{self.name} — {mode}.* Here is a deeper pass:\n\n"
@@ -112,10 +123,15 @@ class DemoAgent:
             yield TextChunk(word)
         prompt_tokens = (len(request.prompt) + len(request.append_system_prompt)) // 4 + 40
         yield UsageEvent(
-            model=self.model, prompt_tokens=prompt_tokens, completion_tokens=len(text) // 4,
+            model=self.model,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=len(text) // 4,
             cost_usd=0.0 if self.slot == "primary" else round(len(text) * 2e-6, 6),
         )
         session_id = ""
         if self.slot == "escalation":
-            session_id = request.resume_session_id or f"demo-{uuid.uuid5(uuid.NAMESPACE_URL, request.prompt)}"
+            session_id = (
+                request.resume_session_id
+                or f"demo-{uuid.uuid5(uuid.NAMESPACE_URL, request.prompt)}"
+            )
         yield Finished(stop_reason="end_turn", session_id=session_id, escalation_reason=reason)

@@ -9,7 +9,11 @@ from .base import Agent
 
 
 def build_agent(
-    ac: AgentConfig, *, slot: str, config: MilkConfig, other_name: str = "",
+    ac: AgentConfig,
+    *,
+    slot: str,
+    config: MilkConfig,
+    other_name: str = "",
     debug_log: Path | None = None,
 ) -> Agent:
     kind = ac.kind
@@ -28,6 +32,9 @@ def build_agent(
     from .openai_compat import OpenAICompatAgent
 
     return OpenAICompatAgent(
-        ac, slot=slot, max_tool_iterations=config.resolve_max_tool_iterations(ac),
-        tool_timeout=config.resolve_tool_timeout(ac), debug_log=debug_log,
+        ac,
+        slot=slot,
+        max_tool_iterations=config.resolve_max_tool_iterations(ac),
+        tool_timeout=config.resolve_tool_timeout(ac),
+        debug_log=debug_log,
     )

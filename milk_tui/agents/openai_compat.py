@@ -53,16 +53,23 @@ RETRYABLE_STATUS = {408, 429, 500, 502, 503, 504}
 
 
 class OpenAICompatAgent:
-    def __init__(self, config: AgentConfig, *, slot: Slot = "primary",
-                 max_tool_iterations: int = DEFAULT_MAX_TOOL_ITERATIONS,
-                 tool_timeout: float | None = 120.0, debug_log: Path | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        config: AgentConfig,
+        *,
+        slot: Slot = "primary",
+        max_tool_iterations: int = DEFAULT_MAX_TOOL_ITERATIONS,
+        tool_timeout: float | None = 120.0,
+        debug_log: Path | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         self.config = config
         self.name = config.name
         self.model = config.model or config.name
         self.slot = slot
-        self.max_tool_iterations = max_tool_iterations if max_tool_iterations > 0 else \
-            DEFAULT_MAX_TOOL_ITERATIONS
+        self.max_tool_iterations = (
+            max_tool_iterations if max_tool_iterations > 0 else DEFAULT_MAX_TOOL_ITERATIONS
+        )
         self.tool_timeout = tool_timeout
         path = config.chat_path or "/v1/chat/completions"
         self.chat_url = config.url + (path if path.startswith("/") else "/" + path)
@@ -71,8 +78,9 @@ class OpenAICompatAgent:
         for k, v in config.headers.items():
             if k.lower() in SENSITIVE_HEADERS:
                 self._redact.add(v)
-        self._token_cmd = (TokenCommand(config.token_cmd, self.name, self._redact)
-                           if config.token_cmd else None)
+        self._token_cmd = (
+            TokenCommand(config.token_cmd, self.name, self._redact) if config.token_cmd else None
+        )
         self._wire = WireLog(debug_log, self.name, self._redact) if debug_log else None
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
@@ -88,9 +96,12 @@ class OpenAICompatAgent:
         if self._client is None or self._client_loop is not loop:
             t = self.config.timeout_secs or None
             self._client = httpx.AsyncClient(
-                transport=self._transport, verify=not self.config.tls_skip_verify,
-                timeout=httpx.Timeout(t, connect=min(t or CONNECT_TIMEOUT_SECS,
-                                                     CONNECT_TIMEOUT_SECS)))
+                transport=self._transport,
+                verify=not self.config.tls_skip_verify,
+                timeout=httpx.Timeout(
+                    t, connect=min(t or CONNECT_TIMEOUT_SECS, CONNECT_TIMEOUT_SECS)
+                ),
+            )
             self._client_loop = loop
         return self._client
 
@@ -102,8 +113,11 @@ class OpenAICompatAgent:
     async def _headers(self) -> dict[str, str]:
         # identity: a compressed SSE stream gets buffered by gzip (latency), and an
         # uncompressed one can be read with aiter_raw (one layer less per chunk).
-        h = {"Content-Type": "application/json", "Accept": "text/event-stream",
-             "Accept-Encoding": "identity"}
+        h = {
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream",
+            "Accept-Encoding": "identity",
+        }
         h.update(self.config.headers)
         # The auth layer is applied last, so it overrides an Authorization in `headers`.
         if self._token_cmd is not None:
@@ -112,27 +126,37 @@ class OpenAICompatAgent:
             h["Authorization"] = "Bearer " + self.config.api_key
         return h
 
-    def _err(self, message: str, *, status: int | None = None,
-             retryable: bool = False) -> AgentError:
-        return AgentError(self._redact(f"agent '{self.name}': {message}"), agent=self.name,
-                          status=status, retryable=retryable)
+    def _err(
+        self, message: str, *, status: int | None = None, retryable: bool = False
+    ) -> AgentError:
+        return AgentError(
+            self._redact(f"agent '{self.name}': {message}"),
+            agent=self.name,
+            status=status,
+            retryable=retryable,
+        )
 
     async def available(self) -> bool:
         """Any HTTP answer means reachable (reference agents §2.2); transport errors do not."""
         try:
-            await self._http().get(self.config.url + "/v1/models",
-                                   headers=dict(self.config.headers),
-                                   timeout=AVAILABILITY_TIMEOUT_SECS)
+            await self._http().get(
+                self.config.url + "/v1/models",
+                headers=dict(self.config.headers),
+                timeout=AVAILABILITY_TIMEOUT_SECS,
+            )
             return True
         except httpx.HTTPError:
             return False
 
     # ----- the turn ------------------------------------------------------------------------
 
-    def _request_body(self, messages: list[dict[str, Any]],
-                      tools: list[dict[str, Any]]) -> bytes:
-        body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True,
-                                "stream_options": {"include_usage": True}}
+    def _request_body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bytes:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
         if tools:
             body["tools"] = tools
         body.update(self._extra_body)
@@ -144,9 +168,17 @@ class OpenAICompatAgent:
             messages.append({"role": "system", "content": request.system_prompt})
         messages += [_wire_message(m) for m in request.messages]
         messages.append({"role": "user", "content": request.prompt})
-        tools = [{"type": "function", "function": {"name": s.name, "description": s.description,
-                                                   "parameters": s.parameters}}
-                 for s in (request.tools.specs() if request.tools else [])]
+        tools = [
+            {
+                "type": "function",
+                "function": {
+                    "name": s.name,
+                    "description": s.description,
+                    "parameters": s.parameters,
+                },
+            }
+            for s in (request.tools.specs() if request.tools else [])
+        ]
         executed: set[tuple[str, str]] = set()
         trail: list[tuple[ToolCall, ToolOutcome]] = []
         wire = self._wire
@@ -172,8 +204,9 @@ class OpenAICompatAgent:
             if not parser.complete:
                 if wire:
                     wire.note("stream ended before [DONE] / finish_reason")
-                raise self._err("stream ended unexpectedly (no [DONE] or finish_reason)",
-                                retryable=True)
+                raise self._err(
+                    "stream ended unexpectedly (no [DONE] or finish_reason)", retryable=True
+                )
             if parser.usage:
                 fresh, completion, cached = normalise_usage(parser.usage)
                 yield UsageEvent(self.model, fresh, completion, cache_read=cached)
@@ -184,8 +217,9 @@ class OpenAICompatAgent:
                     # Reference §11.6: a reasoning-only answer becomes the answer.
                     if parser.reasoning.strip():
                         yield TextChunk(parser.reasoning)
-                        yield Finished(stop_reason=parser.finish_reason or "stop",
-                                       reasoning_promoted=True)
+                        yield Finished(
+                            stop_reason=parser.finish_reason or "stop", reasoning_promoted=True
+                        )
                         return
                     if trail:
                         yield TextChunk(_trail_digest(trail))
@@ -201,14 +235,18 @@ class OpenAICompatAgent:
             executed.update(keys)
             for c in calls:
                 yield ToolCallEvent(c.id, c.name, c.arguments)
-            messages.append({"role": "assistant", "content": text or None,
-                             "tool_calls": [_wire_call(c) for c in calls]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": text or None,
+                    "tool_calls": [_wire_call(c) for c in calls],
+                }
+            )
             outcomes = await asyncio.gather(*(self._run_tool(request.tools, c) for c in calls))
             for c, o in zip(calls, outcomes, strict=True):
                 yield ToolResultEvent(c.id, c.name, o.content, o.is_error)
                 trail.append((c, o))
-                messages.append({"role": "tool", "tool_call_id": c.id,
-                                 "content": _envelope(o)})
+                messages.append({"role": "tool", "tool_call_id": c.id, "content": _envelope(o)})
                 if o.escalate_reason:
                     yield Finished(stop_reason="escalate", escalation_reason=o.escalate_reason)
                     return
@@ -219,15 +257,16 @@ class OpenAICompatAgent:
             return ToolOutcome(f"tool {call.name!r} is not available", is_error=True)
         try:
             if self.tool_timeout:
-                return await asyncio.wait_for(tools.call(call.name, call.arguments),
-                                              self.tool_timeout)
+                return await asyncio.wait_for(
+                    tools.call(call.name, call.arguments), self.tool_timeout
+                )
             return await tools.call(call.name, call.arguments)
         except TimeoutError:
-            return ToolOutcome(f'tool "{call.name}" timed out after {self.tool_timeout:g}s',
-                               is_error=True)
+            return ToolOutcome(
+                f'tool "{call.name}" timed out after {self.tool_timeout:g}s', is_error=True
+            )
         except Exception as e:  # a broken tool is reported to the model, not fatal
-            return ToolOutcome(f"tool {call.name!r} failed: {type(e).__name__}: {e}",
-                               is_error=True)
+            return ToolOutcome(f"tool {call.name!r} failed: {type(e).__name__}: {e}", is_error=True)
 
     # ----- one completion --------------------------------------------------------------------
 
@@ -245,8 +284,9 @@ class OpenAICompatAgent:
             if wire:
                 wire.request("POST", self.chat_url, headers, body)
             try:
-                async with client.stream("POST", self.chat_url, content=body,
-                                         headers=headers) as resp:
+                async with client.stream(
+                    "POST", self.chat_url, content=body, headers=headers
+                ) as resp:
                     status = resp.status_code
                     if wire:
                         wire.response(status)
@@ -261,8 +301,11 @@ class OpenAICompatAgent:
             if attempt == 0 and status in (401, 403) and self._token_cmd:
                 if await self._refresh_token_ok():
                     continue
-            raise self._err(f"HTTP {status}: {backend_message(raw)}", status=status,
-                            retryable=status in RETRYABLE_STATUS)
+            raise self._err(
+                f"HTTP {status}: {backend_message(raw)}",
+                status=status,
+                retryable=status in RETRYABLE_STATUS,
+            )
 
     def _stream_error(self, e: Exception) -> AgentError:
         if isinstance(e, SSEFormatError):
@@ -278,16 +321,22 @@ class OpenAICompatAgent:
         if isinstance(e, httpx.ConnectError):
             return self._err_unreachable(_reason(e))
         if isinstance(e, httpx.TimeoutException):
-            return self._err(f"no response from {self.config.url} for "
-                             f"{self.config.timeout_secs:g}s (timeout_secs)", retryable=True)
+            return self._err(
+                f"no response from {self.config.url} for "
+                f"{self.config.timeout_secs:g}s (timeout_secs)",
+                retryable=True,
+            )
         if isinstance(e, httpx.RemoteProtocolError | httpx.ReadError):
             return self._err(f"stream ended unexpectedly ({_reason(e)})", retryable=True)
         return self._err(f"HTTP transport error: {_reason(e)}")
 
     def _err_unreachable(self, why: str) -> AgentError:
-        return AgentError(self._redact(f"agent '{self.name}' unreachable at {self.config.url}"
-                                       f" ({why})"), agent=self.name, retryable=True,
-                          unreachable=True)
+        return AgentError(
+            self._redact(f"agent '{self.name}' unreachable at {self.config.url} ({why})"),
+            agent=self.name,
+            retryable=True,
+            unreachable=True,
+        )
 
     async def _refresh_token_ok(self) -> bool:
         """Re-run token_cmd after a 401/403; False keeps the original status as the error."""
@@ -329,8 +378,9 @@ def _wire_call(c: ToolCall) -> dict[str, Any]:
 
 def _envelope(o: ToolOutcome) -> str:
     """Reference agents §2.10: built-in results travel as {"output"} / {"error"} JSON."""
-    return json.dumps({"error": o.content} if o.is_error else {"output": o.content},
-                      ensure_ascii=False)
+    return json.dumps(
+        {"error": o.content} if o.is_error else {"output": o.content}, ensure_ascii=False
+    )
 
 
 def _trail_digest(trail: list[tuple[ToolCall, ToolOutcome]]) -> str:

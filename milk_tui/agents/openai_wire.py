@@ -20,13 +20,21 @@ TOKEN_CMD_TIMEOUT_SECS = 30.0
 """A credential helper that takes longer is hung; failing beats a frozen turn."""
 ERROR_EXCERPT_CHARS = 300
 """Enough for a backend's message; long HTML error pages are cut."""
-SENSITIVE_HEADERS = {"authorization", "proxy-authorization", "x-api-key", "api-key", "cookie",
-                     "x-auth-token"}
+SENSITIVE_HEADERS = {
+    "authorization",
+    "proxy-authorization",
+    "x-api-key",
+    "api-key",
+    "cookie",
+    "x-auth-token",
+}
 
 _PATTERNS = [
     re.compile(r"(?i)(bearer\s+)[^\s\"',]+"),
-    re.compile(r"(?i)(\"?(?:authorization|api[_-]?key|x-api-key|access[_-]?token|token|secret)\"?"
-               r"\s*[:=]\s*\"?)(?!\*\*\*)[^\s\"',}]+"),
+    re.compile(
+        r"(?i)(\"?(?:authorization|api[_-]?key|x-api-key|access[_-]?token|token|secret)\"?"
+        r"\s*[:=]\s*\"?)(?!\*\*\*)[^\s\"',}]+"
+    ),
 ]
 
 
@@ -49,8 +57,9 @@ class Redactor:
         return text
 
     def headers(self, headers: dict[str, str]) -> dict[str, str]:
-        return {k: ("***" if k.lower() in SENSITIVE_HEADERS else self(v))
-                for k, v in headers.items()}
+        return {
+            k: ("***" if k.lower() in SENSITIVE_HEADERS else self(v)) for k, v in headers.items()
+        }
 
 
 class WireLog:
@@ -69,8 +78,10 @@ class WireLog:
     def request(self, method: str, url: str, headers: dict[str, str], body: bytes) -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         hdrs = json.dumps(self.redact.headers(headers))
-        self._write(f"\n>>> {stamp} [{self.agent}] {method} {url}\n>>> headers {hdrs}\n"
-                    f">>> body {body.decode(errors='replace')}\n")
+        self._write(
+            f"\n>>> {stamp} [{self.agent}] {method} {url}\n>>> headers {hdrs}\n"
+            f">>> body {body.decode(errors='replace')}\n"
+        )
 
     def response(self, status: int) -> None:
         self._write(f"<<< [{self.agent}] HTTP {status}\n")
@@ -103,22 +114,30 @@ class TokenCommand:
 
     async def _run(self) -> str:
         proc = await asyncio.create_subprocess_shell(
-            self.cmd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE)
+            self.cmd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         try:
             out, err = await asyncio.wait_for(proc.communicate(), TOKEN_CMD_TIMEOUT_SECS)
         except TimeoutError:
             proc.kill()
             await proc.wait()
-            raise AgentError(f"agent '{self.agent}': token_cmd timed out after "
-                             f"{TOKEN_CMD_TIMEOUT_SECS:.0f}s", agent=self.agent) from None
+            raise AgentError(
+                f"agent '{self.agent}': token_cmd timed out after {TOKEN_CMD_TIMEOUT_SECS:.0f}s",
+                agent=self.agent,
+            ) from None
         except asyncio.CancelledError:
             proc.kill()
             raise
         if proc.returncode != 0:
             why = self.redact(err.decode(errors="replace").strip())[:200]
-            raise AgentError(f"agent '{self.agent}': token_cmd failed (exit {proc.returncode})"
-                             + (f": {why}" if why else ""), agent=self.agent)
+            raise AgentError(
+                f"agent '{self.agent}': token_cmd failed (exit {proc.returncode})"
+                + (f": {why}" if why else ""),
+                agent=self.agent,
+            )
         token = out.decode(errors="replace").strip()
         if not token:
             raise AgentError(f"agent '{self.agent}': token_cmd: empty output", agent=self.agent)

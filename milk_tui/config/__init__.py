@@ -14,8 +14,13 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentConfig", "AgentLimits", "ConfigError", "MilkConfig", "load_config"]
 
-_HOME = {"ConfigError": "load", "load_config": "load", "AgentConfig": "settings",
-         "AgentLimits": "settings", "MilkConfig": "settings"}
+_HOME = {
+    "ConfigError": "load",
+    "load_config": "load",
+    "AgentConfig": "settings",
+    "AgentLimits": "settings",
+    "MilkConfig": "settings",
+}
 
 
 def __getattr__(name: str) -> Any:

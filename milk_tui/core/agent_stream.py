@@ -91,12 +91,26 @@ async def consume_stream(
                     continue
                 flush()  # keep the bus in stream order around every other event
                 if kind is ToolCallEvent:
-                    publish(ev.ToolCall(slot=slot, call_id=item.call_id, name=item.name,
-                                        arguments=item.arguments, session_id=sid))
+                    publish(
+                        ev.ToolCall(
+                            slot=slot,
+                            call_id=item.call_id,
+                            name=item.name,
+                            arguments=item.arguments,
+                            session_id=sid,
+                        )
+                    )
                 elif kind is ToolResultEvent:
-                    publish(ev.ToolResult(slot=slot, call_id=item.call_id, name=item.name,
-                                          content=item.content, is_error=item.is_error,
-                                          session_id=sid))
+                    publish(
+                        ev.ToolResult(
+                            slot=slot,
+                            call_id=item.call_id,
+                            name=item.name,
+                            content=item.content,
+                            is_error=item.is_error,
+                            session_id=sid,
+                        )
+                    )
                 elif kind is UsageEvent:
                     _usage(item, scratch, slot, fallback_model, sid, publish)
                 elif kind is Finished:
@@ -114,15 +128,37 @@ async def consume_stream(
         flush()
 
 
-def _usage(item: UsageEvent, scratch: TurnScratch, slot: Slot, fallback_model: str, sid: str,
-           publish: Callable[[ev.BusEvent], None]) -> None:
+def _usage(
+    item: UsageEvent,
+    scratch: TurnScratch,
+    slot: Slot,
+    fallback_model: str,
+    sid: str,
+    publish: Callable[[ev.BusEvent], None],
+) -> None:
     role = slot if not item.role_suffix else f"{slot}:{item.role_suffix}"
     model = item.model or fallback_model
     scratch.usage.append(
-        TokenUsage(model, role, item.prompt_tokens, item.completion_tokens, item.cache_read,
-                   item.cache_creation, item.cost_usd)
+        TokenUsage(
+            model,
+            role,
+            item.prompt_tokens,
+            item.completion_tokens,
+            item.cache_read,
+            item.cache_creation,
+            item.cost_usd,
+        )
     )
     scratch.cost_usd += item.cost_usd
-    publish(ev.Usage(role=role, model=model, prompt_tokens=item.prompt_tokens,
-                     completion_tokens=item.completion_tokens, cache_read=item.cache_read,
-                     cache_creation=item.cache_creation, cost_usd=item.cost_usd, session_id=sid))
+    publish(
+        ev.Usage(
+            role=role,
+            model=model,
+            prompt_tokens=item.prompt_tokens,
+            completion_tokens=item.completion_tokens,
+            cache_read=item.cache_read,
+            cache_creation=item.cache_creation,
+            cost_usd=item.cost_usd,
+            session_id=sid,
+        )
+    )

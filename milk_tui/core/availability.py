@@ -28,8 +28,13 @@ class _Entry:
 
 
 class AvailabilityCache:
-    def __init__(self, agents: dict[str, Agent], ttl_s: float = DEFAULT_TTL_S, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        agents: dict[str, Agent],
+        ttl_s: float = DEFAULT_TTL_S,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._agents = dict(agents)
         self._ttl = ttl_s
         self._clock = clock
@@ -96,9 +101,11 @@ class AvailabilityCache:
         if await self.check(target):
             return target, "", None
         if await self.check(other):
-            notice = (f"{target} agent '{self.agent_name(target)}' unavailable "
-                      f"({self.reason(target)}); using {other} agent "
-                      f"'{self.agent_name(other)}' instead")
+            notice = (
+                f"{target} agent '{self.agent_name(target)}' unavailable "
+                f"({self.reason(target)}); using {other} agent "
+                f"'{self.agent_name(other)}' instead"
+            )
             return other, "fallback", notice
         raise AgentError(
             f"no agent reachable: primary '{self.agent_name('primary')}' "

@@ -33,7 +33,5 @@ def assemble_messages(
     head = [ChatMessage("system", text) for text in pinned if text]
     overhead = messages_size(head) + len(system_prompt.encode())
     hist = build_agent_history(session.history, self_agent, start=history_start)
-    hist, trimmed = trim_history(
-        hist, budget, overhead, other_agents_first=self_agent != PRIMARY
-    )
+    hist, trimmed = trim_history(hist, budget, overhead, other_agents_first=self_agent != PRIMARY)
     return BuiltMessages(head + hist, overhead, trimmed)

@@ -209,16 +209,21 @@ class Dispatcher(TurnRequestsMixin):
             slot = self.primary if target == PRIMARY else self.escalation
             self._publish(
                 ev.RouteDecided(
-                    target=target, agent_name=slot.name if slot else target,
-                    reason=reason, rule=rule, label=label,
+                    target=target,
+                    agent_name=slot.name if slot else target,
+                    reason=reason,
+                    rule=rule,
+                    label=label,
                 )
             )
             if target == PRIMARY:
                 outcome = await self._primary_turn(prompt)
                 if outcome.ok and outcome.escalation_reason:
                     if self.escalation is None:
-                        self._notice("no escalation agent is configured; the primary's answer stands",
-                                     level="warning")
+                        self._notice(
+                            "no escalation agent is configured; the primary's answer stands",
+                            level="warning",
+                        )
                     else:
                         outcome = await self._escalation_turn(
                             prompt, brief=outcome.escalation_reason, handoff=outcome.handoff
@@ -237,9 +242,19 @@ class Dispatcher(TurnRequestsMixin):
         d = await self.router.decide(prompt, self.session, f)
         target, reason, rule, label = d.target, d.reason, d.rule, d.label
         if target == PRIMARY and self.primary is None:
-            target, reason, rule, label = ESCALATION, "no primary agent configured", "fallback", "fallback"
+            target, reason, rule, label = (
+                ESCALATION,
+                "no primary agent configured",
+                "fallback",
+                "fallback",
+            )
         if target == ESCALATION and self.escalation is None:
-            target, reason, rule, label = PRIMARY, "no escalation agent configured", "fallback", "fallback"
+            target, reason, rule, label = (
+                PRIMARY,
+                "no escalation agent configured",
+                "fallback",
+                "fallback",
+            )
         if self.availability is not None:
             target, fb_label, notice = await self.availability.apply_fallback(target)
             if notice:
@@ -284,13 +299,20 @@ class Dispatcher(TurnRequestsMixin):
         new_turns = [Turn("user", prompt, agent=PRIMARY, agent_name=slot.name)]
         if text.strip():
             new_turns.append(
-                Turn("assistant", text, agent=PRIMARY, agent_name=slot.name,
-                     thinking=scratch.joined_thinking())
+                Turn(
+                    "assistant",
+                    text,
+                    agent=PRIMARY,
+                    agent_name=slot.name,
+                    thinking=scratch.joined_thinking(),
+                )
             )
         deltas = self._apply_usage(scratch, PRIMARY, slot.config.model or slot.name)
         handing_off = bool(scratch.escalation_reason) and self.escalation is not None
         if handing_off:
-            self._publish(ev.Notice(message=f"{slot.name} requested escalation: {scratch.escalation_reason}"))
+            self._publish(
+                ev.Notice(message=f"{slot.name} requested escalation: {scratch.escalation_reason}")
+            )
             # ADR-0031: the escalation agent always gets a need, at least the prompt itself.
             if not s.current_need and s.record_need(prompt, producer="system"):
                 self._publish_need()
@@ -306,12 +328,19 @@ class Dispatcher(TurnRequestsMixin):
             self._record_percepts(scratch, PRIMARY, len(s.history) - len(new_turns) + 1)
         self._publish(
             ev.TurnCompleted(
-                slot=PRIMARY, agent_name=slot.name, text=text, thinking=scratch.joined_thinking(),
-                history_len=len(s.history), self_escalated=bool(scratch.escalation_reason),
+                slot=PRIMARY,
+                agent_name=slot.name,
+                text=text,
+                thinking=scratch.joined_thinking(),
+                history_len=len(s.history),
+                self_escalated=bool(scratch.escalation_reason),
             )
         )
         return TurnOutcome(
-            ok=True, slot=PRIMARY, text=text, escalation_reason=scratch.escalation_reason,
+            ok=True,
+            slot=PRIMARY,
+            text=text,
+            escalation_reason=scratch.escalation_reason,
             handoff=PendingHandoff(new_turns, deltas, scratch, snap) if handing_off else None,
         )
 
@@ -366,29 +395,47 @@ class Dispatcher(TurnRequestsMixin):
             self._publish(ev.EscalationFinished(agent_name=slot.name, ok=False))
             return self._fail(slot, str(e), snap, prompt, unreachable=_unreachable(e))
 
-    def _publish_escalation_started(self, slot: AgentSlot, plan: HandoffPlan, context_text: str) -> None:
+    def _publish_escalation_started(
+        self, slot: AgentSlot, plan: HandoffPlan, context_text: str
+    ) -> None:
         self._publish(
             ev.EscalationStarted(
-                agent_name=slot.name, mode=plan.mode, downgraded=plan.downgraded,
-                downgrade_reasons=list(plan.reasons), local_turns_since=plan.local_turns_since,
+                agent_name=slot.name,
+                mode=plan.mode,
+                downgraded=plan.downgraded,
+                downgrade_reasons=list(plan.reasons),
+                local_turns_since=plan.local_turns_since,
                 resume=bool(plan.resume_session_id),
                 escalation_session_id=plan.resume_session_id,
-                brief=self.session.escalation_brief, context_text=context_text,
+                brief=self.session.escalation_brief,
+                context_text=context_text,
             )
         )
 
     def _commit_escalation(
-        self, prompt: str, slot: AgentSlot, scratch: TurnScratch, snap: SessionSnapshot,
-        context_text: str, handoff: PendingHandoff | None,
+        self,
+        prompt: str,
+        slot: AgentSlot,
+        scratch: TurnScratch,
+        snap: SessionSnapshot,
+        context_text: str,
+        handoff: PendingHandoff | None,
     ) -> TurnOutcome:
         s, cfg = self.session, self.config
         text = strip_tags(scratch.joined_text())
         before = list(handoff.turns) if handoff else []
-        own = [Turn("user", prompt, agent=ESCALATION, agent_name=slot.name, context_text=context_text)]
+        own = [
+            Turn("user", prompt, agent=ESCALATION, agent_name=slot.name, context_text=context_text)
+        ]
         if text.strip():
             own.append(
-                Turn("assistant", text, agent=ESCALATION, agent_name=slot.name,
-                     thinking=scratch.joined_thinking())
+                Turn(
+                    "assistant",
+                    text,
+                    agent=ESCALATION,
+                    agent_name=slot.name,
+                    thinking=scratch.joined_thinking(),
+                )
             )
         new_turns = before + own
         first_pos = len(s.history) + 1
@@ -422,23 +469,33 @@ class Dispatcher(TurnRequestsMixin):
         self._record_percepts(scratch, ESCALATION, first_pos + len(before))
         self._publish(
             ev.EscalationFinished(
-                agent_name=slot.name, escalation_session_id=s.escalation_session_id,
-                ends_with_question=asked, cost_usd=scratch.cost_usd,
+                agent_name=slot.name,
+                escalation_session_id=s.escalation_session_id,
+                ends_with_question=asked,
+                cost_usd=scratch.cost_usd,
             )
         )
         self._publish(
             ev.TurnCompleted(
-                slot=ESCALATION, agent_name=slot.name, text=text,
-                thinking=scratch.joined_thinking(), history_len=len(s.history),
+                slot=ESCALATION,
+                agent_name=slot.name,
+                text=text,
+                thinking=scratch.joined_thinking(),
+                history_len=len(s.history),
             )
         )
         return TurnOutcome(ok=True, slot=ESCALATION, text=text)
 
     async def _consume(self, slot: AgentSlot, request: AgentRequest, scratch: TurnScratch) -> None:
         await consume_stream(
-            slot.agent, request, scratch, slot=slot.slot,
-            fallback_model=slot.config.model or slot.name, session_id=self.session.id,
-            publish=self.bus.publish, on_need=lambda body: self._on_need(body, slot.slot),
+            slot.agent,
+            request,
+            scratch,
+            slot=slot.slot,
+            fallback_model=slot.config.model or slot.name,
+            session_id=self.session.id,
+            publish=self.bus.publish,
+            on_need=lambda body: self._on_need(body, slot.slot),
         )
 
     # ----- helpers ----------------------------------------------------------------------
@@ -449,8 +506,11 @@ class Dispatcher(TurnRequestsMixin):
 
     def _publish_need(self) -> None:
         s = self.session
-        self._publish(ev.NeedChanged(need=s.current_need, set_at=s.current_need_set_at,
-                                     producer=s.need_producer))
+        self._publish(
+            ev.NeedChanged(
+                need=s.current_need, set_at=s.current_need_set_at, producer=s.need_producer
+            )
+        )
 
     def _record_percepts(self, scratch: TurnScratch, producer: Slot, turn_index: int) -> None:
         if self.memory is None or not scratch.percepts:
@@ -458,15 +518,27 @@ class Dispatcher(TurnRequestsMixin):
         for body, consumer in scratch.percepts:
             # A failed write stays pending in the service (with a notice), tag or tool alike.
             self.memory.record_from_agent(
-                body, producer, self.session.id, turn_index,
-                self.primary_name, self.escalation_name, consumer=consumer,
+                body,
+                producer,
+                self.session.id,
+                turn_index,
+                self.primary_name,
+                self.escalation_name,
+                consumer=consumer,
             )
 
     def _apply_usage(self, scratch: TurnScratch, default_role: str, model: str) -> list[TokenUsage]:
         deltas = []
         for u in scratch.usage:
-            if self.session.add_tokens(u.model or model, u.role or default_role, u.prompt,
-                                       u.completion, u.cache_read, u.cache_creation, u.cost_usd):
+            if self.session.add_tokens(
+                u.model or model,
+                u.role or default_role,
+                u.prompt,
+                u.completion,
+                u.cache_read,
+                u.cache_creation,
+                u.cost_usd,
+            ):
                 deltas.append(u)
         return deltas
 
@@ -476,8 +548,14 @@ class Dispatcher(TurnRequestsMixin):
         rid = uuid.uuid4().hex[:12]
         fut: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._permission_waiters[rid] = fut
-        self._publish(ev.PermissionRequested(request_id=rid, agent_name=q.agent_name,
-                                             tool_name=q.tool_name, tool_input=q.tool_input))
+        self._publish(
+            ev.PermissionRequested(
+                request_id=rid,
+                agent_name=q.agent_name,
+                tool_name=q.tool_name,
+                tool_input=q.tool_input,
+            )
+        )
         try:
             return await fut
         finally:
@@ -504,20 +582,33 @@ class Dispatcher(TurnRequestsMixin):
         prev_state = self.session.state
         snap.restore(self.session)
         if self.session.state != prev_state:
-            self._publish(ev.StateChanged(state=self.session.state.value, previous=prev_state.value))
+            self._publish(
+                ev.StateChanged(state=self.session.state.value, previous=prev_state.value)
+            )
         if self.session.current_need != before_need:
             self._publish_need()
 
     def _fail(
-        self, slot: AgentSlot | None, error: str, snap: SessionSnapshot | None = None,
-        prompt: str = "", *, unreachable: bool = False,
+        self,
+        slot: AgentSlot | None,
+        error: str,
+        snap: SessionSnapshot | None = None,
+        prompt: str = "",
+        *,
+        unreachable: bool = False,
     ) -> TurnOutcome:
         self._restore(snap)
         if unreachable and slot is not None and self.availability is not None:
             # Trust the failed connection over a cached "up" until the next probe.
             self.availability.mark_down(slot.slot, error)
-        self._publish(ev.TurnFailed(slot=slot.slot if slot else None,
-                                    agent_name=slot.name if slot else "", error=error, prompt=prompt))
+        self._publish(
+            ev.TurnFailed(
+                slot=slot.slot if slot else None,
+                agent_name=slot.name if slot else "",
+                error=error,
+                prompt=prompt,
+            )
+        )
         return TurnOutcome(ok=False, slot=slot.slot if slot else None, error=error)
 
     def _cancelled(self, slot: AgentSlot, snap: SessionSnapshot, prompt: str) -> TurnOutcome:
@@ -526,8 +617,15 @@ class Dispatcher(TurnRequestsMixin):
             with contextlib.suppress(AttributeError):
                 task.uncancel()
         self._restore(snap)
-        self._publish(ev.TurnFailed(slot=slot.slot, agent_name=slot.name, error="cancelled",
-                                    cancelled=True, prompt=prompt))
+        self._publish(
+            ev.TurnFailed(
+                slot=slot.slot,
+                agent_name=slot.name,
+                error="cancelled",
+                cancelled=True,
+                prompt=prompt,
+            )
+        )
         return TurnOutcome(ok=False, slot=slot.slot, error="cancelled", cancelled=True)
 
 

@@ -54,9 +54,14 @@ def identity_block() -> str:
     )
 
 
-def build_static_context(nonce: str, percepts_block: str, mode: ContextMode,
-                         inject_instructions: bool, primary_name: str,
-                         escalation_name: str) -> str:
+def build_static_context(
+    nonce: str,
+    percepts_block: str,
+    mode: ContextMode,
+    inject_instructions: bool,
+    primary_name: str,
+    escalation_name: str,
+) -> str:
     """Identity, then (when injecting) need + memory instructions and the remembered facts.
 
     Deliberate difference from Go (reference core §3.8 "subtle defect"): on Continuation
@@ -95,8 +100,9 @@ def _primary_activity(session: Session, *, mark_injected: bool, only_if_changed:
     return f"{PRIMARY_ACTIVITY_HEADER}\n{summary}\n"
 
 
-def _orientation(session: Session, mode: ContextMode, *, mark_injected: bool,
-                 only_if_changed: bool) -> str:
+def _orientation(
+    session: Session, mode: ContextMode, *, mark_injected: bool, only_if_changed: bool
+) -> str:
     parts: list[str] = []
     if session.escalation_brief:
         parts.append(f"{BRIEF_HEADER}\n{session.escalation_brief}\n\n")
@@ -104,8 +110,9 @@ def _orientation(session: Session, mode: ContextMode, *, mark_injected: bool,
     if mode == "first" and session.last_escalation_summary:
         # Only on a fresh start: a Returning turn --resumes, which already carries it.
         parts.append(f"{PRIOR_SUMMARY_HEADER}\n{session.last_escalation_summary}\n\n")
-    parts.append(_primary_activity(session, mark_injected=mark_injected,
-                                   only_if_changed=only_if_changed))
+    parts.append(
+        _primary_activity(session, mark_injected=mark_injected, only_if_changed=only_if_changed)
+    )
     return "".join(parts)
 
 
@@ -135,8 +142,9 @@ def orientation_for_http(session: Session, mode: ContextMode) -> str:
     return _orientation(session, effective, mark_injected=False, only_if_changed=False)
 
 
-def should_inject_memory_instructions(session: Session, resuming: bool, turns_threshold: int,
-                                      bytes_threshold: int) -> bool:
+def should_inject_memory_instructions(
+    session: Session, resuming: bool, turns_threshold: int, bytes_threshold: int
+) -> bool:
     """Reference core §3.8: always when not resuming; otherwise when either resolved threshold
     (0 = off) has been reached since ``memory_instruction_injected_at``.
 
@@ -152,4 +160,3 @@ def should_inject_memory_instructions(session: Session, resuming: bool, turns_th
     if turns_threshold > 0 and session.escalation_turn_count() - since >= turns_threshold:
         return True
     return bytes_threshold > 0 and session.output_bytes_since(ESCALATION, since) >= bytes_threshold
-

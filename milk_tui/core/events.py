@@ -55,8 +55,9 @@ class ThinkingDelta(BusEvent):
 _DELTA_FIELDS = frozenset({"ts", "session_id", "type", "slot", "text"})
 
 
-def fast_delta(cls: type[TextDelta] | type[ThinkingDelta], slot: str, text: str,
-               session_id: str) -> TextDelta | ThinkingDelta:
+def fast_delta(
+    cls: type[TextDelta] | type[ThinkingDelta], slot: str, text: str, session_id: str
+) -> TextDelta | ThinkingDelta:
     """Build a delta without validation: the dispatcher's per-chunk hot path.
 
     The inputs are already typed (our own slot literal, a str), and validation plus the
@@ -64,9 +65,17 @@ def fast_delta(cls: type[TextDelta] | type[ThinkingDelta], slot: str, text: str,
     20,000-chunk turn (DESIGN §6).  The result is an ordinary, equal, serialisable model.
     """
     m = cls.__new__(cls)
-    object.__setattr__(m, "__dict__", {"ts": time.time(), "session_id": session_id,
-                                       "type": cls.model_fields["type"].default,
-                                       "slot": slot, "text": text})
+    object.__setattr__(
+        m,
+        "__dict__",
+        {
+            "ts": time.time(),
+            "session_id": session_id,
+            "type": cls.model_fields["type"].default,
+            "slot": slot,
+            "text": text,
+        },
+    )
     object.__setattr__(m, "__pydantic_fields_set__", _DELTA_FIELDS)
     object.__setattr__(m, "__pydantic_extra__", None)
     object.__setattr__(m, "__pydantic_private__", None)

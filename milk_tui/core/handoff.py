@@ -28,7 +28,9 @@ class HandoffPlan:
     local_turns_since: int = 0
 
 
-def plan_escalation(session: Session, turn_gap_threshold: int, *, forced_fresh: bool = False) -> HandoffPlan:
+def plan_escalation(
+    session: Session, turn_gap_threshold: int, *, forced_fresh: bool = False
+) -> HandoffPlan:
     """Reference core §2.3 precedence, then the ADR-0032 downgrade applied to Returning only.
 
     ``turn_gap_threshold`` is already resolved (DESIGN §5.2: 0 disables the gap check);

@@ -25,7 +25,9 @@ def build_agent_history(history: list[Turn], self_agent: str, start: int = 0) ->
             if t.agent == self_agent:
                 out.append(ChatMessage("assistant", t.content))
             else:
-                out.append(ChatMessage("system", f"[{_label(t)} as {t.agent or 'assistant'}] {t.content}"))
+                out.append(
+                    ChatMessage("system", f"[{_label(t)} as {t.agent or 'assistant'}] {t.content}")
+                )
         elif t.role == "tool_result" and t.agent == self_agent:
             out.append(ChatMessage("tool", t.content))
     return out

@@ -30,7 +30,7 @@ def strip_label(s: str) -> str:
     if s.startswith(_LABEL_PREFIX):
         end = s.find("] ")
         if end >= 0:
-            return s[end + 2:]
+            return s[end + 2 :]
     return s
 
 
@@ -44,7 +44,7 @@ def is_repeated_prompt(user_history: list[str], prompt: str, skip_first: int = 0
     p = normalize(prompt)
     if len(p.encode()) < SHORT_PROMPT_BYTES and len(p.split(" ")) < SHORT_PROMPT_WORDS:
         return False
-    prior = user_history[max(skip_first, 0):]
+    prior = user_history[max(skip_first, 0) :]
     window = [normalize(strip_label(u)) for u in prior[-REPEAT_WINDOW:]]
     score = 0.0
     for distance, previous in enumerate(reversed(window), start=1):

@@ -30,9 +30,9 @@ Target = Literal["primary", "escalation"]
 Classifier = Callable[[str], Awaitable[str]]
 
 CLASSIFIER_PROMPT = (
-    "Answer with exactly one word: \"primary\" or \"escalate\".\n"
-    "Answer \"escalate\" only for complex multi-file refactoring, architectural design or "
-    "deep reasoning. Answer \"primary\" for shell commands, reading files, grep, simple code "
+    'Answer with exactly one word: "primary" or "escalate".\n'
+    'Answer "escalate" only for complex multi-file refactoring, architectural design or '
+    'deep reasoning. Answer "primary" for shell commands, reading files, grep, simple code '
     "questions, debugging and small functions.\n\nTask: {prompt}"
 )
 """Reference agents §2.12: one-word verdict; escalate iff the answer starts with "escalate"."""
@@ -55,28 +55,111 @@ class RouterRules:
     code_block_weight: int = -2
     open_question_weight: int = 3
     classifier_fallback: str = "local"
-    escalate_keywords: list[str] = field(default_factory=lambda: [
-        "refactor entire", "context brick", "memory panel", "panel memory",
-    ])
-    local_verbs: list[str] = field(default_factory=lambda: [
-        "grep", "find", "list", "run", "read", "fix", "debug", "show", "cat", "ls",
-        "check", "print", "count", "search", "add", "create", "write", "implement",
-        "rename", "delete", "move",
-        "aggiungi", "crea", "scrivi", "implementa", "rinomina", "elimina", "sposta",
-        "cerca", "mostra", "controlla", "esegui", "leggi",
-    ])
-    escalate_verbs: list[str] = field(default_factory=lambda: [
-        "architect", "design", "refactor", "explain why", "compare", "evaluate",
-        "plan", "propose", "summarize", "review", "analyze", "describe",
-        "progetta", "refactorizza", "spiega perché", "confronta", "valuta",
-        "pianifica", "proponi", "riassumi", "revisiona", "analizza", "descrivi",
-    ])
-    open_question_prefixes: list[str] = field(default_factory=lambda: [
-        "what", "why", "how", "when", "where", "who", "which",
-        "could you", "can you", "would you", "should", "is it", "are there", "do you", "does",
-        "cosa", "come", "perché", "quando", "dove", "chi", "quale", "quali",
-        "potresti", "puoi", "dovresti", "è possibile", "ci sono", "sai",
-    ])
+    escalate_keywords: list[str] = field(
+        default_factory=lambda: [
+            "refactor entire",
+            "context brick",
+            "memory panel",
+            "panel memory",
+        ]
+    )
+    local_verbs: list[str] = field(
+        default_factory=lambda: [
+            "grep",
+            "find",
+            "list",
+            "run",
+            "read",
+            "fix",
+            "debug",
+            "show",
+            "cat",
+            "ls",
+            "check",
+            "print",
+            "count",
+            "search",
+            "add",
+            "create",
+            "write",
+            "implement",
+            "rename",
+            "delete",
+            "move",
+            "aggiungi",
+            "crea",
+            "scrivi",
+            "implementa",
+            "rinomina",
+            "elimina",
+            "sposta",
+            "cerca",
+            "mostra",
+            "controlla",
+            "esegui",
+            "leggi",
+        ]
+    )
+    escalate_verbs: list[str] = field(
+        default_factory=lambda: [
+            "architect",
+            "design",
+            "refactor",
+            "explain why",
+            "compare",
+            "evaluate",
+            "plan",
+            "propose",
+            "summarize",
+            "review",
+            "analyze",
+            "describe",
+            "progetta",
+            "refactorizza",
+            "spiega perché",
+            "confronta",
+            "valuta",
+            "pianifica",
+            "proponi",
+            "riassumi",
+            "revisiona",
+            "analizza",
+            "descrivi",
+        ]
+    )
+    open_question_prefixes: list[str] = field(
+        default_factory=lambda: [
+            "what",
+            "why",
+            "how",
+            "when",
+            "where",
+            "who",
+            "which",
+            "could you",
+            "can you",
+            "would you",
+            "should",
+            "is it",
+            "are there",
+            "do you",
+            "does",
+            "cosa",
+            "come",
+            "perché",
+            "quando",
+            "dove",
+            "chi",
+            "quale",
+            "quali",
+            "potresti",
+            "puoi",
+            "dovresti",
+            "è possibile",
+            "ci sono",
+            "sai",
+        ]
+    )
 
     @classmethod
     def from_config(cls, rules: dict[str, Any]) -> RouterRules:
@@ -148,7 +231,9 @@ class Router:
 
     @property
     def classifier_fallback(self) -> str:
-        return (self.config.classifier_fallback or self.rules.classifier_fallback or "local").lower()
+        return (
+            self.config.classifier_fallback or self.rules.classifier_fallback or "local"
+        ).lower()
 
     # ----- the decision ---------------------------------------------------------------
 
@@ -165,14 +250,17 @@ class Router:
 
     def _explicit(self, f: RouteFlags) -> RouteDecision | None:
         if f.force_escalate:
-            return RouteDecision(ESCALATION, "escalation requested for this turn", "explicit", "forced")
+            return RouteDecision(
+                ESCALATION, "escalation requested for this turn", "explicit", "forced"
+            )
         if f.force_primary:
             return RouteDecision(PRIMARY, "primary requested for this turn", "explicit", "forced")
         if f.pinned_escalate:
             return RouteDecision(ESCALATION, "pinned with /escalate", "explicit", "pinned")
         if f.auto_sticky:
-            return RouteDecision(ESCALATION, "staying with the escalation agent (sticky)",
-                                 "explicit", "sticky")
+            return RouteDecision(
+                ESCALATION, "staying with the escalation agent (sticky)", "explicit", "sticky"
+            )
         if f.pinned_primary:
             return RouteDecision(PRIMARY, "pinned with /primary", "explicit", "pinned")
         return None
@@ -184,15 +272,19 @@ class Router:
         approx_tokens = len(prompt) // 4  # reference §5: rune count / 4, integer division
         if approx_tokens > r.escalate_above_tokens:
             return RouteDecision(
-                ESCALATION, f"long prompt (~{approx_tokens} tokens > {r.escalate_above_tokens})",
-                "long_prompt")
+                ESCALATION,
+                f"long prompt (~{approx_tokens} tokens > {r.escalate_above_tokens})",
+                "long_prompt",
+            )
         for kw in r.escalate_keywords:
             if kw and kw.lower() in lower:
                 return RouteDecision(ESCALATION, f"escalate keyword '{kw}'", "keyword")
         if r.local_below_tokens > 0 and approx_tokens <= r.local_below_tokens:
             return RouteDecision(
-                PRIMARY, f"short prompt (~{approx_tokens} tokens <= {r.local_below_tokens})",
-                "short_prompt")
+                PRIMARY,
+                f"short prompt (~{approx_tokens} tokens <= {r.local_below_tokens})",
+                "short_prompt",
+            )
         score = self.score(prompt)
         if score.total >= r.escalate_threshold:
             return RouteDecision(ESCALATION, f"score {score.total} ({score.describe()})", "score")
@@ -234,14 +326,16 @@ class Router:
     async def _fallback(self, prompt: str, score: Score) -> RouteDecision:
         why = f"inconclusive score {score.total} ({score.describe()})"
         if self.classifier_fallback in ESCALATE_FALLBACKS:
-            return RouteDecision(ESCALATION, f"{why}; classifier_fallback sends it to escalation",
-                                 "classifier")
+            return RouteDecision(
+                ESCALATION, f"{why}; classifier_fallback sends it to escalation", "classifier"
+            )
         if self.classifier is not None:
             try:
                 answer = await self.classifier(CLASSIFIER_PROMPT.format(prompt=prompt))
             except Exception as e:  # noqa: BLE001 - a classifier failure must not fail the turn
-                return RouteDecision(PRIMARY, f"{why}; classifier error ({e}), defaulting to primary",
-                                     "default")
+                return RouteDecision(
+                    PRIMARY, f"{why}; classifier error ({e}), defaulting to primary", "default"
+                )
             verdict = answer.strip().lower()
             if verdict.startswith("escalate"):
                 return RouteDecision(ESCALATION, f"{why}; classifier said escalate", "classifier")
@@ -250,8 +344,14 @@ class Router:
 
     # ----- sticky state (reference §6) ------------------------------------------------
 
-    def after_turn(self, flags: RouteFlags, final_target: str, ok: bool,
-                   forced: str | bool | None, sticky_escalation: bool) -> None:
+    def after_turn(
+        self,
+        flags: RouteFlags,
+        final_target: str,
+        ok: bool,
+        forced: str | bool | None,
+        sticky_escalation: bool,
+    ) -> None:
         """Update stickiness once a turn is over; single-turn forces always end here.
 
         ``final_target`` is where the router (plus availability fallback) sent the turn —
@@ -260,8 +360,13 @@ class Router:
         ``forced`` is "escalate" / "primary" / None (True means "escalate").
         """
         forced_primary = forced == "primary"
-        if ok and final_target == ESCALATION and sticky_escalation \
-                and not flags.pinned_escalate and not flags.pinned_primary:
+        if (
+            ok
+            and final_target == ESCALATION
+            and sticky_escalation
+            and not flags.pinned_escalate
+            and not flags.pinned_primary
+        ):
             flags.auto_sticky = True
         if forced_primary:
             flags.auto_sticky = False
@@ -297,14 +402,15 @@ def _open_question_prefix(text: str, prefixes: list[str]) -> str:
     for p in prefixes:
         p = p.lower()
         if p and text.startswith(p):
-            rest = text[len(p):]
+            rest = text[len(p) :]
             if not rest or rest[0] in " \t,?":
                 return p
     return ""
 
 
-def make_agent_classifier(agent: Any,
-                          available: Callable[[], Awaitable[bool]] | None = None) -> Classifier:
+def make_agent_classifier(
+    agent: Any, available: Callable[[], Awaitable[bool]] | None = None
+) -> Classifier:
     """A classifier over the primary agent: ``complete()`` when it has one (Bedrock's
     ``converse``), otherwise one tool-less streamed turn whose text is collected.
 

@@ -81,8 +81,9 @@ def _probe_local_server() -> AgentConfig | None:
                 pass
             api_url = base + ("/v1" if label == "ollama" else "")
             chat_path = "/chat/completions" if label == "ollama" else "/v1/chat/completions"
-            return AgentConfig(name=label, provider="local", url=api_url, model=model,
-                               chat_path=chat_path)
+            return AgentConfig(
+                name=label, provider="local", url=api_url, model=model, chat_path=chat_path
+            )
     return None
 
 
@@ -138,10 +139,12 @@ def build_runtime(
     memory = MemoryService(PerceptStore(db), bus)
     primary_cfg, esc_cfg, notes, running_demo = choose_agents(config, demo)
     debug_log = ensure_dir(data_dir()) / "wire-debug.log" if (debug or config.debug) else None
-    primary = build_agent(primary_cfg, slot="primary", config=config, other_name=esc_cfg.name,
-                          debug_log=debug_log)
-    escalation = build_agent(esc_cfg, slot="escalation", config=config,
-                             other_name=primary_cfg.name, debug_log=debug_log)
+    primary = build_agent(
+        primary_cfg, slot="primary", config=config, other_name=esc_cfg.name, debug_log=debug_log
+    )
+    escalation = build_agent(
+        esc_cfg, slot="escalation", config=config, other_name=primary_cfg.name, debug_log=debug_log
+    )
     session = store.resume(cwd, session_name, new=new)
     from .availability import AvailabilityCache
     from .router import Router, make_agent_classifier
@@ -154,14 +157,26 @@ def build_runtime(
         classifier = make_agent_classifier(primary, available=lambda: availability.check("primary"))
     router = Router(config, cwd, classifier=classifier)
     dispatcher = Dispatcher(
-        config=config, store=store, session=session, bus=bus, cwd=cwd,
+        config=config,
+        store=store,
+        session=session,
+        bus=bus,
+        cwd=cwd,
         primary=AgentSlot("primary", primary_cfg, primary),
         escalation=AgentSlot("escalation", esc_cfg, escalation),
-        memory=memory, router=router, availability=availability,
+        memory=memory,
+        router=router,
+        availability=availability,
         permission_policy=permission_policy,
     )
     return Runtime(
-        config=config, config_path=used_path, db=db, store=store, bus=bus,
-        dispatcher=dispatcher, memory=memory, demo=running_demo,
+        config=config,
+        config_path=used_path,
+        db=db,
+        store=store,
+        bus=bus,
+        dispatcher=dispatcher,
+        memory=memory,
+        demo=running_demo,
         startup_notes=[*warnings, *notes],
     )

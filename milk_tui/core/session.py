@@ -212,9 +212,7 @@ class Session:
             self.history[self.last_escalation_boundary() :], PRIMARY, budget
         )
         esc_slice = self.history[self.last_local_boundary() :]
-        esc_bytes = sum(
-            len(t.content.encode()) for t in esc_slice if t.is_assistant_of(ESCALATION)
-        )
+        esc_bytes = sum(len(t.content.encode()) for t in esc_slice if t.is_assistant_of(ESCALATION))
         if esc_bytes >= EMPTY_ESCALATION_BYTES:
             self.last_escalation_summary = build_brick(esc_slice, ESCALATION, budget)
 

@@ -49,6 +49,7 @@ class TurnRequestsMixin:
     escalation_name: str
 
     if TYPE_CHECKING:
+
         def _on_need(self, body: str, producer: str) -> None: ...
         async def _ask_permission(self, q: PermissionQuestion) -> bool: ...
         def _notice(self, message: str, level: Any = "info") -> None: ...
@@ -57,16 +58,25 @@ class TurnRequestsMixin:
         slot, s, cfg = self.primary, self.session, self.config
         assert slot is not None
         system = role_prompt(PRIMARY, slot.name, self.escalation_name, self.cwd)
-        system += "\n" + need_instruction(s.primary_nonce) + memory_instruction(
-            s.primary_nonce, self.primary_name, self.escalation_name
+        system += (
+            "\n"
+            + need_instruction(s.primary_nonce)
+            + memory_instruction(s.primary_nonce, self.primary_name, self.escalation_name)
         )
         built = assemble_messages(
-            s, self_agent=PRIMARY, pinned=[need_block(s), self._percepts_block(prompt, slot)],
-            budget=cfg.resolve_message_budget(slot.config), system_prompt=system,
+            s,
+            self_agent=PRIMARY,
+            pinned=[need_block(s), self._percepts_block(prompt, slot)],
+            budget=cfg.resolve_message_budget(slot.config),
+            system_prompt=system,
         )
         return AgentRequest(
-            slot=PRIMARY, prompt=prompt, cwd=self.cwd, system_prompt=system,
-            messages=built.messages, nonce=s.primary_nonce,
+            slot=PRIMARY,
+            prompt=prompt,
+            cwd=self.cwd,
+            system_prompt=system,
+            messages=built.messages,
+            nonce=s.primary_nonce,
             tools=self._toolbox(slot, scratch, prompt, allow_escalate=self.escalation is not None),
         )
 
@@ -89,27 +99,41 @@ class TurnRequestsMixin:
             context_text = static + "\n" + dynamic if (static or dynamic) else ""
             return (
                 AgentRequest(
-                    slot=ESCALATION, prompt=prompt, cwd=self.cwd,
-                    append_system_prompt=context_text, mode=plan.mode,
-                    resume_session_id=plan.resume_session_id, nonce=s.escalation_nonce,
+                    slot=ESCALATION,
+                    prompt=prompt,
+                    cwd=self.cwd,
+                    append_system_prompt=context_text,
+                    mode=plan.mode,
+                    resume_session_id=plan.resume_session_id,
+                    nonce=s.escalation_nonce,
                     ask_permission=self._ask_permission,
                 ),
                 context_text,
             )
         orientation = orientation_for_http(s, plan.mode)
         system = role_prompt(ESCALATION, slot.name, self.primary_name, self.cwd)
-        system += "\n" + need_instruction(s.escalation_nonce) + memory_instruction(
-            s.escalation_nonce, self.primary_name, slot.name
+        system += (
+            "\n"
+            + need_instruction(s.escalation_nonce)
+            + memory_instruction(s.escalation_nonce, self.primary_name, slot.name)
         )
         built = assemble_messages(
-            s, self_agent=ESCALATION, pinned=[orientation, block],
-            budget=cfg.resolve_message_budget(slot.config), system_prompt=system,
+            s,
+            self_agent=ESCALATION,
+            pinned=[orientation, block],
+            budget=cfg.resolve_message_budget(slot.config),
+            system_prompt=system,
             history_start=plan.history_start,
         )
         return (
             AgentRequest(
-                slot=ESCALATION, prompt=prompt, cwd=self.cwd, system_prompt=system,
-                messages=built.messages, mode=plan.mode, nonce=s.escalation_nonce,
+                slot=ESCALATION,
+                prompt=prompt,
+                cwd=self.cwd,
+                system_prompt=system,
+                messages=built.messages,
+                mode=plan.mode,
+                nonce=s.escalation_nonce,
                 tools=self._toolbox(slot, scratch, prompt, allow_escalate=False),
                 ask_permission=self._ask_permission,
             ),
@@ -126,7 +150,8 @@ class TurnRequestsMixin:
 
         boxes: list[Any] = [
             BuiltinToolBox(
-                self.cwd, on_need=lambda goal: self._on_need(goal, slot.slot),
+                self.cwd,
+                on_need=lambda goal: self._on_need(goal, slot.slot),
                 on_record_memory=remember if self.memory is not None else None,
                 allow_escalate=allow_escalate,
             )
@@ -134,9 +159,13 @@ class TurnRequestsMixin:
         if self.memory is not None:
             boxes.append(
                 MemoryToolBox(
-                    self.memory, slot=slot.slot, session_id=self.session.id,
-                    primary_name=self.primary_name, escalation_name=self.escalation_name,
-                    prompt=prompt, turn_index=self.session.pending_turn_position(),
+                    self.memory,
+                    slot=slot.slot,
+                    session_id=self.session.id,
+                    primary_name=self.primary_name,
+                    escalation_name=self.escalation_name,
+                    prompt=prompt,
+                    turn_index=self.session.pending_turn_position(),
                     max_bytes=self.config.local_memory_result_max_bytes,
                     relevance_gate=self.config.resolve_relevance_gate(slot.config),
                     include_record=False,
@@ -150,7 +179,9 @@ class TurnRequestsMixin:
         cfg = self.config
         try:
             facts = self.memory.select_for_prompt(
-                prompt, slot.slot, self.session.id,
+                prompt,
+                slot.slot,
+                self.session.id,
                 max_count=cfg.resolve_percept_inject_max(slot.config),
                 max_bytes=cfg.resolve_percept_inject_max_bytes(slot.config),
                 relevance_gate=cfg.resolve_relevance_gate(slot.config),
@@ -159,4 +190,3 @@ class TurnRequestsMixin:
             self._notice(f"remembered facts unavailable this turn: {e}", level="warning")
             return ""
         return self.memory.format_block(facts)
-

@@ -32,8 +32,12 @@ def add_memory_parser(subparsers: argparse._SubParsersAction) -> None:
         return p
 
     ls = sub("list", "facts visible in this folder's session (global + session)")
-    ls.add_argument("--scope", choices=("session", "global", "all"), default=None,
-                    help="session: this folder's session only; global; all: every session")
+    ls.add_argument(
+        "--scope",
+        choices=("session", "global", "all"),
+        default=None,
+        help="session: this folder's session only; global; all: every session",
+    )
     ls.add_argument("--search", metavar="Q", default="", help="only facts containing these words")
     ls.add_argument("--limit", type=int, default=200)
     ad = sub("add", "remember a fact (as the user)")
@@ -90,8 +94,13 @@ def _show(p: Percept | None, args: argparse.Namespace, out: TextIO, verb: str) -
         out.write(f"{verb} #{p.id}: {p.content}\n")
 
 
-def run_memory(args: argparse.Namespace, db: Database, cwd: str,
-               out: TextIO | None = None, err: TextIO | None = None) -> int:
+def run_memory(
+    args: argparse.Namespace,
+    db: Database,
+    cwd: str,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     mem = MemoryService(PerceptStore(db), EventBus())
@@ -111,7 +120,9 @@ def run_memory(args: argparse.Namespace, db: Database, cwd: str,
                 rows = (mem.search(args.search, flt, limit=args.limit) if args.search.strip()
                         else mem.list(flt, limit=args.limit))  # fmt: skip
             if args.json:
-                out.write(json.dumps([p.to_json() for p in rows], ensure_ascii=False, indent=2) + "\n")
+                out.write(
+                    json.dumps([p.to_json() for p in rows], ensure_ascii=False, indent=2) + "\n"
+                )
             else:
                 _table(rows, out)
             return EXIT_OK
@@ -140,7 +151,12 @@ def run_memory(args: argparse.Namespace, db: Database, cwd: str,
             out.write(json.dumps({"deleted": pid}) + "\n" if args.json else f"forgot #{pid}\n")
             return EXIT_OK
         if cmd == "pin":
-            _show(mem.pin(_pid(args.id), not args.off), args, out, "unpinned" if args.off else "pinned")
+            _show(
+                mem.pin(_pid(args.id), not args.off),
+                args,
+                out,
+                "unpinned" if args.off else "pinned",
+            )
             return EXIT_OK
         if cmd == "undo":
             p = mem.undo_last_edit(_pid(args.id) if args.id else None)
@@ -159,8 +175,9 @@ def run_memory(args: argparse.Namespace, db: Database, cwd: str,
     return EXIT_USAGE
 
 
-def run_import_go(args: argparse.Namespace, db: Database, out: TextIO | None = None,
-                  err: TextIO | None = None) -> int:
+def run_import_go(
+    args: argparse.Namespace, db: Database, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
     from .import_go import GoImportError, import_go
 
     out = out or sys.stdout

@@ -35,8 +35,9 @@ class ConsolidationReport:
                 f"promoted {len(self.promoted)}, capped {len(self.capped)}")  # fmt: skip
 
 
-def consolidate_in(conn: sqlite3.Connection, store: PerceptStore, session_id: str,
-                   store_max: int = 0) -> ConsolidationReport:
+def consolidate_in(
+    conn: sqlite3.Connection, store: PerceptStore, session_id: str, store_max: int = 0
+) -> ConsolidationReport:
     rep = ConsolidationReport()
     if session_id:
         own = "scope = 'session' AND session_id = ? AND core = 0"

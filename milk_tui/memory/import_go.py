@@ -26,7 +26,8 @@ from .percept import Consumer, Percept, Producer
 from .store import PerceptStore
 
 _RFC3339 = re.compile(
-    r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(Z|z|[+-]\d\d:\d\d)$")
+    r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(Z|z|[+-]\d\d:\d\d)$"
+)
 _STATES = {"CLAUDE_WAITING": State.ESCALATION_WAITING, "CLAUDE": State.ESCALATION}
 """Older Go builds wrote these names for the escalation states (reference core §1.1)."""
 _PRODUCERS = {"local": "primary", "claude": "escalation"}
@@ -182,8 +183,9 @@ def _percept_from_go(d: dict[str, Any], scope: str, session_id: str) -> Percept 
     )  # fmt: skip
 
 
-def _import_memory_file(store: PerceptStore, path: Path, scope: str, session_id: str,
-                        report: ImportReport) -> None:
+def _import_memory_file(
+    store: PerceptStore, path: Path, scope: str, session_id: str, report: ImportReport
+) -> None:
     data = _load_json(path, report)
     if not isinstance(data, dict):
         return
@@ -207,14 +209,20 @@ def import_go(db: Database, root: Path) -> ImportReport:
     report = ImportReport()
     sessions_dir = root / "sessions"
     index_entries: dict[str, dict[str, Any]] = {}
-    index = _load_json(sessions_dir / "index.json", report) if (sessions_dir / "index.json").exists() else {}
+    index = (
+        _load_json(sessions_dir / "index.json", report)
+        if (sessions_dir / "index.json").exists()
+        else {}
+    )
     if isinstance(index, dict):
         for cwd, entries in index.items():
             for e in entries or []:
                 if isinstance(e, dict) and e.get("id"):
                     index_entries[str(e["id"])] = {**e, "cwd": cwd}
                     if not (sessions_dir / f"{e['id']}.json").exists():
-                        report.warnings.append(f"index.json lists {e['id']} but its file is missing")
+                        report.warnings.append(
+                            f"index.json lists {e['id']} but its file is missing"
+                        )
     for path in sorted(sessions_dir.glob("*.json")) if sessions_dir.is_dir() else []:
         if path.name == "index.json":
             continue

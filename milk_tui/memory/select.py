@@ -35,11 +35,14 @@ near zero — yet scoring all their matches would cost O(matches).  So facts sha
 word are ranked by bm25 × weight, then facts sharing only common words follow by weight."""
 
 
-def _rare_ranked(store: PerceptStore, words: list[str], where: str, session_id: str,
-                 page: int) -> Iterator[tuple[int, str]]:
-    sql = ("SELECT p.id, p.content FROM percepts_fts f JOIN percepts p ON p.id = f.rowid "
-           f"WHERE percepts_fts MATCH ? AND {where} "
-           "ORDER BY bm25(percepts_fts) * p.weight, p.weight DESC, p.id DESC LIMIT ? OFFSET ?")
+def _rare_ranked(
+    store: PerceptStore, words: list[str], where: str, session_id: str, page: int
+) -> Iterator[tuple[int, str]]:
+    sql = (
+        "SELECT p.id, p.content FROM percepts_fts f JOIN percepts p ON p.id = f.rowid "
+        f"WHERE percepts_fts MATCH ? AND {where} "
+        "ORDER BY bm25(percepts_fts) * p.weight, p.weight DESC, p.id DESC LIMIT ? OFFSET ?"
+    )
     offset = 0
     while True:
         rows = store.db.query(sql, (fts_query(words), session_id, page, offset))
@@ -49,26 +52,32 @@ def _rare_ranked(store: PerceptStore, words: list[str], where: str, session_id: 
         offset += page
 
 
-def _by_weight(store: PerceptStore, words: set[str] | None, where: str,
-               session_id: str) -> Iterator[tuple[int, str]]:
+def _by_weight(
+    store: PerceptStore, words: set[str] | None, where: str, session_id: str
+) -> Iterator[tuple[int, str]]:
     """Visible facts by weight; with ``words``, only those sharing one of them (the gate)."""
     with store.db.lock:
         if words is None:
             cur = store.db.conn.execute(
                 f"SELECT p.id, p.content FROM percepts p INDEXED BY percepts_weight WHERE {where} "
-                "ORDER BY p.weight DESC, p.id DESC", (session_id,))
+                "ORDER BY p.weight DESC, p.id DESC",
+                (session_id,),
+            )
             yield from cur
             return
         cur = store.db.conn.execute(
             "SELECT p.id, p.content, p.terms FROM percepts p INDEXED BY percepts_weight "
-            f"WHERE {where} ORDER BY p.weight DESC, p.id DESC", (session_id,))
+            f"WHERE {where} ORDER BY p.weight DESC, p.id DESC",
+            (session_id,),
+        )
         for pid, content, terms in cur:
             if not words.isdisjoint(terms.split()):
                 yield pid, content
 
 
-def _ranked(store: PerceptStore, words: list[str], slot: str, session_id: str,
-            page: int, gate: bool) -> Iterator[tuple[int, str]]:
+def _ranked(
+    store: PerceptStore, words: list[str], slot: str, session_id: str, page: int, gate: bool
+) -> Iterator[tuple[int, str]]:
     where = f"{_VISIBLE} AND {ROLE_FILTER[slot]}"
     if not words:
         yield from _by_weight(store, None, where, session_id)
@@ -82,7 +91,7 @@ def _ranked(store: PerceptStore, words: list[str], slot: str, session_id: str,
             break
         rare.append(w)
         spent += df[w]
-    common = set(present[len(rare):])
+    common = set(present[len(rare) :])
     if rare:
         yield from _rare_ranked(store, rare, where, session_id, page)
     if common:
@@ -91,9 +100,16 @@ def _ranked(store: PerceptStore, words: list[str], slot: str, session_id: str,
         yield from _by_weight(store, None, where, session_id)
 
 
-def select_contents(store: PerceptStore, prompt: str, slot: str, session_id: str, *,
-                    max_count: int = DEFAULT_MAX_COUNT, max_bytes: int = DEFAULT_MAX_BYTES,
-                    relevance_gate: bool = True) -> list[str]:
+def select_contents(
+    store: PerceptStore,
+    prompt: str,
+    slot: str,
+    session_id: str,
+    *,
+    max_count: int = DEFAULT_MAX_COUNT,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    relevance_gate: bool = True,
+) -> list[str]:
     """Content strings in rank order; a cap ≤ 0 means unlimited."""
     words = tokens(prompt)
     page = min(max_count, _PAGE) if max_count > 0 else _PAGE
@@ -103,7 +119,9 @@ def select_contents(store: PerceptStore, prompt: str, slot: str, session_id: str
     return out
 
 
-def _walk(ranked: Iterator[tuple[int, str]], max_count: int, max_bytes: int) -> tuple[list[str], int]:
+def _walk(
+    ranked: Iterator[tuple[int, str]], max_count: int, max_bytes: int
+) -> tuple[list[str], int]:
     out: list[str] = []
     seen: set[int] = set()
     total = 0
@@ -112,7 +130,9 @@ def _walk(ranked: Iterator[tuple[int, str]], max_count: int, max_bytes: int) -> 
             continue
         seen.add(pid)
         size = len(content.encode())
-        if (max_count > 0 and len(out) + 1 > max_count) or (max_bytes > 0 and total + size > max_bytes):
+        if (max_count > 0 and len(out) + 1 > max_count) or (
+            max_bytes > 0 and total + size > max_bytes
+        ):
             break
         out.append(content)
         total += size
@@ -124,4 +144,3 @@ def format_block(contents: list[str]) -> str:
     if not contents:
         return ""
     return "[Remembered facts]\n" + "".join(f"- {c}\n" for c in contents)
-

@@ -40,9 +40,17 @@ class MemoryService:
 
     # ----- recording -------------------------------------------------------------------
 
-    def record_from_agent(self, body: str, producer: str, session_id: str, turn_index: int,
-                          primary_name: str, escalation_name: str, *,
-                          consumer: str | None = None) -> Percept | None:
+    def record_from_agent(
+        self,
+        body: str,
+        producer: str,
+        session_id: str,
+        turn_index: int,
+        primary_name: str,
+        escalation_name: str,
+        *,
+        consumer: str | None = None,
+    ) -> Percept | None:
         """A fact an agent wrote (tag or ``record_memory`` tool); ``consumer`` None reads the
         ``@name:`` hint from the body.  Never raises StorageError: the fact is kept pending."""
         if consumer is None:
@@ -71,9 +79,17 @@ class MemoryService:
             done += 1
         return done
 
-    def record(self, content: str, producer: str = "user", consumer: str = "all",
-               scope: str = "session", session_id: str = "", turn_index: int = 0,
-               core: bool = False, weight: float | None = None) -> Percept | None:
+    def record(
+        self,
+        content: str,
+        producer: str = "user",
+        consumer: str = "all",
+        scope: str = "session",
+        session_id: str = "",
+        turn_index: int = 0,
+        core: bool = False,
+        weight: float | None = None,
+    ) -> Percept | None:
         content = content.strip()
         if not content:
             return None
@@ -130,9 +146,16 @@ class MemoryService:
 
     # ----- selection ----------------------------------------------------------------------
 
-    def select_for_prompt(self, prompt: str, slot: str, session_id: str, *,
-                          max_count: int = DEFAULT_MAX_COUNT, max_bytes: int = DEFAULT_MAX_BYTES,
-                          relevance_gate: bool = True) -> list[str]:
+    def select_for_prompt(
+        self,
+        prompt: str,
+        slot: str,
+        session_id: str,
+        *,
+        max_count: int = DEFAULT_MAX_COUNT,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        relevance_gate: bool = True,
+    ) -> list[str]:
         try:
             return select_contents(self.store, prompt, slot, session_id, max_count=max_count,
                                    max_bytes=max_bytes, relevance_gate=relevance_gate)  # fmt: skip
@@ -145,15 +168,26 @@ class MemoryService:
 
     # ----- browsing (virtualised table friendly: LIMIT/OFFSET + FTS) ------------------------
 
-    def list(self, filters: PerceptFilter | None = None, limit: int = 100, offset: int = 0,
-             order: str = "weight") -> list[Percept]:
+    def list(
+        self,
+        filters: PerceptFilter | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        order: str = "weight",
+    ) -> list[Percept]:
         return self.store.list(filters, limit, offset, order)
 
     def count(self, filters: PerceptFilter | None = None) -> int:
         return self.store.count(filters)
 
-    def search(self, query: str, filters: PerceptFilter | None = None, limit: int = 100,
-               offset: int = 0, any_word: bool = False) -> list[Percept]:
+    def search(
+        self,
+        query: str,
+        filters: PerceptFilter | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        any_word: bool = False,
+    ) -> list[Percept]:
         return self.store.search(query, filters, limit, offset, any_word)[0]
 
     def search_count(self, query: str, filters: PerceptFilter | None = None) -> int:
@@ -167,9 +201,17 @@ class MemoryService:
 
     # ----- user edits (undoable) -----------------------------------------------------------
 
-    def edit(self, pid: int, content: str | None = None, consumer: str | None = None,
-             core: bool | None = None, weight: float | None = None, scope: str | None = None,
-             editor: str = "user", action: str = "edit") -> Percept:
+    def edit(
+        self,
+        pid: int,
+        content: str | None = None,
+        consumer: str | None = None,
+        core: bool | None = None,
+        weight: float | None = None,
+        scope: str | None = None,
+        editor: str = "user",
+        action: str = "edit",
+    ) -> Percept:
         with self.store.db.transaction() as conn:
             p = self.store.get(pid, conn)
             if p is None:
@@ -234,7 +276,9 @@ class MemoryService:
             self.bus.publish(PerceptRecorded(percept_id=p.id, content=p.content,
                                              producer=p.producer, consumer=p.consumer))  # fmt: skip
         else:
-            self.bus.publish(PerceptUpdated(percept_id=p.id, content=p.content, fields=dict(fields)))
+            self.bus.publish(
+                PerceptUpdated(percept_id=p.id, content=p.content, fields=dict(fields))
+            )
         return p
 
     # ----- consolidation -------------------------------------------------------------------

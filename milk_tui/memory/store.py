@@ -107,8 +107,17 @@ class PerceptFilter:
 
 def row_to_percept(r: sqlite3.Row | tuple) -> Percept:
     return Percept(
-        id=r[0], content=r[1], producer=r[2], consumer=r[3], scope=r[4], core=bool(r[5]),
-        weight=r[6], created_at=r[7], updated_at=r[8], session_id=r[9], turn_index=r[10],
+        id=r[0],
+        content=r[1],
+        producer=r[2],
+        consumer=r[3],
+        scope=r[4],
+        core=bool(r[5]),
+        weight=r[6],
+        created_at=r[7],
+        updated_at=r[8],
+        session_id=r[9],
+        turn_index=r[10],
     )
 
 
@@ -124,7 +133,9 @@ def _count_terms(conn: sqlite3.Connection, term_strings: list[str], delta: int) 
     if counts:
         conn.executemany(
             "INSERT INTO percept_terms (term, df) VALUES (?, ?) "
-            "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df", list(counts.items()))
+            "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
+            list(counts.items()),
+        )
 
 
 ORDER_INDEX = {
@@ -157,8 +168,20 @@ class PerceptStore:
         cur = conn.execute(
             "INSERT INTO percepts (content, producer, consumer, scope, session_id, turn_index, "
             "core, weight, created_at, updated_at, ext_id, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (p.content, p.producer, p.consumer, p.scope, p.session_id, p.turn_index, int(p.core),
-             p.weight, p.created_at, p.updated_at, ext_id, terms),
+            (
+                p.content,
+                p.producer,
+                p.consumer,
+                p.scope,
+                p.session_id,
+                p.turn_index,
+                int(p.core),
+                p.weight,
+                p.created_at,
+                p.updated_at,
+                ext_id,
+                terms,
+            ),
         )
         pid = int(cur.lastrowid or 0)
         self._index(conn, pid, terms)
@@ -170,7 +193,8 @@ class PerceptStore:
 
     def _unindex(self, conn: sqlite3.Connection, rows: list[tuple[int, str]]) -> None:
         conn.executemany(
-            "INSERT INTO percepts_fts (percepts_fts, rowid, terms) VALUES ('delete', ?, ?)", rows)
+            "INSERT INTO percepts_fts (percepts_fts, rowid, terms) VALUES ('delete', ?, ?)", rows
+        )
         _count_terms(conn, [t for _, t in rows], -1)
 
     def restore(self, conn: sqlite3.Connection, p: Percept) -> None:
@@ -179,8 +203,20 @@ class PerceptStore:
         conn.execute(
             "INSERT INTO percepts (id, content, producer, consumer, scope, session_id, turn_index, "
             "core, weight, created_at, updated_at, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (p.id, p.content, p.producer, p.consumer, p.scope, p.session_id, p.turn_index,
-             int(p.core), p.weight, p.created_at, p.updated_at, terms),
+            (
+                p.id,
+                p.content,
+                p.producer,
+                p.consumer,
+                p.scope,
+                p.session_id,
+                p.turn_index,
+                int(p.core),
+                p.weight,
+                p.created_at,
+                p.updated_at,
+                terms,
+            ),
         )
         self._index(conn, p.id, terms)
 
@@ -203,7 +239,9 @@ class PerceptStore:
         for i in range(0, len(ids), 500):
             part = ids[i : i + 500]
             marks = ",".join("?" * len(part))
-            gone = conn.execute(f"SELECT id, terms FROM percepts WHERE id IN ({marks})", part).fetchall()
+            gone = conn.execute(
+                f"SELECT id, terms FROM percepts WHERE id IN ({marks})", part
+            ).fetchall()
             self._unindex(conn, [(r[0], r[1]) for r in gone])
             conn.execute(f"DELETE FROM percepts WHERE id IN ({marks})", part)
 
@@ -214,8 +252,15 @@ class PerceptStore:
 
     # ----- edit history (undo) -------------------------------------------------------------
 
-    def log_edit(self, conn: sqlite3.Connection, pid: int, action: str, editor: str,
-                 before: dict[str, Any], after: dict[str, Any]) -> None:
+    def log_edit(
+        self,
+        conn: sqlite3.Connection,
+        pid: int,
+        action: str,
+        editor: str,
+        before: dict[str, Any],
+        after: dict[str, Any],
+    ) -> None:
         conn.execute(
             "INSERT INTO percept_edits (percept_id, action, editor, at, before, after) "
             "VALUES (?,?,?,?,?,?)",
@@ -232,7 +277,8 @@ class PerceptStore:
     def history(self, pid: int) -> list[dict[str, Any]]:
         rows = self.db.query(
             "SELECT action, editor, at, before, after FROM percept_edits WHERE percept_id = ? "
-            "ORDER BY id", (pid,),
+            "ORDER BY id",
+            (pid,),
         )
         return [{"action": r[0], "editor": r[1], "at": r[2], "before": json.loads(r[3]),
                  "after": json.loads(r[4])} for r in rows]  # fmt: skip
@@ -246,8 +292,9 @@ class PerceptStore:
         rows = conn.execute(sql, words).fetchall() if conn else self.db.query(sql, tuple(words))
         return {r[0]: r[1] for r in rows}
 
-    def duplicate_candidates(self, conn: sqlite3.Connection, words: list[str],
-                             session_id: str) -> list[tuple[int, str]]:
+    def duplicate_candidates(
+        self, conn: sqlite3.Connection, words: list[str], session_id: str
+    ) -> list[tuple[int, str]]:
         """(id, terms), global facts first then by id, of visible facts that can still reach the Jaccard threshold with
         ``words``, found from the rarest words' FTS doclists — never a scan of the store.
 
@@ -270,7 +317,8 @@ class PerceptStore:
             return []
         # Count doclist hits in SQL so the per-row work stays in C.
         union = " UNION ALL ".join(
-            "SELECT rowid AS r FROM percepts_fts WHERE percepts_fts MATCH ?" for _ in lists)
+            "SELECT rowid AS r FROM percepts_fts WHERE percepts_fts MATCH ?" for _ in lists
+        )
         out: list[tuple[int, str, str]] = conn.execute(
             "SELECT id, terms, scope FROM percepts WHERE id IN "
             f"(SELECT r FROM ({union}) GROUP BY r HAVING count(*) >= ?) "
@@ -282,8 +330,13 @@ class PerceptStore:
 
     # ----- browsing ----------------------------------------------------------------------
 
-    def list(self, flt: PerceptFilter | None = None, limit: int = 100, offset: int = 0,
-             order: str = "weight") -> list[Percept]:
+    def list(
+        self,
+        flt: PerceptFilter | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        order: str = "weight",
+    ) -> list[Percept]:
         """One page in ``order``.  Unless the filter is one session's own facts (small and
         indexed), walk the order's index so a page costs O(offset + limit) rather than a
         sort of every visible fact (the planner would otherwise pick the scope index)."""
@@ -305,10 +358,18 @@ class PerceptStore:
             own = PerceptFilter(**{**flt.__dict__, "scope": "session"})
             return self.count(g) + self.count(own)
         where, params = flt.where()
-        return int(self.db.query(f"SELECT COUNT(*) FROM percepts p WHERE {where}", tuple(params))[0][0])
+        return int(
+            self.db.query(f"SELECT COUNT(*) FROM percepts p WHERE {where}", tuple(params))[0][0]
+        )
 
-    def search(self, query: str, flt: PerceptFilter | None = None, limit: int = 100,
-               offset: int = 0, any_word: bool = False) -> tuple[list[Percept], int]:
+    def search(
+        self,
+        query: str,
+        flt: PerceptFilter | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        any_word: bool = False,
+    ) -> tuple[list[Percept], int]:
         """Every query word as a prefix (AND; OR of whole words with ``any_word``), best
         bm25 × weight first; returns (page, total)."""
         words = tokens(query)

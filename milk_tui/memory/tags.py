@@ -101,7 +101,12 @@ class TagInterceptor:
                     out.append("`")
                     i += 1
                 else:  # first non-backtick after the run opens the span
-                    self._mode, self._code_open, self._code_bt, self._bt_run = CODE, self._bt_run, 0, 0
+                    self._mode, self._code_open, self._code_bt, self._bt_run = (
+                        CODE,
+                        self._bt_run,
+                        0,
+                        0,
+                    )
             elif mode == TEXT:
                 if self._buf:
                     s, n, i = self._buf + s[i:], len(self._buf) + n - i, 0
@@ -248,7 +253,9 @@ def strip_tags(text: str) -> str:
             i = end
             continue
         out.append(text[i:lt])
-        kind = next((k for k, p in zip(KINDS, _PREFIXES, strict=True) if text.startswith(p, lt)), "")
+        kind = next(
+            (k for k, p in zip(KINDS, _PREFIXES, strict=True) if text.startswith(p, lt)), ""
+        )
         if not kind:
             out.append("<")
             i = lt + 1

@@ -80,10 +80,20 @@ def format_table(rows: list[Percept]) -> str:
 class MemoryToolBox:
     """One per agent turn: the slot, session and prompt are fixed for the turn."""
 
-    def __init__(self, memory: Any, slot: str, session_id: str, primary_name: str,
-                 escalation_name: str, prompt: str = "", *, turn_index: int = 0,
-                 max_bytes: int = DEFAULT_RESULT_MAX_BYTES, relevance_gate: bool = True,
-                 include_record: bool = True) -> None:
+    def __init__(
+        self,
+        memory: Any,
+        slot: str,
+        session_id: str,
+        primary_name: str,
+        escalation_name: str,
+        prompt: str = "",
+        *,
+        turn_index: int = 0,
+        max_bytes: int = DEFAULT_RESULT_MAX_BYTES,
+        relevance_gate: bool = True,
+        include_record: bool = True,
+    ) -> None:
         self.memory = memory
         self.slot = slot
         self.session_id = session_id
@@ -126,7 +136,11 @@ class MemoryToolBox:
         content = str(a.get("content", "")).strip()
         if not content:
             return ToolOutcome("record_memory: content is empty", is_error=True)
-        producer = a.get("producer") if a.get("producer") in ("user", "primary", "escalation") else self.slot
+        producer = (
+            a.get("producer")
+            if a.get("producer") in ("user", "primary", "escalation")
+            else self.slot
+        )
         consumer = a.get("consumer") if a.get("consumer") in ("primary", "escalation") else "all"
         before = self.memory.count()
         p = self.memory.record(content, producer, consumer, scope="session",
@@ -182,7 +196,9 @@ class MemoryToolBox:
             return ToolOutcome("forget_memory: id is empty", is_error=True)
         ref = raw[1:] if raw.startswith("#") else raw
         if not ref.isdigit():
-            return ToolOutcome(f"forget_memory: {raw!r} is not a percept id (use e.g. #12)", is_error=True)
+            return ToolOutcome(
+                f"forget_memory: {raw!r} is not a percept id (use e.g. #12)", is_error=True
+            )
         p = self.memory.get(int(ref))
         if p is None or not (p.scope == "global" or p.session_id == self.session_id):
             return ToolOutcome(f"percept #{ref} not found")

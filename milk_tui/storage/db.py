@@ -116,7 +116,9 @@ class Database:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(
-                str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                str(self.path),
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                check_same_thread=False,
                 isolation_level=None,
             )
             self.conn.row_factory = sqlite3.Row
@@ -133,12 +135,16 @@ class Database:
     def migrate(self) -> None:
         """Apply registered migrations not yet applied; modules that register late call it again."""
         with self.transaction() as db:
-            db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)"
+            )
             done = {r[0] for r in db.execute("SELECT name FROM schema_migrations")}
             for name, fn in MIGRATIONS:
                 if name not in done:
                     fn(_MigrationConn(db))  # type: ignore[arg-type]
-                    db.execute("INSERT INTO schema_migrations VALUES (?, strftime('%s','now'))", (name,))
+                    db.execute(
+                        "INSERT INTO schema_migrations VALUES (?, strftime('%s','now'))", (name,)
+                    )
 
     @property
     def schema_version(self) -> list[str]:

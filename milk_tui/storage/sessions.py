@@ -42,7 +42,16 @@ def _meta(s: Session) -> str:
 
 def _turn_row(t: Turn) -> tuple:
     calls = json.dumps([c.__dict__ for c in t.tool_calls]) if t.tool_calls else ""
-    return (t.role, t.agent, t.agent_name, t.content, t.thinking, calls, t.context_text, t.timestamp)
+    return (
+        t.role,
+        t.agent,
+        t.agent_name,
+        t.content,
+        t.thinking,
+        calls,
+        t.context_text,
+        t.timestamp,
+    )
 
 
 class SessionStore:
@@ -71,8 +80,12 @@ class SessionStore:
         except ValueError:
             state = State.ROUTING
         s = Session(
-            id=r["id"], cwd=r["cwd"], name=r["name"], created_at=r["created_at"],
-            last_used=r["last_used"], state=state,
+            id=r["id"],
+            cwd=r["cwd"],
+            name=r["name"],
+            created_at=r["created_at"],
+            last_used=r["last_used"],
+            state=state,
         )
         meta = json.loads(r["meta"] or "{}")
         for f in _META_FIELDS:
@@ -85,16 +98,27 @@ class SessionStore:
         )
         hist = s.history
         for role, agent, agent_name, content, thinking, calls, ctx, ts in cur:
-            t = Turn(role=role, content=content, agent=agent, agent_name=agent_name,
-                     thinking=thinking, timestamp=ts, context_text=ctx)
+            t = Turn(
+                role=role,
+                content=content,
+                agent=agent,
+                agent_name=agent_name,
+                thinking=thinking,
+                timestamp=ts,
+                context_text=ctx,
+            )
             if calls:
                 t.tool_calls = [ToolCallRecord(**c) for c in json.loads(calls)]
             hist.append(t)
         for tr in self.db.query("SELECT * FROM tokens WHERE session_id = ?", (session_id,)):
             s.tokens[(tr["model"], tr["role"])] = TokenUsage(
-                model=tr["model"], role=tr["role"], prompt=tr["prompt"],
-                completion=tr["completion"], cache_read=tr["cache_read"],
-                cache_creation=tr["cache_creation"], cost_usd=tr["cost_usd"],
+                model=tr["model"],
+                role=tr["role"],
+                prompt=tr["prompt"],
+                completion=tr["completion"],
+                cache_read=tr["cache_read"],
+                cache_creation=tr["cache_creation"],
+                cost_usd=tr["cost_usd"],
             )
         return s
 
@@ -105,7 +129,9 @@ class SessionStore:
                 (cwd, name),
             )
             if not rows:
-                rows = self.db.query("SELECT id FROM sessions WHERE id = ? OR id LIKE ?", (name, name + "%"))
+                rows = self.db.query(
+                    "SELECT id FROM sessions WHERE id = ? OR id LIKE ?", (name, name + "%")
+                )
         else:
             rows = self.db.query(
                 "SELECT id FROM sessions WHERE cwd = ? ORDER BY last_used DESC LIMIT 1", (cwd,)
@@ -145,8 +171,16 @@ class SessionStore:
                     "cache_read = cache_read + excluded.cache_read, "
                     "cache_creation = cache_creation + excluded.cache_creation, "
                     "cost_usd = cost_usd + excluded.cost_usd",
-                    (s.id, u.model, u.role, u.prompt, u.completion, u.cache_read,
-                     u.cache_creation, u.cost_usd),
+                    (
+                        s.id,
+                        u.model,
+                        u.role,
+                        u.prompt,
+                        u.completion,
+                        u.cache_read,
+                        u.cache_creation,
+                        u.cost_usd,
+                    ),
                 )
             db.execute(
                 "UPDATE sessions SET last_used = ?, state = ?, meta = ?, name = ? WHERE id = ?",
@@ -175,8 +209,13 @@ class SessionStore:
         )
         return [
             SessionSummary(
-                id=r["id"], name=r["name"], cwd=r["cwd"], created_at=r["created_at"],
-                last_used=r["last_used"], state=r["state"], turns=r["n"],
+                id=r["id"],
+                name=r["name"],
+                cwd=r["cwd"],
+                created_at=r["created_at"],
+                last_used=r["last_used"],
+                state=r["state"],
+                turns=r["n"],
                 current_need=json.loads(r["meta"] or "{}").get("current_need", ""),
             )
             for r in rows
@@ -209,7 +248,9 @@ class SessionStore:
     def inputs(self, session_id: str | None = None, limit: int = INPUT_HISTORY_KEEP) -> list[str]:
         """Oldest first; ``session_id=None`` gives the global history across sessions."""
         if session_id is None:
-            rows = self.db.query("SELECT text FROM input_history ORDER BY id DESC LIMIT ?", (limit,))
+            rows = self.db.query(
+                "SELECT text FROM input_history ORDER BY id DESC LIMIT ?", (limit,)
+            )
         else:
             rows = self.db.query(
                 "SELECT text FROM input_history WHERE session_id = ? ORDER BY id DESC LIMIT ?",

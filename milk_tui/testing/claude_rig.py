@@ -22,9 +22,14 @@ class CliRig:
     """A real dispatcher: scripted primary, the REAL Claude CLI as escalation agent talking
     to the fake Anthropic server, memory on the same SQLite database."""
 
-    def __init__(self, tmp_path: Path, server: FakeAnthropic, claude_bin: str,
-                 config: MilkConfig | None = None,
-                 extra_env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        server: FakeAnthropic,
+        claude_bin: str,
+        config: MilkConfig | None = None,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
         from ..memory.service import MemoryService
         from ..memory.store import PerceptStore  # importing registers the percept schema
 
@@ -43,12 +48,19 @@ class CliRig:
         env = {**claude_env(tmp_path, server.url), **(extra_env or {})}
         self.escalation = ClaudeCliAgent(self.esc_config, env=env)
         self.dispatcher = Dispatcher(
-            config=self.config, store=self.store, session=self.store.create(str(self.cwd)),
-            bus=self.bus, cwd=str(self.cwd),
-            primary=AgentSlot("primary", AgentConfig(name="llama", provider="local",
-                                                     url="http://127.0.0.1:9"), self.primary),
+            config=self.config,
+            store=self.store,
+            session=self.store.create(str(self.cwd)),
+            bus=self.bus,
+            cwd=str(self.cwd),
+            primary=AgentSlot(
+                "primary",
+                AgentConfig(name="llama", provider="local", url="http://127.0.0.1:9"),
+                self.primary,
+            ),
             escalation=AgentSlot("escalation", self.esc_config, self.escalation),
-            memory=self.memory, router=Router(self.config, str(self.cwd)),
+            memory=self.memory,
+            router=Router(self.config, str(self.cwd)),
             permission_policy="deny",
         )
 

@@ -193,8 +193,11 @@ class FakeAnthropic:
     def message_requests(self) -> list[RecordedRequest]:
         """The Messages API posts (what a turn sent), without probes and token counts."""
         with self._lock:
-            return [r for r in self.requests
-                    if r.method == "POST" and r.path.split("?")[0] == "/v1/messages"]
+            return [
+                r
+                for r in self.requests
+                if r.method == "POST" and r.path.split("?")[0] == "/v1/messages"
+            ]
 
     def _next_reply(self, req: RecordedRequest) -> Reply:
         with self._lock:
@@ -218,8 +221,9 @@ class FakeAnthropic:
     def start(self) -> FakeAnthropic:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
-                                        name="fake-anthropic")
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, daemon=True, name="fake-anthropic"
+        )
         self._thread.start()
         return self
 
@@ -245,8 +249,10 @@ def _make_handler(owner: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
 
         def _headers(self) -> dict[str, str]:
             # The dummy key is never secret, but keep the habit: no credentials in records.
-            return {k.lower(): ("<redacted>" if k.lower() in ("x-api-key", "authorization")
-                                else v) for k, v in self.headers.items()}
+            return {
+                k.lower(): ("<redacted>" if k.lower() in ("x-api-key", "authorization") else v)
+                for k, v in self.headers.items()
+            }
 
         def _json(self, code: int, obj: dict[str, Any]) -> None:
             data = json.dumps(obj).encode()
@@ -264,8 +270,9 @@ def _make_handler(owner: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             owner._record(RecordedRequest("GET", self.path, self._headers(), {}))
-            self._json(404, {"type": "error",
-                             "error": {"type": "not_found_error", "message": "not here"}})
+            self._json(
+                404, {"type": "error", "error": {"type": "not_found_error", "message": "not here"}}
+            )
 
         def do_POST(self) -> None:
             n = int(self.headers.get("content-length") or 0)
@@ -280,13 +287,16 @@ def _make_handler(owner: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             if path == "/v1/messages/count_tokens":
                 return self._json(200, {"input_tokens": 42})
             if path != "/v1/messages":
-                return self._json(404, {"type": "error",
-                                        "error": {"type": "not_found_error", "message": path}})
+                return self._json(
+                    404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
+                )
             reply = owner._next_reply(req)
             if reply.status != 200:
                 etype = _ERROR_TYPES.get(reply.status, "api_error")
-                return self._json(reply.status, {"type": "error", "error": {
-                    "type": etype, "message": reply.error_message}})
+                return self._json(
+                    reply.status,
+                    {"type": "error", "error": {"type": etype, "message": reply.error_message}},
+                )
             if not body.get("stream"):
                 return self._json(200, _whole_message(reply, body.get("model", "claude-fake")))
             self._stream(reply, body.get("model", "claude-fake"))
@@ -311,9 +321,12 @@ def _make_handler(owner: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
 
 
 def _usage(reply: Reply) -> dict[str, int]:
-    return {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
-            "cache_creation_input_tokens": reply.cache_creation,
-            "cache_read_input_tokens": reply.cache_read}
+    return {
+        "input_tokens": reply.input_tokens,
+        "output_tokens": reply.output_tokens,
+        "cache_creation_input_tokens": reply.cache_creation,
+        "cache_read_input_tokens": reply.cache_read,
+    }
 
 
 def _whole_message(reply: Reply, model: str) -> dict[str, Any]:
@@ -325,9 +338,16 @@ def _whole_message(reply: Reply, model: str) -> dict[str, Any]:
             content.append({"type": "thinking", "thinking": b.thinking, "signature": "sig"})
         else:
             content.append({"type": "tool_use", "id": b.id, "name": b.name, "input": b.input})
-    return {"id": "msg_" + uuid.uuid4().hex[:24], "type": "message", "role": "assistant",
-            "model": model, "content": content, "stop_reason": reply.stop_reason,
-            "stop_sequence": None, "usage": _usage(reply)}
+    return {
+        "id": "msg_" + uuid.uuid4().hex[:24],
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": reply.stop_reason,
+        "stop_sequence": None,
+        "usage": _usage(reply),
+    }
 
 
 def _pieces(text: str, size: int) -> list[str]:
@@ -335,49 +355,122 @@ def _pieces(text: str, size: int) -> list[str]:
         return [""]
     if size <= 0:
         size = max(1, -(-len(text) // 3))
-    return [text[i:i + size] for i in range(0, len(text), size)]
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def _sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
     mid = "msg_" + uuid.uuid4().hex[:24]
     start_usage = dict(_usage(reply), output_tokens=1)
-    out: list[tuple[str, dict[str, Any]]] = [("message_start", {
-        "type": "message_start",
-        "message": {"id": mid, "type": "message", "role": "assistant", "model": model,
-                    "content": [], "stop_reason": None, "stop_sequence": None,
-                    "usage": start_usage}})]
+    out: list[tuple[str, dict[str, Any]]] = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": mid,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": start_usage,
+                },
+            },
+        )
+    ]
     for i, b in enumerate(reply.blocks):
         if isinstance(b, TextBlock):
-            out.append(("content_block_start", {"type": "content_block_start", "index": i,
-                                                "content_block": {"type": "text", "text": ""}}))
+            out.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": i,
+                        "content_block": {"type": "text", "text": ""},
+                    },
+                )
+            )
             for piece in _pieces(b.text, b.chunk_size):
-                out.append(("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                    "delta": {"type": "text_delta",
-                                                              "text": piece}}))
+                out.append(
+                    (
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": i,
+                            "delta": {"type": "text_delta", "text": piece},
+                        },
+                    )
+                )
         elif isinstance(b, ThinkingBlock):
-            out.append(("content_block_start", {"type": "content_block_start", "index": i,
-                                                "content_block": {"type": "thinking",
-                                                                  "thinking": ""}}))
+            out.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": i,
+                        "content_block": {"type": "thinking", "thinking": ""},
+                    },
+                )
+            )
             for piece in _pieces(b.thinking, 0):
-                out.append(("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                    "delta": {"type": "thinking_delta",
-                                                              "thinking": piece}}))
-            out.append(("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                "delta": {"type": "signature_delta",
-                                                          "signature": "c2lnbmF0dXJl"}}))
+                out.append(
+                    (
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": i,
+                            "delta": {"type": "thinking_delta", "thinking": piece},
+                        },
+                    )
+                )
+            out.append(
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": i,
+                        "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"},
+                    },
+                )
+            )
         else:
-            out.append(("content_block_start", {"type": "content_block_start", "index": i,
-                                                "content_block": {"type": "tool_use",
-                                                                  "id": b.id, "name": b.name,
-                                                                  "input": {}}}))
-            out.append(("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                "delta": {"type": "input_json_delta",
-                                                          "partial_json": json.dumps(b.input)}}))
+            out.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": i,
+                        "content_block": {
+                            "type": "tool_use",
+                            "id": b.id,
+                            "name": b.name,
+                            "input": {},
+                        },
+                    },
+                )
+            )
+            out.append(
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": i,
+                        "delta": {"type": "input_json_delta", "partial_json": json.dumps(b.input)},
+                    },
+                )
+            )
         out.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
-    out.append(("message_delta", {"type": "message_delta",
-                                  "delta": {"stop_reason": reply.stop_reason,
-                                            "stop_sequence": None},
-                                  "usage": {"output_tokens": reply.output_tokens}}))
+    out.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": reply.output_tokens},
+            },
+        )
+    )
     out.append(("message_stop", {"type": "message_stop"}))
     return out
 

@@ -85,7 +85,9 @@ class Reply:
     error_code: str = ""
     error_message: str = ""
     stop_reason: str = ""
-    usage_fields: dict[str, int] = field(default_factory=lambda: {"inputTokens": 3, "outputTokens": 3})
+    usage_fields: dict[str, int] = field(
+        default_factory=lambda: {"inputTokens": 3, "outputTokens": 3}
+    )
     steps: list[_Step] = field(default_factory=list)
     _index: int = 0
     _texts: list[str] = field(default_factory=list)
@@ -99,8 +101,9 @@ class Reply:
         idx = self._index
         self._index += 1
         if start is not None:
-            self.steps.append(_Step("event", "contentBlockStart",
-                                    {"contentBlockIndex": idx, "start": start}))
+            self.steps.append(
+                _Step("event", "contentBlockStart", {"contentBlockIndex": idx, "start": start})
+            )
         return idx
 
     def _block_stop(self, idx: int) -> None:
@@ -110,31 +113,53 @@ class Reply:
         idx = self._block_start(None)
         for c in chunks:
             self._texts.append(c)
-            self.steps.append(_Step("event", "contentBlockDelta",
-                                    {"contentBlockIndex": idx, "delta": {"text": c}}))
+            self.steps.append(
+                _Step(
+                    "event", "contentBlockDelta", {"contentBlockIndex": idx, "delta": {"text": c}}
+                )
+            )
         self._block_stop(idx)
         return self
 
     def reasoning(self, *chunks: str, signature: str = "sig-fake") -> Reply:
         idx = self._block_start(None)
         for c in chunks:
-            self.steps.append(_Step("event", "contentBlockDelta", {
-                "contentBlockIndex": idx, "delta": {"reasoningContent": {"text": c}}}))
+            self.steps.append(
+                _Step(
+                    "event",
+                    "contentBlockDelta",
+                    {"contentBlockIndex": idx, "delta": {"reasoningContent": {"text": c}}},
+                )
+            )
         if signature:
-            self.steps.append(_Step("event", "contentBlockDelta", {
-                "contentBlockIndex": idx, "delta": {"reasoningContent": {"signature": signature}}}))
+            self.steps.append(
+                _Step(
+                    "event",
+                    "contentBlockDelta",
+                    {
+                        "contentBlockIndex": idx,
+                        "delta": {"reasoningContent": {"signature": signature}},
+                    },
+                )
+            )
         self._block_stop(idx)
         return self
 
-    def tool_use(self, tool_use_id: str, name: str, arguments: dict[str, Any] | str,
-                 *, pieces: int = 2) -> Reply:
+    def tool_use(
+        self, tool_use_id: str, name: str, arguments: dict[str, Any] | str, *, pieces: int = 2
+    ) -> Reply:
         """A toolUse block whose JSON input arrives split over ``pieces`` deltas."""
         raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
         idx = self._block_start({"toolUse": {"toolUseId": tool_use_id, "name": name}})
         step = max(1, -(-len(raw) // max(pieces, 1)))
         for i in range(0, max(len(raw), 1), step):
-            self.steps.append(_Step("event", "contentBlockDelta", {
-                "contentBlockIndex": idx, "delta": {"toolUse": {"input": raw[i:i + step]}}}))
+            self.steps.append(
+                _Step(
+                    "event",
+                    "contentBlockDelta",
+                    {"contentBlockIndex": idx, "delta": {"toolUse": {"input": raw[i : i + step]}}},
+                )
+            )
         self._block_stop(idx)
         self._tool_used = True
         return self
@@ -156,10 +181,14 @@ class Reply:
         self.stop_reason = reason
         return self
 
-    def usage(self, input_tokens: int, output_tokens: int, *, cache_read: int = 0,
-              cache_write: int = 0) -> Reply:
-        u = {"inputTokens": input_tokens, "outputTokens": output_tokens,
-             "totalTokens": input_tokens + output_tokens}
+    def usage(
+        self, input_tokens: int, output_tokens: int, *, cache_read: int = 0, cache_write: int = 0
+    ) -> Reply:
+        u = {
+            "inputTokens": input_tokens,
+            "outputTokens": output_tokens,
+            "totalTokens": input_tokens + output_tokens,
+        }
         if cache_read:
             u["cacheReadInputTokens"] = cache_read
         if cache_write:
@@ -177,14 +206,16 @@ class Reply:
         if any(s.kind == "exception" for s in self.steps):
             return out
         out.append(_Step("event", "messageStop", {"stopReason": self._stop_reason()}))
-        out.append(_Step("event", "metadata", {"usage": self.usage_fields,
-                                               "metrics": {"latencyMs": 1}}))
+        out.append(
+            _Step("event", "metadata", {"usage": self.usage_fields, "metrics": {"latencyMs": 1}})
+        )
         return out
 
     def converse_body(self) -> dict[str, Any]:
         return {
-            "output": {"message": {"role": "assistant",
-                                   "content": [{"text": "".join(self._texts)}]}},
+            "output": {
+                "message": {"role": "assistant", "content": [{"text": "".join(self._texts)}]}
+            },
             "stopReason": self._stop_reason(),
             "usage": self.usage_fields,
             "metrics": {"latencyMs": 1},
@@ -228,8 +259,9 @@ class FakeBedrock:
         self._server = ThreadingHTTPServer(("127.0.0.1", self._port), _make_handler(self))
         self._server.daemon_threads = True
         self._port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True,
-                                        name="fake-bedrock")
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True, name="fake-bedrock"
+        )
         self._thread.start()
         return self
 
@@ -294,8 +326,14 @@ def agent_config(fake: FakeBedrock, **overrides: Any) -> Any:
     from ..config.settings import AgentConfig
 
     base: dict[str, Any] = dict(
-        name="bedrock-claude", provider="bedrock", model=TEST_MODEL_ID, endpoint_url=fake.url,
-        aws_region="us-east-1", aws_key_id=TEST_KEY_ID, aws_secret=TEST_SECRET, timeout_secs=10,
+        name="bedrock-claude",
+        provider="bedrock",
+        model=TEST_MODEL_ID,
+        endpoint_url=fake.url,
+        aws_region="us-east-1",
+        aws_key_id=TEST_KEY_ID,
+        aws_secret=TEST_SECRET,
+        timeout_secs=10,
     )
     base.update(overrides)
     return AgentConfig(**base)
@@ -323,13 +361,19 @@ def _make_handler(fake: FakeBedrock) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 body = {"_raw": raw.decode(errors="replace")}
             req = RecordedRequest(
-                path=self.path, model_id=unquote(m.group("model")), operation=m.group("op"),
-                headers={k.lower(): v for k, v in self.headers.items()}, body=body,
+                path=self.path,
+                model_id=unquote(m.group("model")),
+                operation=m.group("op"),
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=body,
             )
             fake._record(req)
             if fake.accepted_key_ids is not None and req.access_key_id not in fake.accepted_key_ids:
-                self._json_error(403, "ExpiredTokenException",
-                                 "The security token included in the request is expired")
+                self._json_error(
+                    403,
+                    "ExpiredTokenException",
+                    "The security token included in the request is expired",
+                )
                 return
             reply = fake._next_reply()
             if reply.status != 200:

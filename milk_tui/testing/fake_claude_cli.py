@@ -83,62 +83,145 @@ def _read_prompt(argv: list[str]) -> str:
             return "".join(p.get("text", "") for p in content if isinstance(p, dict))
         return str(content)
     if "--" in argv:
-        return " ".join(argv[argv.index("--") + 1:])
+        return " ".join(argv[argv.index("--") + 1 :])
     return sys.stdin.read()
 
 
 def _ev(sid: str, event: dict[str, Any]) -> None:
-    _out({"type": "stream_event", "event": event, "session_id": sid,
-          "parent_tool_use_id": None, "uuid": str(uuid.uuid4())})
+    _out(
+        {
+            "type": "stream_event",
+            "event": event,
+            "session_id": sid,
+            "parent_tool_use_id": None,
+            "uuid": str(uuid.uuid4()),
+        }
+    )
 
 
 def _message(sid: str, blocks: list[dict[str, Any]]) -> None:
     """One assistant message: stream events first, then the whole message (like the CLI)."""
     mid = "msg_" + uuid.uuid4().hex[:20]
-    _ev(sid, {"type": "message_start", "message": {"id": mid, "role": "assistant",
-                                                   "content": [], "model": "fake"}})
+    _ev(
+        sid,
+        {
+            "type": "message_start",
+            "message": {"id": mid, "role": "assistant", "content": [], "model": "fake"},
+        },
+    )
     for i, b in enumerate(blocks):
         if b["type"] == "text":
-            _ev(sid, {"type": "content_block_start", "index": i,
-                      "content_block": {"type": "text", "text": ""}})
+            _ev(
+                sid,
+                {
+                    "type": "content_block_start",
+                    "index": i,
+                    "content_block": {"type": "text", "text": ""},
+                },
+            )
             t = b["text"]
             step = max(1, len(t) // 3)
             for j in range(0, len(t), step):
-                _ev(sid, {"type": "content_block_delta", "index": i,
-                          "delta": {"type": "text_delta", "text": t[j:j + step]}})
+                _ev(
+                    sid,
+                    {
+                        "type": "content_block_delta",
+                        "index": i,
+                        "delta": {"type": "text_delta", "text": t[j : j + step]},
+                    },
+                )
         elif b["type"] == "thinking":
-            _ev(sid, {"type": "content_block_start", "index": i,
-                      "content_block": {"type": "thinking", "thinking": ""}})
-            _ev(sid, {"type": "content_block_delta", "index": i,
-                      "delta": {"type": "thinking_delta", "thinking": b["thinking"]}})
+            _ev(
+                sid,
+                {
+                    "type": "content_block_start",
+                    "index": i,
+                    "content_block": {"type": "thinking", "thinking": ""},
+                },
+            )
+            _ev(
+                sid,
+                {
+                    "type": "content_block_delta",
+                    "index": i,
+                    "delta": {"type": "thinking_delta", "thinking": b["thinking"]},
+                },
+            )
         else:
-            _ev(sid, {"type": "content_block_start", "index": i, "content_block": {
-                "type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}})
-            _ev(sid, {"type": "content_block_delta", "index": i, "delta": {
-                "type": "input_json_delta", "partial_json": json.dumps(b["input"])}})
+            _ev(
+                sid,
+                {
+                    "type": "content_block_start",
+                    "index": i,
+                    "content_block": {
+                        "type": "tool_use",
+                        "id": b["id"],
+                        "name": b["name"],
+                        "input": {},
+                    },
+                },
+            )
+            _ev(
+                sid,
+                {
+                    "type": "content_block_delta",
+                    "index": i,
+                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(b["input"])},
+                },
+            )
         _ev(sid, {"type": "content_block_stop", "index": i})
-    _out({"type": "assistant", "message": {"id": mid, "role": "assistant", "model": "fake",
-                                           "content": blocks}, "parent_tool_use_id": None,
-          "session_id": sid})
+    _out(
+        {
+            "type": "assistant",
+            "message": {"id": mid, "role": "assistant", "model": "fake", "content": blocks},
+            "parent_tool_use_id": None,
+            "session_id": sid,
+        }
+    )
     _ev(sid, {"type": "message_stop"})
 
 
 def _tool_result(sid: str, call_id: str, content: str, is_error: bool) -> None:
-    _out({"type": "user", "message": {"role": "user", "content": [{
-        "type": "tool_result", "tool_use_id": call_id, "content": content,
-        "is_error": is_error}]}, "parent_tool_use_id": None, "session_id": sid})
+    _out(
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": call_id,
+                        "content": content,
+                        "is_error": is_error,
+                    }
+                ],
+            },
+            "parent_tool_use_id": None,
+            "session_id": sid,
+        }
+    )
 
 
 def _result(sid: str, turn: dict[str, Any], text: str) -> None:
-    usage = turn.get("usage") or {"input_tokens": 10, "output_tokens": 5,
-                                  "cache_read_input_tokens": 0,
-                                  "cache_creation_input_tokens": 0}
+    usage = turn.get("usage") or {
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+    }
     is_error = bool(turn.get("error"))
     res: dict[str, Any] = {
-        "type": "result", "subtype": "success", "is_error": is_error,
-        "api_error_status": turn.get("api_status"), "num_turns": 1,
-        "result": turn["error"] if is_error else text, "stop_reason": "end_turn",
-        "session_id": sid, "total_cost_usd": turn.get("cost", 0.001), "usage": usage}
+        "type": "result",
+        "subtype": "success",
+        "is_error": is_error,
+        "api_error_status": turn.get("api_status"),
+        "num_turns": 1,
+        "result": turn["error"] if is_error else text,
+        "stop_reason": "end_turn",
+        "session_id": sid,
+        "total_cost_usd": turn.get("cost", 0.001),
+        "usage": usage,
+    }
     if turn.get("subagent_usage"):
         res["subagent_usage"] = turn["subagent_usage"]
     _out(res)
@@ -153,8 +236,7 @@ def main(argv: list[str]) -> int:
     prompt = _read_prompt(argv)
     ctx_file = _flag(argv, "--append-system-prompt-file")
     context = Path(ctx_file).read_text() if ctx_file and Path(ctx_file).exists() else None
-    call: dict[str, Any] = {"argv": argv, "prompt": prompt, "context": context,
-                            "cwd": os.getcwd()}
+    call: dict[str, Any] = {"argv": argv, "prompt": prompt, "context": context, "cwd": os.getcwd()}
     sessions = state / "sessions"
     sessions.mkdir(exist_ok=True)
     resume = _flag(argv, "--resume")
@@ -166,14 +248,31 @@ def main(argv: list[str]) -> int:
 
     if resume and not (sessions / resume).exists():
         msg = f"No conversation found with session ID: {resume}"
-        _out({"type": "result", "subtype": "error_during_execution", "is_error": True,
-              "session_id": resume, "errors": [msg], "usage": {}, "total_cost_usd": 0})
+        _out(
+            {
+                "type": "result",
+                "subtype": "error_during_execution",
+                "is_error": True,
+                "session_id": resume,
+                "errors": [msg],
+                "usage": {},
+                "total_cost_usd": 0,
+            }
+        )
         sys.stderr.write(msg + "\n")
         record()
         return 1
     (sessions / sid).touch()
-    _out({"type": "system", "subtype": "init", "session_id": sid, "cwd": os.getcwd(),
-          "tools": ["Bash", "Read"], "model": "fake"})
+    _out(
+        {
+            "type": "system",
+            "subtype": "init",
+            "session_id": sid,
+            "cwd": os.getcwd(),
+            "tools": ["Bash", "Read"],
+            "model": "fake",
+        }
+    )
     if turn.get("spawn_child"):
         child = subprocess.Popen(["sleep", "300"])
         (state / "child.pid").write_text(str(child.pid))
@@ -183,28 +282,55 @@ def main(argv: list[str]) -> int:
     for raw in turn.get("raw") or []:
         sys.stdout.write((raw if isinstance(raw, str) else json.dumps(raw)) + "\n")
     if turn.get("big_line"):
-        sys.stdout.write(json.dumps({"type": "unknown_big", "pad": "x" * int(turn["big_line"])})
-                         + "\n")
+        sys.stdout.write(
+            json.dumps({"type": "unknown_big", "pad": "x" * int(turn["big_line"])}) + "\n"
+        )
     if turn.get("thinking"):
         _message(sid, [{"type": "thinking", "thinking": turn["thinking"]}])
     if turn.get("permission"):
         perm = turn["permission"]
         call_id = "toolu_perm_" + uuid.uuid4().hex[:8]
-        _message(sid, [{"type": "tool_use", "id": call_id, "name": perm["tool_name"],
-                        "input": perm.get("input", {})}])
-        _out({"type": "control_request", "request_id": "req_" + uuid.uuid4().hex[:8],
-              "request": {"subtype": "can_use_tool", "tool_name": perm["tool_name"],
-                          "input": perm.get("input", {}), "tool_use_id": call_id}})
+        _message(
+            sid,
+            [
+                {
+                    "type": "tool_use",
+                    "id": call_id,
+                    "name": perm["tool_name"],
+                    "input": perm.get("input", {}),
+                }
+            ],
+        )
+        _out(
+            {
+                "type": "control_request",
+                "request_id": "req_" + uuid.uuid4().hex[:8],
+                "request": {
+                    "subtype": "can_use_tool",
+                    "tool_name": perm["tool_name"],
+                    "input": perm.get("input", {}),
+                    "tool_use_id": call_id,
+                },
+            }
+        )
         answer = json.loads(sys.stdin.readline() or "{}")
         call["control_response"] = answer
         behavior = (((answer.get("response") or {}).get("response")) or {}).get("behavior")
-        _tool_result(sid, call_id, "ran" if behavior == "allow" else "denied",
-                     behavior != "allow")
+        _tool_result(sid, call_id, "ran" if behavior == "allow" else "denied", behavior != "allow")
     if turn.get("tool"):
         tool = turn["tool"]
         call_id = "toolu_" + uuid.uuid4().hex[:8]
-        _message(sid, [{"type": "tool_use", "id": call_id, "name": tool["name"],
-                        "input": tool.get("input", {})}])
+        _message(
+            sid,
+            [
+                {
+                    "type": "tool_use",
+                    "id": call_id,
+                    "name": tool["name"],
+                    "input": tool.get("input", {}),
+                }
+            ],
+        )
         _tool_result(sid, call_id, tool.get("result", "ok"), bool(tool.get("is_error")))
     text = turn.get("text", f"Fake Claude received: {prompt}" if not turn else "")
     if text:

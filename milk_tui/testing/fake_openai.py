@@ -59,8 +59,11 @@ class FakeToolCall:
 
 def usage(prompt: int, completion: int, *, cached: int = 0) -> dict[str, Any]:
     """An OpenAI-style usage object: ``prompt`` INCLUDES ``cached`` tokens."""
-    u: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
-                         "total_tokens": prompt + completion}
+    u: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
     if cached:
         u["prompt_tokens_details"] = {"cached_tokens": cached}
     return u
@@ -102,11 +105,16 @@ class FakeReply:
     # ----- encoding ----------------------------------------------------------------------
 
     def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> str:
-        return json.dumps({
-            "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
-            "model": self.model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        }, separators=(",", ":"))
+        return json.dumps(
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": self.model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            },
+            separators=(",", ":"),
+        )
 
     def events(self) -> list[bytes]:
         """SSE event blocks (``data: …\\n\\n``), cached so a reused reply costs nothing."""
@@ -124,9 +132,19 @@ class FakeReply:
         finish = self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
         datas.append(self._chunk({}, finish))
         if self.usage is not None:
-            datas.append(json.dumps({"id": "chatcmpl-fake", "object": "chat.completion.chunk",
-                                     "created": 0, "model": self.model, "choices": [],
-                                     "usage": self.usage}, separators=(",", ":")))
+            datas.append(
+                json.dumps(
+                    {
+                        "id": "chatcmpl-fake",
+                        "object": "chat.completion.chunk",
+                        "created": 0,
+                        "model": self.model,
+                        "choices": [],
+                        "usage": self.usage,
+                    },
+                    separators=(",", ":"),
+                )
+            )
         out = [f"data: {d}\n\n".encode() for d in datas]
         if self.malformed_after is not None:
             out.insert(self.malformed_after, b'data: {"choices": [{"delta": {"content": "x"\n\n')
@@ -158,7 +176,7 @@ class FakeReply:
 
 def _split(s: str, n: int) -> list[str]:
     step = max(1, -(-len(s) // n)) if s else 1
-    parts = [s[i * step:(i + 1) * step] for i in range(n)]
+    parts = [s[i * step : (i + 1) * step] for i in range(n)]
     return parts
 
 
@@ -172,8 +190,9 @@ class FakeOpenAIServer:
         self.port = port
         self.chat_path = chat_path
         self.requests: list[RecordedRequest] = []
-        self.default_reply = FakeReply(text=["Hello", " from", " the", " fake."],
-                                       usage=usage(12, 4))
+        self.default_reply = FakeReply(
+            text=["Hello", " from", " the", " fake."], usage=usage(12, 4)
+        )
         self.responder: Callable[[RecordedRequest], FakeReply] | None = None
         self._queue: deque[FakeReply] = deque()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -307,8 +326,10 @@ class FakeOpenAIServer:
             _write_simple(writer, reply.status, reply.error_body, "application/json")
             await writer.drain()
             return True
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                     b"Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n")
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+            b"Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
         await writer.drain()
         if reply.hang == "after_headers":
             await asyncio.Event().wait()
@@ -354,13 +375,22 @@ def _write_simple(writer: asyncio.StreamWriter, status: int, body: str, ctype: s
     data = body.encode()
     writer.write(
         f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}\r\nContent-Type: {ctype}\r\n"
-        f"Content-Length: {len(data)}\r\n\r\n".encode() + data
+        f"Content-Length: {len(data)}\r\n\r\n".encode()
+        + data
     )
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
-            404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
-            502: "Bad Gateway", 503: "Service Unavailable"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+}
 
 
 async def _read_request(reader: asyncio.StreamReader) -> RecordedRequest | None:

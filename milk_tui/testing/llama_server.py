@@ -38,8 +38,9 @@ def free_port() -> int:
 
 
 class LlamaServer:
-    def __init__(self, model: str | Path, *, n_ctx: int = 512, port: int = 0,
-                 log: Path | None = None) -> None:
+    def __init__(
+        self, model: str | Path, *, n_ctx: int = 512, port: int = 0, log: Path | None = None
+    ) -> None:
         self.model = Path(model)
         self.n_ctx = n_ctx
         self.port = port or free_port()
@@ -53,14 +54,26 @@ class LlamaServer:
     def start(self) -> LlamaServer:
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "milk_tui.testing.llama_server", "serve", str(self.model),
-             str(self.port), str(self.n_ctx)],
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "milk_tui.testing.llama_server",
+                "serve",
+                str(self.model),
+                str(self.port),
+                str(self.n_ctx),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + START_TIMEOUT_SECS
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"llama.cpp server exited with {self.proc.returncode}"
-                                   + (f" (see {self.log})" if self.log else ""))
+                raise RuntimeError(
+                    f"llama.cpp server exited with {self.proc.returncode}"
+                    + (f" (see {self.log})" if self.log else "")
+                )
             with contextlib.suppress(httpx.HTTPError):
                 r = httpx.get(self.url + "/health", timeout=1.0)
                 if r.status_code == 200:

@@ -18,8 +18,10 @@ Script = list[AgentEvent | BaseException]
 
 
 def say(*chunks: str, session_id: str = "", escalation_reason: str = "") -> Script:
-    return [*(TextChunk(c) for c in chunks),
-            Finished(session_id=session_id, escalation_reason=escalation_reason)]
+    return [
+        *(TextChunk(c) for c in chunks),
+        Finished(session_id=session_id, escalation_reason=escalation_reason),
+    ]
 
 
 @dataclass

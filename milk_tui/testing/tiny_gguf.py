@@ -25,8 +25,10 @@ SPACE = "\u2581"  # SentencePiece's word-boundary marker
 STOP_WORD = SPACE + "hello"
 EOS_BOOST = 1.05
 """EOS scores 5 % above the stop word wherever that word would win: replies end soon."""
-CHAT_TEMPLATE = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
-                 "{% if add_generation_prompt %}assistant: {% endif %}")
+CHAT_TEMPLATE = (
+    "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}assistant: {% endif %}"
+)
 
 
 def _vocab() -> tuple[list[bytes], list[float], list[int], int]:

@@ -42,13 +42,20 @@ class MilkApp(App[int]):
     TITLE = "milk"
     COMMANDS = App.COMMANDS | {MilkCommands}
     BINDINGS = [
-        Binding("ctrl+c", "interrupt", "Cancel/Quit", id="milk.interrupt", priority=True, show=False),
+        Binding(
+            "ctrl+c", "interrupt", "Cancel/Quit", id="milk.interrupt", priority=True, show=False
+        ),
         Binding("ctrl+q", "quit", "Quit", id="milk.quit", priority=True, show=False),
     ]
 
-    def __init__(self, runtime: Runtime | None = None, *, ui_state: UIState | None = None,
-                 fact_clock: Callable[[], float] | None = None,
-                 runtime_factory: Callable[[], Runtime] | None = None) -> None:
+    def __init__(
+        self,
+        runtime: Runtime | None = None,
+        *,
+        ui_state: UIState | None = None,
+        fact_clock: Callable[[], float] | None = None,
+        runtime_factory: Callable[[], Runtime] | None = None,
+    ) -> None:
         super().__init__()
         if runtime is None and runtime_factory is None:
             raise ValueError("MilkApp needs a runtime or a runtime_factory")
@@ -96,7 +103,9 @@ class MilkApp(App[int]):
 
     def on_ready(self) -> None:
         if self.runtime is None:
-            self.run_worker(self._load_runtime(), exclusive=True, group="startup", exit_on_error=False)
+            self.run_worker(
+                self._load_runtime(), exclusive=True, group="startup", exit_on_error=False
+            )
 
     async def _load_runtime(self) -> None:
         assert self._runtime_factory is not None
@@ -220,9 +229,12 @@ def run_app(args: argparse.Namespace) -> int:
         from ..core.runtime import build_runtime
 
         return build_runtime(
-            config_path=getattr(args, "config", None), new=bool(getattr(args, "new", False)),
-            session_name=getattr(args, "session", "") or "", demo=bool(getattr(args, "demo", False)),
-            debug=bool(getattr(args, "debug", False)), permission_policy="ask",
+            config_path=getattr(args, "config", None),
+            new=bool(getattr(args, "new", False)),
+            session_name=getattr(args, "session", "") or "",
+            demo=bool(getattr(args, "demo", False)),
+            debug=bool(getattr(args, "debug", False)),
+            permission_policy="ask",
         )
 
     app = MilkApp(runtime_factory=factory)

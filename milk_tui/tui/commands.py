@@ -22,9 +22,16 @@ class SlashCommand:
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("/escalate", "/escalate [fresh] [prompt]",
-                 "pin to the escalation agent, or send one prompt there; 'fresh' starts a new session"),
-    SlashCommand("/primary", "/primary [prompt]", "route back to the primary agent (or send one prompt there)"),
+    SlashCommand(
+        "/escalate",
+        "/escalate [fresh] [prompt]",
+        "pin to the escalation agent, or send one prompt there; 'fresh' starts a new session",
+    ),
+    SlashCommand(
+        "/primary",
+        "/primary [prompt]",
+        "route back to the primary agent (or send one prompt there)",
+    ),
     SlashCommand("/new", "/new [name]", "start a new session in this folder"),
     SlashCommand("/sessions", "/sessions", "list, switch, rename, delete sessions"),
     SlashCommand("/learn", "/learn <fact>", "remember a fact for both agents", busy_safe=True),
@@ -56,7 +63,11 @@ def parse_slash(text: str) -> tuple[SlashCommand, str] | None:
     cmd = BY_NAME.get(name)
     if cmd is None:
         return None
-    return cmd, " ".join(rest.split()) if cmd.name not in ("/escalate", "/primary", "/learn") else rest.strip()
+    return cmd, " ".join(rest.split()) if cmd.name not in (
+        "/escalate",
+        "/primary",
+        "/learn",
+    ) else rest.strip()
 
 
 def looks_like_command(text: str) -> bool:
@@ -88,8 +99,11 @@ class PaletteAction:
 
 PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
     PaletteAction("Escalate: pin to the escalation agent", "/escalate", "slash('/escalate')"),
-    PaletteAction("Escalate fresh: next hand-off starts a new session", "/escalate fresh",
-                  "slash('/escalate fresh')"),
+    PaletteAction(
+        "Escalate fresh: next hand-off starts a new session",
+        "/escalate fresh",
+        "slash('/escalate fresh')",
+    ),
     PaletteAction("Primary: route back to the primary agent", "/primary", "slash('/primary')"),
     PaletteAction("New session", "/new", "slash('/new')"),
     PaletteAction("Sessions…", "list, switch, rename, delete", "sessions"),

@@ -26,23 +26,54 @@ APP_BINDINGS: list[Binding] = [
     Binding("f8", "cycle_theme", "Theme", id="milk.cycle_theme", show=False, priority=True),
     Binding("f3", "focus_facts", "Facts", id="milk.focus_facts", show=False, priority=True),
     Binding("escape", "focus_input", "Input", id="milk.focus_input", show=False),
-    Binding("pageup", "scroll_conversation(-1)", "Page up", id="milk.page_up", show=False, priority=True),
-    Binding("pagedown", "scroll_conversation(1)", "Page down", id="milk.page_down", show=False, priority=True),
+    Binding(
+        "pageup", "scroll_conversation(-1)", "Page up", id="milk.page_up", show=False, priority=True
+    ),
+    Binding(
+        "pagedown",
+        "scroll_conversation(1)",
+        "Page down",
+        id="milk.page_down",
+        show=False,
+        priority=True,
+    ),
     Binding("ctrl+home", "conversation_top", "Oldest", id="milk.top", show=False, priority=True),
-    Binding("ctrl+end", "conversation_bottom", "Newest", id="milk.bottom", show=False, priority=True),
+    Binding(
+        "ctrl+end", "conversation_bottom", "Newest", id="milk.bottom", show=False, priority=True
+    ),
 ]
 
 # Priority: TextArea consumes Enter/Up/Down/Tab itself; these must win while the prompt has focus.
 INPUT_BINDINGS: list[Binding] = [
     Binding("enter", "submit", "Send", id="milk.input.submit", show=False, priority=True),
-    Binding("shift+enter,alt+enter,ctrl+j,ctrl+n", "newline", "Newline", id="milk.input.newline",
-            show=False, priority=True),
-    Binding("up", "history(-1)", "Previous", id="milk.input.history_prev", show=False, priority=True),
+    Binding(
+        "shift+enter,alt+enter,ctrl+j,ctrl+n",
+        "newline",
+        "Newline",
+        id="milk.input.newline",
+        show=False,
+        priority=True,
+    ),
+    Binding(
+        "up", "history(-1)", "Previous", id="milk.input.history_prev", show=False, priority=True
+    ),
     Binding("down", "history(1)", "Next", id="milk.input.history_next", show=False, priority=True),
-    Binding("ctrl+up", "global_history(-1)", "Global previous", id="milk.input.global_prev",
-            show=False, priority=True),
-    Binding("ctrl+down", "global_history(1)", "Global next", id="milk.input.global_next",
-            show=False, priority=True),
+    Binding(
+        "ctrl+up",
+        "global_history(-1)",
+        "Global previous",
+        id="milk.input.global_prev",
+        show=False,
+        priority=True,
+    ),
+    Binding(
+        "ctrl+down",
+        "global_history(1)",
+        "Global next",
+        id="milk.input.global_next",
+        show=False,
+        priority=True,
+    ),
     Binding("ctrl+r", "history_search", "Search history", id="milk.input.search", priority=True),
     Binding("tab", "complete", "Complete", id="milk.input.complete", show=False, priority=True),
 ]
@@ -68,8 +99,21 @@ def remappable_ids() -> set[str]:
     from .sessions_screen import SessionsScreen
     from .widgets.tool_line import ToolLine
 
-    owners = (MilkApp, FactBrowser, FactEditModal, FactsScreen, FactTable, ConfirmModal, TextPromptModal,
-              ContextModal, HelpModal, HistorySearch, PermissionModal, SessionsScreen, ToolLine)
+    owners = (
+        MilkApp,
+        FactBrowser,
+        FactEditModal,
+        FactsScreen,
+        FactTable,
+        ConfirmModal,
+        TextPromptModal,
+        ContextModal,
+        HelpModal,
+        HistorySearch,
+        PermissionModal,
+        SessionsScreen,
+        ToolLine,
+    )
     ids = set(binding_ids())
     for owner in owners:
         ids.update(b.id for b in owner.BINDINGS if isinstance(b, Binding) and b.id)
@@ -83,5 +127,8 @@ def validate_keymap(keymap: dict[str, str]) -> list[str]:
     for k in keymap:
         if k not in known:
             near = difflib.get_close_matches(k, known, n=3)
-            notes.append(f"keymap: unknown binding id '{k}'" + (f" (did you mean {', '.join(near)}?)" if near else ""))
+            notes.append(
+                f"keymap: unknown binding id '{k}'"
+                + (f" (did you mean {', '.join(near)}?)" if near else "")
+            )
     return notes

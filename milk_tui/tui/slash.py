@@ -84,7 +84,9 @@ class SlashHandler:
             elif action == "new":
                 await self.switch_to(self.rt.store.create(d.cwd, value or ""))
 
-        self.screen.app.push_screen(SessionsScreen(self.rt.store, cwd=d.cwd, current_id=d.session.id), done)
+        self.screen.app.push_screen(
+            SessionsScreen(self.rt.store, cwd=d.cwd, current_id=d.session.id), done
+        )
 
     # ----- memory -------------------------------------------------------------------------
 
@@ -121,7 +123,11 @@ class SlashHandler:
                 self.say(f'forgot #{target.id}: "{target.content[:80]}"')
 
         self.screen.app.push_screen(
-            ConfirmModal(f"Forget fact #{target.id}?", target.content[:300], confirm_label="Forget"), confirmed)
+            ConfirmModal(
+                f"Forget fact #{target.id}?", target.content[:300], confirm_label="Forget"
+            ),
+            confirmed,
+        )
 
     async def cmd_memory(self, arg: str) -> None:
         await self.open_memory()
@@ -129,7 +135,9 @@ class SlashHandler:
     async def open_memory(self) -> None:
         from .facts.screen import FactsScreen
 
-        self.screen.app.push_screen(FactsScreen(self.rt.memory, session_id=self.rt.dispatcher.session.id))
+        self.screen.app.push_screen(
+            FactsScreen(self.rt.memory, session_id=self.rt.dispatcher.session.id)
+        )
 
     async def cmd_need(self, arg: str) -> None:
         s = self.rt.dispatcher.session
@@ -137,8 +145,10 @@ class SlashHandler:
             self.say("no current need recorded yet")
             return
         label = "may already be fulfilled" if s.need_is_stale() else "current"
-        self.say(f"need: {s.current_need}  [{label}; set by {s.need_producer or '?'} at turn "
-                 f"{s.current_need_set_at}]")
+        self.say(
+            f"need: {s.current_need}  [{label}; set by {s.need_producer or '?'} at turn "
+            f"{s.current_need_set_at}]"
+        )
         from .widgets.need_pane import NeedPane
 
         for old in reversed(self.screen.query_one(NeedPane).earlier):
@@ -164,7 +174,9 @@ class SlashHandler:
             app.action_change_theme()
             return
         if name not in app.available_themes:
-            raise ValueError(f"unknown theme '{name}' (known: {', '.join(sorted(app.available_themes))})")
+            raise ValueError(
+                f"unknown theme '{name}' (known: {', '.join(sorted(app.available_themes))})"
+            )
         app.theme = name
         self.say(f"theme: {name}")
 

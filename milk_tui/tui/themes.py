@@ -21,12 +21,32 @@ DEFAULT_DARK = "milk-dark"
 DEFAULT_LIGHT = "milk-light"
 
 _FALLBACK = {
-    DEFAULT_DARK: dict(dark=True, primary="#E0B040", secondary="#5FAFD7", accent="#D7875F",
-                       foreground="#E4E1D8", background="#14130F", surface="#1C1B16",
-                       panel="#26241D", success="#87C05F", warning="#E8C547", error="#E0605A"),
-    DEFAULT_LIGHT: dict(dark=False, primary="#9A6B00", secondary="#1F6FA8", accent="#B0522A",
-                        foreground="#2A2722", background="#FBF8F1", surface="#F2EEE4",
-                        panel="#E6E0D2", success="#3D7A1E", warning="#A8790C", error="#B3261E"),
+    DEFAULT_DARK: dict(
+        dark=True,
+        primary="#E0B040",
+        secondary="#5FAFD7",
+        accent="#D7875F",
+        foreground="#E4E1D8",
+        background="#14130F",
+        surface="#1C1B16",
+        panel="#26241D",
+        success="#87C05F",
+        warning="#E8C547",
+        error="#E0605A",
+    ),
+    DEFAULT_LIGHT: dict(
+        dark=False,
+        primary="#9A6B00",
+        secondary="#1F6FA8",
+        accent="#B0522A",
+        foreground="#2A2722",
+        background="#FBF8F1",
+        surface="#F2EEE4",
+        panel="#E6E0D2",
+        success="#3D7A1E",
+        warning="#A8790C",
+        error="#B3261E",
+    ),
 }
 """Used only when the theme files are missing (e.g. a wheel built without them)."""
 

@@ -29,8 +29,15 @@ def items_from_history(history: list[Turn]) -> list[Item]:
     out: list[Item] = []
     for pos, t in enumerate(history, start=1):
         if t.role == "user":
-            out.append(Item("user", t.content, agent_name=t.agent_name, slot=t.agent,
-                            extra={"turn": str(pos)}))
+            out.append(
+                Item(
+                    "user",
+                    t.content,
+                    agent_name=t.agent_name,
+                    slot=t.agent,
+                    extra={"turn": str(pos)},
+                )
+            )
         elif t.role == "assistant":
             for c in t.tool_calls:
                 out.append(Item("tool", c.arguments, agent_name=c.name, slot=t.agent))

@@ -30,7 +30,9 @@ class UIState:
         except (OSError, ValueError):
             return cls()
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in raw.items() if k in known}) if isinstance(raw, dict) else cls()
+        return (
+            cls(**{k: v for k, v in raw.items() if k in known}) if isinstance(raw, dict) else cls()
+        )
 
     def save(self) -> None:
         """Atomic write: a crash mid-save must not leave a truncated file behind."""

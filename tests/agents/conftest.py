@@ -28,10 +28,13 @@ def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def llama_server(tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+def llama_server(
+    tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LlamaServer]:
     if not xllamacpp_available():
-        pytest.skip("xllamacpp is not importable: real llama.cpp tests skipped "
-                    "(pip install xllamacpp)")
+        pytest.skip(
+            "xllamacpp is not importable: real llama.cpp tests skipped (pip install xllamacpp)"
+        )
     log = tmp_path_factory.mktemp("llama") / "server.log"
     with LlamaServer(tiny_gguf, n_ctx=LLAMA_N_CTX, log=log) as srv:
         yield srv

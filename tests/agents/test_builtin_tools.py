@@ -63,14 +63,26 @@ async def test_read_file_numbers_lines_and_pages(tree: Path) -> None:
 
 async def test_read_file_errors(tree: Path) -> None:
     box, _, _ = make(tree)
-    for path, why in [("nope.txt", "no such file"), ("src", "is a directory"),
-                      ("bin.dat", "binary file")]:
+    for path, why in [
+        ("nope.txt", "no such file"),
+        ("src", "is a directory"),
+        ("bin.dat", "binary file"),
+    ]:
         out = await call(box, "read_file", path=path)
         assert out.is_error and why in out.content
 
 
-@pytest.mark.parametrize("path", ["../secret.txt", "src/../../secret.txt", "link_out.txt",
-                                  "dir_out/x.txt", "/etc/passwd", "~/.bashrc"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../secret.txt",
+        "src/../../secret.txt",
+        "link_out.txt",
+        "dir_out/x.txt",
+        "/etc/passwd",
+        "~/.bashrc",
+    ],
+)
 async def test_paths_outside_cwd_are_rejected(tree: Path, path: str) -> None:
     box, _, _ = make(tree)
     out = await call(box, "read_file", path=path)
@@ -102,7 +114,7 @@ async def test_grep_finds_inside_only(tree: Path) -> None:
     assert "README.md:2:find_me in docs" in out
     assert "src/pkg/mod.py:3:def find_me():" in out
     joined = "\n".join(out)
-    assert "secret" not in joined and "outside" not in joined      # symlinks out skipped
+    assert "secret" not in joined and "outside" not in joined  # symlinks out skipped
     assert ".git" not in joined and "bin.dat" not in joined
     sub = (await call(box, "grep", pattern=r"def \w+", path="src")).content
     assert sub == "src/pkg/mod.py:3:def find_me():"
@@ -140,8 +152,14 @@ async def test_escalate_returns_the_reason(tree: Path) -> None:
 
 def test_tool_set_depends_on_options(tree: Path) -> None:
     full, _, _ = make(tree)
-    assert {s.name for s in full.specs()} == {"escalate", "current_need", "record_memory",
-                                              "read_file", "list_dir", "grep"}
+    assert {s.name for s in full.specs()} == {
+        "escalate",
+        "current_need",
+        "record_memory",
+        "read_file",
+        "list_dir",
+        "grep",
+    }
     slim, _, _ = make(tree, on_record_memory=None, allow_escalate=False)
     assert {s.name for s in slim.specs()} == {"current_need", "read_file", "list_dir", "grep"}
     only, _, _ = make(tree, included=["grep", "escalate"], excluded=["escalate"])

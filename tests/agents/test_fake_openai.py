@@ -29,9 +29,12 @@ def test_records_requests_and_serves_in_order() -> None:
 
 
 def test_reply_wire_order_and_tool_call_fragments() -> None:
-    reply = FakeReply(reasoning=["r"], text=["t"],
-                      tool_calls=[FakeToolCall("grep", '{"pattern": "x"}', id="c9", fragments=3)],
-                      usage=usage(10, 2, cached=4))
+    reply = FakeReply(
+        reasoning=["r"],
+        text=["t"],
+        tool_calls=[FakeToolCall("grep", '{"pattern": "x"}', id="c9", fragments=3)],
+        usage=usage(10, 2, cached=4),
+    )
     lines = [e.decode() for e in reply.events()]
     assert '"reasoning_content":"r"' in lines[1] and '"content":"t"' in lines[2]
     frags = lines[3:6]

@@ -24,8 +24,13 @@ async def fail(url: str, *, timeout: float = 5.0, **kw) -> AgentError:  # noqa: 
 
 
 async def test_http_500_names_status_and_backend_message(fake_openai: FakeOpenAIServer) -> None:
-    fake_openai.enqueue(FakeReply(status=500, error_body='{"error":{"code":500,'
-                                  '"message":"llama_decode failed","type":"server_error"}}'))
+    fake_openai.enqueue(
+        FakeReply(
+            status=500,
+            error_body='{"error":{"code":500,'
+            '"message":"llama_decode failed","type":"server_error"}}',
+        )
+    )
     err = await fail(fake_openai.url)
     assert str(err) == "agent 'llama': HTTP 500: llama_decode failed"
     assert err.status == 500 and err.retryable
@@ -45,11 +50,13 @@ async def test_connection_closed_mid_stream(fake_openai: FakeOpenAIServer) -> No
 
 
 async def test_clean_eof_without_done_or_finish(fake_openai: FakeOpenAIServer) -> None:
-    fake_openai.enqueue(FakeReply(raw_lines=[
-        'data: {"choices":[{"index":0,"delta":{"content":"half an answer"}}]}', ""]))
+    fake_openai.enqueue(
+        FakeReply(
+            raw_lines=['data: {"choices":[{"index":0,"delta":{"content":"half an answer"}}]}', ""]
+        )
+    )
     err = await fail(fake_openai.url)
-    assert str(err) == ("agent 'llama': stream ended unexpectedly "
-                        "(no [DONE] or finish_reason)")
+    assert str(err) == ("agent 'llama': stream ended unexpectedly (no [DONE] or finish_reason)")
 
 
 async def test_finish_reason_without_done_is_accepted(fake_openai: FakeOpenAIServer) -> None:
@@ -63,24 +70,30 @@ async def test_finish_reason_without_done_is_accepted(fake_openai: FakeOpenAISer
 async def test_malformed_sse_chunk(fake_openai: FakeOpenAIServer) -> None:
     fake_openai.enqueue(FakeReply(text=["a", "b", "c"], malformed_after=2))
     err = await fail(fake_openai.url)
-    assert str(err).startswith("agent 'llama': malformed SSE chunk from backend: "
-                               '{"choices": [{"delta"')
+    assert str(err).startswith(
+        'agent \'llama\': malformed SSE chunk from backend: {"choices": [{"delta"'
+    )
 
 
 async def test_error_object_inside_the_stream(fake_openai: FakeOpenAIServer) -> None:
-    fake_openai.enqueue(FakeReply(raw_lines=[
-        'data: {"error":{"message":"out of memory","type":"server_error"}}', ""]))
+    fake_openai.enqueue(
+        FakeReply(
+            raw_lines=['data: {"error":{"message":"out of memory","type":"server_error"}}', ""]
+        )
+    )
     err = await fail(fake_openai.url)
     assert str(err) == "agent 'llama': backend error in stream: out of memory"
 
 
 @pytest.mark.parametrize("hang", ["before_headers", "after_headers"])
-async def test_server_that_never_answers_times_out(fake_openai: FakeOpenAIServer,
-                                                   hang: str) -> None:
+async def test_server_that_never_answers_times_out(
+    fake_openai: FakeOpenAIServer, hang: str
+) -> None:
     fake_openai.enqueue(FakeReply(hang=hang))  # type: ignore[arg-type]
     err = await fail(fake_openai.url, timeout=0.5)
-    assert str(err) == (f"agent 'llama': no response from {fake_openai.url} for 0.5s "
-                        "(timeout_secs)")
+    assert str(err) == (
+        f"agent 'llama': no response from {fake_openai.url} for 0.5s (timeout_secs)"
+    )
 
 
 async def test_connection_refused() -> None:

@@ -24,16 +24,26 @@ pytestmark = pytest.mark.real_peer
 
 def llama_agent(srv: LlamaServer) -> OpenAICompatAgent:
     # max_tokens bounds the random model's reply; temperature 0 keeps runs comparable.
-    return OpenAICompatAgent(AgentConfig(name="llama", provider="local", url=srv.url,
-                                         model="tiny", max_tokens=24, temperature=0))
+    return OpenAICompatAgent(
+        AgentConfig(
+            name="llama", provider="local", url=srv.url, model="tiny", max_tokens=24, temperature=0
+        )
+    )
 
 
 async def test_streamed_turn_yields_text_usage_and_finish(llama_server: LlamaServer) -> None:
     agent = llama_agent(llama_server)
     assert await agent.available()
-    req = AgentRequest(slot="primary", prompt="hello", cwd=".", system_prompt="be brief",
-                       messages=[ChatMessage("user", "[user to llama] hi"),
-                                 ChatMessage("assistant", "hello world")])
+    req = AgentRequest(
+        slot="primary",
+        prompt="hello",
+        cwd=".",
+        system_prompt="be brief",
+        messages=[
+            ChatMessage("user", "[user to llama] hi"),
+            ChatMessage("assistant", "hello world"),
+        ],
+    )
     events = [e async for e in agent.stream(req)]
     await agent.aclose()
     texts = [e for e in events if isinstance(e, TextChunk)]

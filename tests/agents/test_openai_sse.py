@@ -18,8 +18,13 @@ from milk_tui.agents.openai_sse import (
 
 
 def chunk(delta: dict, finish: str | None = None, **top: object) -> bytes:
-    obj = {"id": "c1", "object": "chat.completion.chunk", "model": "m",
-           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **top}
+    obj = {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **top,
+    }
     return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
 
 
@@ -33,19 +38,34 @@ def feed_all(p: SSEParser, *parts: bytes) -> list:
 
 def test_content_and_reasoning_kinds() -> None:
     p = SSEParser()
-    evs = feed_all(p, chunk({"reasoning_content": "think "}), chunk({"reasoning": "more"}),
-                   chunk({"content": "Hel"}), chunk({"content": "lo"}), chunk({}, "stop"),
-                   b"data: [DONE]\n\n")
-    assert evs == [ThinkingChunk("think "), ThinkingChunk("more"), TextChunk("Hel"),
-                   TextChunk("lo")]
+    evs = feed_all(
+        p,
+        chunk({"reasoning_content": "think "}),
+        chunk({"reasoning": "more"}),
+        chunk({"content": "Hel"}),
+        chunk({"content": "lo"}),
+        chunk({}, "stop"),
+        b"data: [DONE]\n\n",
+    )
+    assert evs == [
+        ThinkingChunk("think "),
+        ThinkingChunk("more"),
+        TextChunk("Hel"),
+        TextChunk("lo"),
+    ]
     assert p.text == "Hello" and p.reasoning == "think more"
     assert p.done and p.finish_reason == "stop" and p.complete
 
 
 def test_one_read_with_many_events_is_coalesced_by_kind() -> None:
     p = SSEParser()
-    blob = (chunk({"reasoning_content": "a"}) + chunk({"reasoning_content": "b"})
-            + chunk({"content": "x"}) + chunk({"content": "y"}) + chunk({"content": "z"}))
+    blob = (
+        chunk({"reasoning_content": "a"})
+        + chunk({"reasoning_content": "b"})
+        + chunk({"content": "x"})
+        + chunk({"content": "y"})
+        + chunk({"content": "z"})
+    )
     assert p.feed(blob) == [ThinkingChunk("ab"), TextChunk("xyz")]
 
 
@@ -60,9 +80,14 @@ def test_lines_split_across_reads() -> None:
 
 def test_only_data_space_lines_count() -> None:
     p = SSEParser()
-    evs = feed_all(p, b": keep-alive\n\n", b"event: message\n",
-                   b'data:{"choices":[{"delta":{"content":"nospace"}}]}\n\n',
-                   chunk({"content": "yes"}), b"id: 7\n\n")
+    evs = feed_all(
+        p,
+        b": keep-alive\n\n",
+        b"event: message\n",
+        b'data:{"choices":[{"delta":{"content":"nospace"}}]}\n\n',
+        chunk({"content": "yes"}),
+        b"id: 7\n\n",
+    )
     assert evs == [TextChunk("yes")]
 
 
@@ -75,8 +100,11 @@ def test_crlf_line_endings() -> None:
 
 def test_done_ends_the_stream() -> None:
     p = SSEParser()
-    evs = feed_all(p, chunk({"content": "a"}) + b"data: [DONE]\n\n" + chunk({"content": "b"}),
-                   chunk({"content": "c"}))
+    evs = feed_all(
+        p,
+        chunk({"content": "a"}) + b"data: [DONE]\n\n" + chunk({"content": "b"}),
+        chunk({"content": "c"}),
+    )
     assert evs == [TextChunk("a")]
 
 
@@ -89,8 +117,9 @@ def test_stream_without_done_or_finish_is_incomplete() -> None:
     assert p2.complete and p2.finish_reason == "length"
 
 
-def tc(index: int | None, *, id: str | None = None, name: str | None = None,
-       args: str | None = None) -> dict:
+def tc(
+    index: int | None, *, id: str | None = None, name: str | None = None, args: str | None = None
+) -> dict:
     d: dict = {"function": {}}
     if index is not None:
         d["index"] = index
@@ -105,37 +134,52 @@ def tc(index: int | None, *, id: str | None = None, name: str | None = None,
 
 def test_tool_call_deltas_accumulate_by_index_and_sort() -> None:
     p = SSEParser()
-    feed_all(p,
-             chunk({"tool_calls": [tc(1, id="b", name="gr", args='{"pat')]}),
-             chunk({"tool_calls": [tc(0, id="a", name="read_", args="")]}),
-             chunk({"tool_calls": [tc(1, name="ep", args='tern": "x"}')]}),
-             chunk({"tool_calls": [tc(0, name="file", args='{"path": "a.py"}')]}),
-             chunk({}, "tool_calls"))
+    feed_all(
+        p,
+        chunk({"tool_calls": [tc(1, id="b", name="gr", args='{"pat')]}),
+        chunk({"tool_calls": [tc(0, id="a", name="read_", args="")]}),
+        chunk({"tool_calls": [tc(1, name="ep", args='tern": "x"}')]}),
+        chunk({"tool_calls": [tc(0, name="file", args='{"path": "a.py"}')]}),
+        chunk({}, "tool_calls"),
+    )
     calls = p.tool_calls()
     assert [(c.id, c.name, c.arguments) for c in calls] == [
-        ("a", "read_file", '{"path": "a.py"}'), ("b", "grep", '{"pattern": "x"}')]
+        ("a", "read_file", '{"path": "a.py"}'),
+        ("b", "grep", '{"pattern": "x"}'),
+    ]
 
 
 def test_one_based_indices_work() -> None:
     p = SSEParser()
-    feed_all(p, chunk({"tool_calls": [tc(1, id="x", name="list_dir", args="{}")]}),
-             chunk({"tool_calls": [tc(2, id="y", name="grep", args='{"pattern":"a"}')]}))
+    feed_all(
+        p,
+        chunk({"tool_calls": [tc(1, id="x", name="list_dir", args="{}")]}),
+        chunk({"tool_calls": [tc(2, id="y", name="grep", args='{"pattern":"a"}')]}),
+    )
     assert [c.name for c in p.tool_calls()] == ["list_dir", "grep"]
 
 
 def test_reused_index_zero_with_new_id_starts_a_new_call() -> None:
     p = SSEParser()
-    feed_all(p, chunk({"tool_calls": [tc(0, id="one", name="list_dir", args="{}")]}),
-             chunk({"tool_calls": [tc(0, id="two", name="grep", args='{"pattern":')]}),
-             chunk({"tool_calls": [tc(0, args='"q"}')]}))
+    feed_all(
+        p,
+        chunk({"tool_calls": [tc(0, id="one", name="list_dir", args="{}")]}),
+        chunk({"tool_calls": [tc(0, id="two", name="grep", args='{"pattern":')]}),
+        chunk({"tool_calls": [tc(0, args='"q"}')]}),
+    )
     assert [(c.id, c.name, c.arguments) for c in p.tool_calls()] == [
-        ("one", "list_dir", "{}"), ("two", "grep", '{"pattern":"q"}')]
+        ("one", "list_dir", "{}"),
+        ("two", "grep", '{"pattern":"q"}'),
+    ]
 
 
 def test_nameless_fragments_dropped_and_missing_ids_generated() -> None:
     p = SSEParser()
-    feed_all(p, chunk({"tool_calls": [tc(0, args='{"orphan": 1}')]}),
-             chunk({"tool_calls": [tc(1, name="list_dir", args="{}")]}))
+    feed_all(
+        p,
+        chunk({"tool_calls": [tc(0, args='{"orphan": 1}')]}),
+        chunk({"tool_calls": [tc(1, name="list_dir", args="{}")]}),
+    )
     calls = p.tool_calls()
     assert [c.name for c in calls] == ["list_dir"]
     assert calls[0].id
@@ -143,18 +187,23 @@ def test_nameless_fragments_dropped_and_missing_ids_generated() -> None:
 
 def test_usage_last_one_wins_and_is_normalised() -> None:
     p = SSEParser()
-    feed_all(p, chunk({"content": "a"}, usage={"prompt_tokens": 1, "completion_tokens": 1}),
-             b'data: {"choices":[],"usage":{"prompt_tokens":619,"completion_tokens":17,'
-             b'"prompt_tokens_details":{"cached_tokens":576}}}\n\n')
+    feed_all(
+        p,
+        chunk({"content": "a"}, usage={"prompt_tokens": 1, "completion_tokens": 1}),
+        b'data: {"choices":[],"usage":{"prompt_tokens":619,"completion_tokens":17,'
+        b'"prompt_tokens_details":{"cached_tokens":576}}}\n\n',
+    )
     assert p.usage is not None
     assert normalise_usage(p.usage) == (43, 17, 576)
 
 
 def test_usage_cached_never_makes_prompt_negative() -> None:
-    assert normalise_usage({"prompt_tokens": 5, "completion_tokens": 0,
-                            "prompt_tokens_details": {"cached_tokens": 9}}) == (0, 0, 9)
-    assert normalise_usage({"prompt_tokens": 5, "completion_tokens": 2,
-                            "prompt_tokens_details": None}) == (5, 2, 0)
+    assert normalise_usage(
+        {"prompt_tokens": 5, "completion_tokens": 0, "prompt_tokens_details": {"cached_tokens": 9}}
+    ) == (0, 0, 9)
+    assert normalise_usage(
+        {"prompt_tokens": 5, "completion_tokens": 2, "prompt_tokens_details": None}
+    ) == (5, 2, 0)
 
 
 def test_malformed_json_chunk_raises() -> None:
@@ -185,8 +234,9 @@ def test_error_object_in_stream_raises_backend_error() -> None:
 def test_content_with_finish_in_the_same_chunk_after_skeleton() -> None:
     """A chunk that looks similar but carries a finish_reason must take the full path."""
     p = SSEParser()
-    evs = feed_all(p, chunk({"content": "a"}), chunk({"content": "b"}),
-                   chunk({"content": "c"}, "stop"))
+    evs = feed_all(
+        p, chunk({"content": "a"}), chunk({"content": "b"}), chunk({"content": "c"}, "stop")
+    )
     assert "".join(e.text for e in evs) == "abc"
     assert p.finish_reason == "stop"
 
@@ -201,15 +251,21 @@ _text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=0
 
 
 @settings(max_examples=150, deadline=None)
-@given(pieces=st.lists(st.tuples(st.sampled_from(["content", "reasoning_content"]), _text),
-                       min_size=1, max_size=12),
-       cuts=st.lists(st.integers(min_value=1, max_value=4000), max_size=6),
-       finish_with_last=st.booleans())
-def test_fast_path_matches_a_plain_json_parse(pieces: list[tuple[str, str]], cuts: list[int],
-                                              finish_with_last: bool) -> None:
+@given(
+    pieces=st.lists(
+        st.tuples(st.sampled_from(["content", "reasoning_content"]), _text), min_size=1, max_size=12
+    ),
+    cuts=st.lists(st.integers(min_value=1, max_value=4000), max_size=6),
+    finish_with_last=st.booleans(),
+)
+def test_fast_path_matches_a_plain_json_parse(
+    pieces: list[tuple[str, str]], cuts: list[int], finish_with_last: bool
+) -> None:
     """Whatever the chunking, text and thinking equal what json.loads of each chunk gives."""
-    chunks = [chunk({k: v}, "stop" if finish_with_last and i == len(pieces) - 1 else None)
-              for i, (k, v) in enumerate(pieces)]
+    chunks = [
+        chunk({k: v}, "stop" if finish_with_last and i == len(pieces) - 1 else None)
+        for i, (k, v) in enumerate(pieces)
+    ]
     data = b"".join(chunks) + b"data: [DONE]\n\n"
     bounds = sorted({c % len(data) for c in cuts} - {0})
     parts = [data[a:b] for a, b in zip([0, *bounds], [*bounds, len(data)], strict=True)]

@@ -7,10 +7,19 @@ import pytest
 from milk_tui.core.repeat_guard import is_repeated_prompt
 
 Q = "how do I configure the router rules"
-OTHER = ["what is the weather like", "explain the session model", "list the open tasks",
-         "show me the config file", "why did the build fail", "summarise the last commit",
-         "write a test for the parser", "rename the helper function", "describe the bus events",
-         "where are the themes", "check the memory panel"]
+OTHER = [
+    "what is the weather like",
+    "explain the session model",
+    "list the open tasks",
+    "show me the config file",
+    "why did the build fail",
+    "summarise the last commit",
+    "write a test for the parser",
+    "rename the helper function",
+    "describe the bus events",
+    "where are the themes",
+    "check the memory panel",
+]
 
 
 def history_with_matches(distances: list[int], length: int = 10) -> list[str]:
@@ -21,15 +30,18 @@ def history_with_matches(distances: list[int], length: int = 10) -> list[str]:
     return hist
 
 
-@pytest.mark.parametrize(("distances", "fires"), [
-    ([1], True),           # immediate repeat: 1.0
-    ([2], False),          # 0.5
-    ([2, 3], False),       # 0.83
-    ([1, 3], True),        # 1.33
-    ([2, 3, 10], True),    # 0.5 + 0.333 + 0.1 = 0.933, the 10th is still in the window
-    ([3, 4, 5, 6], True),  # 0.333 + 0.25 + 0.2 + 0.167 = 0.95
-    ([2, 4, 7], False),    # 0.5 + 0.25 + 0.143 = 0.893, just under
-])
+@pytest.mark.parametrize(
+    ("distances", "fires"),
+    [
+        ([1], True),  # immediate repeat: 1.0
+        ([2], False),  # 0.5
+        ([2, 3], False),  # 0.83
+        ([1, 3], True),  # 1.33
+        ([2, 3, 10], True),  # 0.5 + 0.333 + 0.1 = 0.933, the 10th is still in the window
+        ([3, 4, 5, 6], True),  # 0.333 + 0.25 + 0.2 + 0.167 = 0.95
+        ([2, 4, 7], False),  # 0.5 + 0.25 + 0.143 = 0.893, just under
+    ],
+)
 def test_distance_scoring(distances: list[int], fires: bool) -> None:
     assert is_repeated_prompt(history_with_matches(distances), Q, 0) is fires
 
@@ -42,13 +54,16 @@ def test_matches_outside_the_last_ten_do_not_count() -> None:
     assert is_repeated_prompt(hist, Q, 0)
 
 
-@pytest.mark.parametrize(("prompt", "checked"), [
-    ("ok", False),                     # < 20 bytes and < 3 words
-    ("fix bug", False),
-    ("fix the bug", True),             # 3 words is enough
-    ("abcdefghijklmnopqrst", True),    # 20 bytes is enough
-    ("abcdefghijklmnopqrs", False),    # 19 bytes, 1 word
-])
+@pytest.mark.parametrize(
+    ("prompt", "checked"),
+    [
+        ("ok", False),  # < 20 bytes and < 3 words
+        ("fix bug", False),
+        ("fix the bug", True),  # 3 words is enough
+        ("abcdefghijklmnopqrst", True),  # 20 bytes is enough
+        ("abcdefghijklmnopqrs", False),  # 19 bytes, 1 word
+    ],
+)
 def test_short_prompt_skip(prompt: str, checked: bool) -> None:
     assert is_repeated_prompt([prompt], prompt, 0) is checked
 

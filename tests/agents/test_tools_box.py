@@ -18,28 +18,34 @@ SCHEMA = {
         "flag": {"type": "boolean"},
         "mode": {"type": "string", "enum": ["fast", "slow"]},
         "tags": {"type": "array", "items": {"type": "string"}},
-        "opts": {"type": "object", "properties": {"depth": {"type": "integer"}},
-                 "required": ["depth"]},
+        "opts": {
+            "type": "object",
+            "properties": {"depth": {"type": "integer"}},
+            "required": ["depth"],
+        },
     },
     "required": ["path"],
 }
 
 
-@pytest.mark.parametrize(("args", "error"), [
-    ({}, "missing required property 'path'"),
-    ({"path": None}, "missing required property 'path'"),
-    ({"path": 3}, "arguments.path: expected string, got integer"),
-    ({"path": "a", "count": "many"}, "arguments.count: expected integer, got string"),
-    ({"path": "a", "count": 1.5}, "arguments.count: expected integer, got number"),
-    ({"path": "a", "count": True}, "arguments.count: expected integer, got boolean"),
-    ({"path": "a", "flag": "perhaps"}, "arguments.flag: expected boolean, got string"),
-    ({"path": "a", "mode": "medium"}, 'arguments.mode: "medium" is not one of "fast", "slow"'),
-    ({"path": "a", "tags": ["x", 2]}, "arguments.tags[1]: expected string, got integer"),
-    ({"path": "a", "tags": "x"}, "arguments.tags: expected array, got string"),
-    ({"path": "a", "opts": {}}, "arguments.opts: missing required property 'depth'"),
-    ({"path": "a", "opts": {"depth": "deep"}}, "arguments.opts.depth: expected integer"),
-    ([1, 2], "arguments: expected object, got array"),
-])
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        ({}, "missing required property 'path'"),
+        ({"path": None}, "missing required property 'path'"),
+        ({"path": 3}, "arguments.path: expected string, got integer"),
+        ({"path": "a", "count": "many"}, "arguments.count: expected integer, got string"),
+        ({"path": "a", "count": 1.5}, "arguments.count: expected integer, got number"),
+        ({"path": "a", "count": True}, "arguments.count: expected integer, got boolean"),
+        ({"path": "a", "flag": "perhaps"}, "arguments.flag: expected boolean, got string"),
+        ({"path": "a", "mode": "medium"}, 'arguments.mode: "medium" is not one of "fast", "slow"'),
+        ({"path": "a", "tags": ["x", 2]}, "arguments.tags[1]: expected string, got integer"),
+        ({"path": "a", "tags": "x"}, "arguments.tags: expected array, got string"),
+        ({"path": "a", "opts": {}}, "arguments.opts: missing required property 'depth'"),
+        ({"path": "a", "opts": {"depth": "deep"}}, "arguments.opts.depth: expected integer"),
+        ([1, 2], "arguments: expected object, got array"),
+    ],
+)
 def test_rejections_name_the_path_and_rule(args: object, error: str) -> None:
     with pytest.raises(SchemaError) as e:
         validate(args, SCHEMA)
@@ -47,22 +53,40 @@ def test_rejections_name_the_path_and_rule(args: object, error: str) -> None:
 
 
 def test_scalars_are_coerced_where_unambiguous() -> None:
-    out = validate({"path": "a", "count": "10", "ratio": "0.5", "flag": "true",
-                    "opts": {"depth": 2.0}, "extra": 1}, SCHEMA)
-    assert out == {"path": "a", "count": 10, "ratio": 0.5, "flag": True,
-                   "opts": {"depth": 2}, "extra": 1}
+    out = validate(
+        {
+            "path": "a",
+            "count": "10",
+            "ratio": "0.5",
+            "flag": "true",
+            "opts": {"depth": 2.0},
+            "extra": 1,
+        },
+        SCHEMA,
+    )
+    assert out == {
+        "path": "a",
+        "count": 10,
+        "ratio": 0.5,
+        "flag": True,
+        "opts": {"depth": 2},
+        "extra": 1,
+    }
 
 
 def test_additional_properties_false() -> None:
     with pytest.raises(SchemaError, match="unexpected properties other"):
-        validate({"a": 1, "other": 2}, {"type": "object", "properties": {"a": {}},
-                                        "additionalProperties": False})
+        validate(
+            {"a": 1, "other": 2},
+            {"type": "object", "properties": {"a": {}}, "additionalProperties": False},
+        )
 
 
 def _recording_box(name: str, calls: list) -> LocalToolBox:
     async def handler(args: dict) -> ToolOutcome:
         calls.append((name, args))
         return ToolOutcome(f"{name} ok")
+
     return LocalToolBox([Tool(ToolSpec(name, "d", SCHEMA), handler)])
 
 
@@ -97,15 +121,15 @@ async def test_first_box_owns_a_duplicated_name() -> None:
 async def test_empty_arguments_mean_an_empty_object() -> None:
     async def handler(args: dict) -> ToolOutcome:
         return ToolOutcome(json.dumps(args))
-    box = CompositeToolBox([LocalToolBox([Tool(ToolSpec("n", "d", {"type": "object"}),
-                                                handler)])])
+
+    box = CompositeToolBox([LocalToolBox([Tool(ToolSpec("n", "d", {"type": "object"}), handler)])])
     assert (await box.call("n", "")).content == "{}"
 
 
 async def test_a_crashing_handler_becomes_an_error_result() -> None:
     async def handler(args: dict) -> ToolOutcome:
         raise RuntimeError("disk on fire")
-    box = CompositeToolBox([LocalToolBox([Tool(ToolSpec("n", "d", {"type": "object"}),
-                                                handler)])])
+
+    box = CompositeToolBox([LocalToolBox([Tool(ToolSpec("n", "d", {"type": "object"}), handler)])])
     out = await box.call("n", "{}")
     assert out.is_error and "disk on fire" in out.content

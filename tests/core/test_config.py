@@ -47,7 +47,9 @@ def test_unknown_keys_warn(tmp_path: Path):
     f = tmp_path / "c.toml"
     f.write_text('colour = "red"\n[[agents]]\nname = "a"\nprovider = "demo"\nflavour = 1\n')
     _, warnings, _ = load_config(f)
-    assert any("'colour'" in w for w in warnings) and any("agents[0].flavour" in w for w in warnings)
+    assert any("'colour'" in w for w in warnings) and any(
+        "agents[0].flavour" in w for w in warnings
+    )
 
 
 def test_missing_file_is_clear(tmp_path: Path):
@@ -60,14 +62,23 @@ def test_limit_resolvers():
     ac = AgentConfig(name="a", limits=AgentLimits(percept_inject_max=0, message_budget_chars=None))
     assert cfg.resolve_percept_inject_max(ac) == 25  # zero → built-in default
     assert cfg.resolve_percept_inject_max(AgentConfig(name="b")) == 10  # absent → global
-    assert cfg.resolve_percept_inject_max(AgentConfig(name="c", limits=AgentLimits(percept_inject_max=-1))) == 0
+    assert (
+        cfg.resolve_percept_inject_max(
+            AgentConfig(name="c", limits=AgentLimits(percept_inject_max=-1))
+        )
+        == 0
+    )
     assert cfg.resolve_message_budget(AgentConfig(name="d")) == 0  # negative global → unlimited
     assert cfg.resolve_message_budget(AgentConfig(name="e", context_window_tokens=1000)) == 3000
 
 
 def test_agent_selection_and_builtin_claude():
-    cfg = MilkConfig(agents=[AgentConfig(name="cli", provider="claude-cli"),
-                             AgentConfig(name="llama", provider="local", url="http://x")])
+    cfg = MilkConfig(
+        agents=[
+            AgentConfig(name="cli", provider="claude-cli"),
+            AgentConfig(name="llama", provider="local", url="http://x"),
+        ]
+    )
     assert cfg.primary_agent().name == "llama"  # external processes are skipped
     assert cfg.escalation_agent_config().provider == "claude-cli"
     assert [a.name for a in cfg.effective_agents()][-1] == "claude"

@@ -41,9 +41,20 @@ provider = "demo"
 
 def _run(cwd: Path, prompt: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "milk_tui.cli", "-p", prompt, "--primary", "--output-format",
-         "stream-json"],
-        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ.copy(),
+        [
+            sys.executable,
+            "-m",
+            "milk_tui.cli",
+            "-p",
+            prompt,
+            "--primary",
+            "--output-format",
+            "stream-json",
+        ],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=os.environ.copy(),
     )
 
 
@@ -99,7 +110,8 @@ def test_two_processes_in_one_folder_do_not_lose_turns(milk_home: Path, tmp_path
 
 
 def test_a_file_that_is_not_a_database_fails_clearly_and_leaves_no_open_connection(
-        tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    tmp_path: Path, monkeypatch
+) -> None:  # noqa: ANN001
     import pytest
 
     from milk_tui.storage import db as dbmod

@@ -39,7 +39,9 @@ async def test_user_turn_recorded_once_and_only_after_success(rig):
     roles = [(t.role, t.agent) for t in rig.session.history]
     assert roles == [("user", "primary"), ("assistant", "primary")]
     assert [(t.role, t.content) for t in rig.reload().history] == [
-        ("user", "hello there, how are you doing"), ("assistant", "ok")]
+        ("user", "hello there, how are you doing"),
+        ("assistant", "ok"),
+    ]
 
 
 async def test_failed_turn_records_nothing_and_next_turn_works(rig):
@@ -62,9 +64,11 @@ async def test_empty_answer_records_user_turn_only(rig):
 
 def test_history_builder_has_no_tail_logic():
     """Step 4: builders are plain iteration — a trailing user turn is kept as-is."""
-    h = [Turn("user", "q1", agent="primary", agent_name="llama"),
-         Turn("assistant", "a1", agent="primary", agent_name="llama"),
-         Turn("user", "q2", agent="escalation", agent_name="claude")]
+    h = [
+        Turn("user", "q1", agent="primary", agent_name="llama"),
+        Turn("assistant", "a1", agent="primary", agent_name="llama"),
+        Turn("user", "q2", agent="escalation", agent_name="claude"),
+    ]
     msgs = build_agent_history(h, "primary")
     assert [m.role for m in msgs] == ["user", "assistant", "user"]
     assert msgs[-1].content == "[user to claude] q2"
@@ -82,7 +86,9 @@ async def test_need_set_during_turn_uses_pending_position(rig):
     rig.primary.push(say("a"))
     await rig.dispatcher.run_turn("first question about the parser")
     nonce = rig.session.primary_nonce
-    rig.primary.push([TextChunk(f"<milk:need:{nonce}>fix the parser</milk:need:{nonce}>ok"), Finished()])
+    rig.primary.push(
+        [TextChunk(f"<milk:need:{nonce}>fix the parser</milk:need:{nonce}>ok"), Finished()]
+    )
     await rig.dispatcher.run_turn("now fix the parser bug please")
     s = rig.reload()
     assert s.current_need == "fix the parser" and s.current_need_set_at == 3
@@ -91,10 +97,12 @@ async def test_need_set_during_turn_uses_pending_position(rig):
 
 def test_fresh_escalation_history_is_plain_slice_from_boundary():
     """Step 6: one builder with a start index serves both the full and the fresh history."""
-    h = [Turn("user", "old", agent="escalation", agent_name="claude"),
-         Turn("assistant", "old answer", agent="escalation", agent_name="claude"),
-         Turn("user", "q", agent="primary", agent_name="llama"),
-         Turn("assistant", "a", agent="primary", agent_name="llama")]
+    h = [
+        Turn("user", "old", agent="escalation", agent_name="claude"),
+        Turn("assistant", "old answer", agent="escalation", agent_name="claude"),
+        Turn("user", "q", agent="primary", agent_name="llama"),
+        Turn("assistant", "a", agent="primary", agent_name="llama"),
+    ]
     fresh = build_agent_history(h, "escalation", start=2)
     assert [m.content for m in fresh] == ["[user to llama] q", "[llama as primary] a"]
     assert len(build_agent_history(h, "escalation")) == 4
@@ -106,7 +114,10 @@ async def test_self_escalation_hands_over_history_without_the_current_prompt(rig
     from milk_tui.core.dispatch import AgentSlot
 
     rig.dispatcher.escalation = AgentSlot(
-        "escalation", AgentConfig(name="deep", provider="openrouter", url="http://x"), rig.escalation)
+        "escalation",
+        AgentConfig(name="deep", provider="openrouter", url="http://x"),
+        rig.escalation,
+    )
     rig.primary.push(say("earlier answer"))
     await rig.dispatcher.run_turn("an earlier question about the cache layer")
     rig.primary.push(say("over to deep", escalation_reason="needs a bigger model"))
@@ -119,7 +130,11 @@ async def test_self_escalation_hands_over_history_without_the_current_prompt(rig
     assert not any("redesign the cache" in m.content for m in history)
     assert any("an earlier question" in m.content for m in history)
     assert [(t.role, t.agent) for t in rig.reload().history][2:] == [
-        ("user", "primary"), ("assistant", "primary"), ("user", "escalation"), ("assistant", "escalation")]
+        ("user", "primary"),
+        ("assistant", "primary"),
+        ("user", "escalation"),
+        ("assistant", "escalation"),
+    ]
 
 
 async def test_failed_hand_off_records_neither_half(rig):

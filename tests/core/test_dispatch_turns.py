@@ -20,7 +20,11 @@ async def test_self_escalation_sets_need_fallback_and_hands_off(rig):
     assert out.ok and out.slot == "escalation"
     s = rig.reload()
     assert [(t.role, t.agent) for t in s.history] == [
-        ("user", "primary"), ("assistant", "primary"), ("user", "escalation"), ("assistant", "escalation")]
+        ("user", "primary"),
+        ("assistant", "primary"),
+        ("user", "escalation"),
+        ("assistant", "escalation"),
+    ]
     # ADR-0031: no need was emitted, so the prompt became the need before the hand-off;
     # it belongs to the answered exchange, the escalation's user turn (position 3).
     assert s.current_need == LONG and s.current_need_set_at == 3
@@ -40,13 +44,19 @@ async def test_first_escalation_brief_falls_back_to_prompt(rig):
 
 
 async def test_question_sets_waiting_then_resume(rig):
-    rig.escalation.push(say("Shall I continue?", session_id="cli-9"), say("done", session_id="cli-9"))
+    rig.escalation.push(
+        say("Shall I continue?", session_id="cli-9"), say("done", session_id="cli-9")
+    )
     await rig.dispatcher.run_turn(LONG, force="escalate")
     assert rig.reload().state == State.ESCALATION_WAITING
     rig.dispatcher.flags.auto_sticky = False
     await rig.dispatcher.run_turn("yes go ahead")
     started = rig.of("escalation_started")[-1]
-    assert started.mode == "resume" and started.resume and rig.escalation.requests[-1].resume_session_id == "cli-9"
+    assert (
+        started.mode == "resume"
+        and started.resume
+        and rig.escalation.requests[-1].resume_session_id == "cli-9"
+    )
     assert rig.reload().state == State.ROUTING
 
 
@@ -60,7 +70,9 @@ async def test_stale_return_after_turn_gap_is_fresh_start(rig):
     rig.escalation.push(say("again", session_id="cli-2"))
     await rig.dispatcher.run_turn("back to the hard problem now", force="escalate")
     started = rig.of("escalation_started")[-1]
-    assert started.mode == "first" and started.downgraded and started.downgrade_reasons == ["turn_gap"]
+    assert (
+        started.mode == "first" and started.downgraded and started.downgrade_reasons == ["turn_gap"]
+    )
     assert started.local_turns_since == 8
     req = rig.escalation.requests[-1]
     assert req.resume_session_id == ""
@@ -71,8 +83,10 @@ async def test_stale_return_after_turn_gap_is_fresh_start(rig):
 async def test_session_not_found_falls_back_to_fresh(rig):
     rig.escalation.push(say("Question?", session_id="cli-1"))
     await rig.dispatcher.run_turn(LONG, force="escalate")
-    rig.escalation.push([SessionNotFound("No conversation found with session ID: cli-1")],
-                        say("fresh answer", session_id="cli-3"))
+    rig.escalation.push(
+        [SessionNotFound("No conversation found with session ID: cli-1")],
+        say("fresh answer", session_id="cli-3"),
+    )
     out = await rig.dispatcher.run_turn("yes")
     assert out.ok
     modes = [e.mode for e in rig.of("escalation_started")]
@@ -107,8 +121,13 @@ async def test_cancel_mid_stream_records_nothing_and_restores_need(rig):
     await rig.dispatcher.run_turn("first question about config files")
     nonce = rig.session.primary_nonce
     rig.primary.delay = 0.05
-    rig.primary.push([TextChunk(f"<milk:need:{nonce}>new goal</milk:need:{nonce}>"),
-                      *[TextChunk("word ") for _ in range(100)], Finished()])
+    rig.primary.push(
+        [
+            TextChunk(f"<milk:need:{nonce}>new goal</milk:need:{nonce}>"),
+            *[TextChunk("word ") for _ in range(100)],
+            Finished(),
+        ]
+    )
     task = rig.dispatcher.submit("second question about config files")
     for _ in range(100):
         await asyncio.sleep(0.02)
@@ -142,10 +161,14 @@ async def test_full_disk_fails_cleanly_and_keeps_session(rig, db):
 
 
 async def test_usage_is_recorded_per_role(rig):
-    rig.escalation.push([TextChunk("x"), UsageEvent(model="opus", prompt_tokens=10, completion_tokens=5,
-                                                    cost_usd=0.01),
-                         UsageEvent(model="haiku", prompt_tokens=3, completion_tokens=1,
-                                    role_suffix="subagent"), Finished()])
+    rig.escalation.push(
+        [
+            TextChunk("x"),
+            UsageEvent(model="opus", prompt_tokens=10, completion_tokens=5, cost_usd=0.01),
+            UsageEvent(model="haiku", prompt_tokens=3, completion_tokens=1, role_suffix="subagent"),
+            Finished(),
+        ]
+    )
     await rig.dispatcher.run_turn(LONG, force="escalate")
     s = rig.reload()
     assert s.tokens[("opus", "escalation")].prompt == 10

@@ -63,21 +63,33 @@ def test_zero_threshold_disables_turn_gap_only():
 
 def test_need_changed_since_last_escalation_downgrades():
     # need recorded in user turn 3 (1-based), after the escalation answer at index 1
-    s = session_with(ESC_PAIR + LOCAL_PAIR, escalation_session_id="abc",
-                     current_need="other", current_need_set_at=3)
+    s = session_with(
+        ESC_PAIR + LOCAL_PAIR,
+        escalation_session_id="abc",
+        current_need="other",
+        current_need_set_at=3,
+    )
     p = plan_escalation(s, 8)
     assert p.mode == "first" and p.reasons == ["need_changed"]
 
 
 def test_need_set_in_the_escalation_turn_itself_is_not_a_change():
-    s = session_with(ESC_PAIR + LOCAL_PAIR, escalation_session_id="abc",
-                     current_need="goal", current_need_set_at=1)
+    s = session_with(
+        ESC_PAIR + LOCAL_PAIR,
+        escalation_session_id="abc",
+        current_need="goal",
+        current_need_set_at=1,
+    )
     assert plan_escalation(s, 8).mode == "returning"
 
 
 def test_both_reasons_reported():
-    s = session_with(ESC_PAIR + LOCAL_PAIR * 9, escalation_session_id="abc",
-                     current_need="g", current_need_set_at=10)
+    s = session_with(
+        ESC_PAIR + LOCAL_PAIR * 9,
+        escalation_session_id="abc",
+        current_need="g",
+        current_need_set_at=10,
+    )
     assert plan_escalation(s, 8).reasons == ["need_changed", "turn_gap"]
 
 
@@ -88,8 +100,13 @@ def test_http_escalation_without_session_id_detects_returning_from_history():
 
 
 def test_resume_and_continuation_never_downgraded():
-    s = session_with(ESC_PAIR, escalation_session_id="abc", state=State.ESCALATION_WAITING,
-                     current_need="g", current_need_set_at=3)
+    s = session_with(
+        ESC_PAIR,
+        escalation_session_id="abc",
+        state=State.ESCALATION_WAITING,
+        current_need="g",
+        current_need_set_at=3,
+    )
     assert plan_escalation(s, 1).mode == "resume"
 
 

@@ -24,20 +24,42 @@ def test_boundaries_count_assistant_turns_only():
 
 
 def test_local_turns_since_last_escalation():
-    s = S(T("user", "escalation"), T("assistant", "escalation"), T("user", "primary"),
-          T("assistant", "primary"), T("user", "primary"), T("assistant", "primary"))
+    s = S(
+        T("user", "escalation"),
+        T("assistant", "escalation"),
+        T("user", "primary"),
+        T("assistant", "primary"),
+        T("user", "primary"),
+        T("assistant", "primary"),
+    )
     assert s.last_escalation_boundary() == 2 and s.local_turns_since_last_escalation() == 2
-    assert S(T("user", "primary"), T("assistant", "primary")).local_turns_since_last_escalation() == 0
+    assert (
+        S(T("user", "primary"), T("assistant", "primary")).local_turns_since_last_escalation() == 0
+    )
 
 
 def test_need_changed_since_last_escalation_pins():
-    esc_then_local = [T("user", "escalation"), T("assistant", "escalation"), T("user", "primary"),
-                      T("assistant", "primary")]
-    assert S(*esc_then_local, current_need="g", current_need_set_at=4).need_changed_since_last_escalation()
-    local_then_esc = [T("user", "primary"), T("assistant", "primary"), T("user", "escalation"),
-                      T("assistant", "escalation")]
-    assert not S(*local_then_esc, current_need="g", current_need_set_at=2).need_changed_since_last_escalation()
-    assert not S(T("user", "primary"), current_need="g", current_need_set_at=1).need_changed_since_last_escalation()
+    esc_then_local = [
+        T("user", "escalation"),
+        T("assistant", "escalation"),
+        T("user", "primary"),
+        T("assistant", "primary"),
+    ]
+    assert S(
+        *esc_then_local, current_need="g", current_need_set_at=4
+    ).need_changed_since_last_escalation()
+    local_then_esc = [
+        T("user", "primary"),
+        T("assistant", "primary"),
+        T("user", "escalation"),
+        T("assistant", "escalation"),
+    ]
+    assert not S(
+        *local_then_esc, current_need="g", current_need_set_at=2
+    ).need_changed_since_last_escalation()
+    assert not S(
+        T("user", "primary"), current_need="g", current_need_set_at=1
+    ).need_changed_since_last_escalation()
 
 
 def test_record_need_uses_pending_position_and_is_idempotent():
@@ -57,12 +79,22 @@ def test_staleness_label_arithmetic():
 
 
 def test_bricks_collapse_tool_runs_and_trim_oldest():
-    turns = [T("user", "primary", "q1"),
-             T("assistant", "primary", "", tool_calls=[ToolCallRecord("1", "read", "{}"),
-                                                       ToolCallRecord("2", "read", "{}")]),
-             T("assistant", "primary", "a1"), T("user", "escalation", "not mine")]
+    turns = [
+        T("user", "primary", "q1"),
+        T(
+            "assistant",
+            "primary",
+            "",
+            tool_calls=[ToolCallRecord("1", "read", "{}"), ToolCallRecord("2", "read", "{}")],
+        ),
+        T("assistant", "primary", "a1"),
+        T("user", "escalation", "not mine"),
+    ]
     brick = build_brick(turns, "primary", 10_000)
-    assert brick == "User: q1\n[Tool: read] {}\n  [1 more read calls collapsed]\nAssistant (primary): a1\n"
+    assert (
+        brick
+        == "User: q1\n[Tool: read] {}\n  [1 more read calls collapsed]\nAssistant (primary): a1\n"
+    )
     assert build_brick(turns, "primary", 30) == "Assistant (primary): a1\n"
     assert build_brick(turns, "primary", 0) == ""
 

@@ -44,15 +44,30 @@ def _flag(argv: list[str], name: str) -> str:
 
 
 async def test_fresh_turn_argv_context_file_and_events(fake_cli: FakeCli, tmp_path: Path) -> None:
-    fake_cli.turns({"thinking": "ponder", "text": "The answer.", "cost": 0.5,
-                    "usage": {"input_tokens": 11, "output_tokens": 4,
-                              "cache_read_input_tokens": 2, "cache_creation_input_tokens": 3}})
+    fake_cli.turns(
+        {
+            "thinking": "ponder",
+            "text": "The answer.",
+            "cost": 0.5,
+            "usage": {
+                "input_tokens": 11,
+                "output_tokens": 4,
+                "cache_read_input_tokens": 2,
+                "cache_creation_input_tokens": 3,
+            },
+        }
+    )
     agent = _agent(fake_cli, allowed_tools=["Bash", "Read", "Bash"], add_dirs=["/srv/a"])
     events = await _collect(agent, _req(tmp_path, append_system_prompt="STATIC\nDYNAMIC"))
     (call,) = fake_cli.calls
     argv = call["argv"]
-    assert argv[:5] == ["--print", "--output-format", "stream-json", "--verbose",
-                        "--include-partial-messages"]
+    assert argv[:5] == [
+        "--print",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--include-partial-messages",
+    ]
     assert "--model" not in argv and "--resume" not in argv
     assert _flag(argv, "--permission-prompt-tool") == "stdio"
     assert "--dangerously-skip-permissions" not in argv
@@ -65,14 +80,16 @@ async def test_fresh_turn_argv_context_file_and_events(fake_cli: FakeCli, tmp_pa
     assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "The answer."
     assert [e.text for e in events if isinstance(e, ThinkingChunk)] == ["ponder"]
     assert [e for e in events if isinstance(e, UsageEvent)] == [
-        UsageEvent("claude", 11, 4, 2, 3, 0.5, "")]
+        UsageEvent("claude", 11, 4, 2, 3, 0.5, "")
+    ]
     assert events[-1] == Finished(stop_reason="end_turn", session_id=sid)
     # the temp context file is gone after the turn
     assert not Path(_flag(argv, "--append-system-prompt-file")).exists()
 
 
-async def test_resume_and_empty_context_and_skip_permissions(fake_cli: FakeCli,
-                                                            tmp_path: Path) -> None:
+async def test_resume_and_empty_context_and_skip_permissions(
+    fake_cli: FakeCli, tmp_path: Path
+) -> None:
     fake_cli.turns({"text": "one"}, {"text": "two"})
     agent = _agent(fake_cli, dangerously_skip_permissions=True, model="opus-x")
     first = await _collect(agent, _req(tmp_path))
@@ -87,10 +104,12 @@ async def test_resume_and_empty_context_and_skip_permissions(fake_cli: FakeCli,
 
 
 @pytest.mark.parametrize("answer", [True, False])
-async def test_permission_question_round_trip(fake_cli: FakeCli, tmp_path: Path,
-                                              answer: bool) -> None:
-    fake_cli.turns({"permission": {"tool_name": "Write", "input": {"file_path": "x.txt"}},
-                    "text": "after"})
+async def test_permission_question_round_trip(
+    fake_cli: FakeCli, tmp_path: Path, answer: bool
+) -> None:
+    fake_cli.turns(
+        {"permission": {"tool_name": "Write", "input": {"file_path": "x.txt"}}, "text": "after"}
+    )
     asked: list[PermissionQuestion] = []
 
     async def ask(q: PermissionQuestion) -> bool:
@@ -116,8 +135,7 @@ async def test_no_permission_handler_denies(fake_cli: FakeCli, tmp_path: Path) -
 
 
 async def test_error_result_raises_with_cli_text(fake_cli: FakeCli, tmp_path: Path) -> None:
-    fake_cli.turns({"error": "Failed to authenticate. API Error: 401 bad key",
-                    "api_status": 401})
+    fake_cli.turns({"error": "Failed to authenticate. API Error: 401 bad key", "api_status": 401})
     with pytest.raises(AgentError) as ei:
         await _collect(_agent(fake_cli), _req(tmp_path))
     assert not isinstance(ei.value, SessionNotFound)
@@ -131,8 +149,9 @@ async def test_crash_without_result_reports_stderr(fake_cli: FakeCli, tmp_path: 
         await _collect(_agent(fake_cli), _req(tmp_path))
 
 
-async def test_nonzero_exit_after_success_result_is_an_error(fake_cli: FakeCli,
-                                                             tmp_path: Path) -> None:
+async def test_nonzero_exit_after_success_result_is_an_error(
+    fake_cli: FakeCli, tmp_path: Path
+) -> None:
     fake_cli.turns({"text": "hi", "exit": 1, "stderr": "late failure"})
     with pytest.raises(AgentError, match="late failure"):
         await _collect(_agent(fake_cli), _req(tmp_path))
@@ -144,27 +163,46 @@ async def test_silent_crash_names_the_exit_code(fake_cli: FakeCli, tmp_path: Pat
         await _collect(_agent(fake_cli), _req(tmp_path))
 
 
-async def test_unknown_session_raises_session_not_found(fake_cli: FakeCli,
-                                                        tmp_path: Path) -> None:
+async def test_unknown_session_raises_session_not_found(fake_cli: FakeCli, tmp_path: Path) -> None:
     fake_cli.turns({"text": "never"})
     with pytest.raises(SessionNotFound, match="no conversation found"):
         await _collect(_agent(fake_cli), _req(tmp_path, resume_session_id="nope-123"))
 
 
-async def test_ten_mib_line_and_junk_lines_do_not_break_the_turn(fake_cli: FakeCli,
-                                                                 tmp_path: Path) -> None:
+async def test_ten_mib_line_and_junk_lines_do_not_break_the_turn(
+    fake_cli: FakeCli, tmp_path: Path
+) -> None:
     big_tool_output = "y" * (MAX_LINE_BYTES - 1024)
-    fake_cli.turns({
-        "raw": ["plain text noise", "{broken json",
-                json.dumps({"type": "user", "message": {"content": [{
-                    "type": "tool_result", "tool_use_id": "t9",
-                    "content": big_tool_output}]}})],
-        "big_line": MAX_LINE_BYTES + 4096,  # over the limit: skipped, not fatal
-        "text": "still fine"})
+    fake_cli.turns(
+        {
+            "raw": [
+                "plain text noise",
+                "{broken json",
+                json.dumps(
+                    {
+                        "type": "user",
+                        "message": {
+                            "content": [
+                                {
+                                    "type": "tool_result",
+                                    "tool_use_id": "t9",
+                                    "content": big_tool_output,
+                                }
+                            ]
+                        },
+                    }
+                ),
+            ],
+            "big_line": MAX_LINE_BYTES + 4096,  # over the limit: skipped, not fatal
+            "text": "still fine",
+        }
+    )
     debug = tmp_path / "claude-debug.log"
-    agent = ClaudeCliAgent(AgentConfig(name="claude", provider="claude-cli",
-                                       bin=str(fake_cli.bin)), env=fake_cli.env,
-                           debug_log=debug)
+    agent = ClaudeCliAgent(
+        AgentConfig(name="claude", provider="claude-cli", bin=str(fake_cli.bin)),
+        env=fake_cli.env,
+        debug_log=debug,
+    )
     events = await _collect(agent, _req(tmp_path))
     big = [e for e in events if isinstance(e, ToolResultEvent)]
     assert len(big) == 1 and len(big[0].content) == len(big_tool_output)
@@ -204,29 +242,41 @@ async def test_cancel_kills_the_whole_process_group(fake_cli: FakeCli, tmp_path:
     assert not _alive(cli) and not _alive(child)
 
 
-async def test_available_is_cached_and_reports_missing_binary(fake_cli: FakeCli,
-                                                              tmp_path: Path) -> None:
+async def test_available_is_cached_and_reports_missing_binary(
+    fake_cli: FakeCli, tmp_path: Path
+) -> None:
     agent = _agent(fake_cli)
     assert await agent.available()
     fake_cli.bin.unlink()
     assert await agent.available()  # cached
-    missing = ClaudeCliAgent(AgentConfig(name="c", provider="claude-cli",
-                                         bin=str(tmp_path / "no-such-claude")))
+    missing = ClaudeCliAgent(
+        AgentConfig(name="c", provider="claude-cli", bin=str(tmp_path / "no-such-claude"))
+    )
     assert not await missing.available()
     with pytest.raises(AgentError, match="cannot start"):
         await _collect(missing, _req(tmp_path))
 
 
-async def test_debug_log_and_errors_never_show_secret_env_values(fake_cli: FakeCli,
-                                                                 tmp_path: Path) -> None:
+async def test_debug_log_and_errors_never_show_secret_env_values(
+    fake_cli: FakeCli, tmp_path: Path
+) -> None:
     secret = "sk-ant-test-0123456789abcdef"
-    fake_cli.turns({"tool": {"name": "Bash", "input": {"command": "env"},
-                             "result": f"ANTHROPIC_API_KEY={secret}\ntoken = next(it)"},
-                    "error": f"proxy said: bad key {secret}"})
+    fake_cli.turns(
+        {
+            "tool": {
+                "name": "Bash",
+                "input": {"command": "env"},
+                "result": f"ANTHROPIC_API_KEY={secret}\ntoken = next(it)",
+            },
+            "error": f"proxy said: bad key {secret}",
+        }
+    )
     debug = tmp_path / "wire.log"
-    agent = ClaudeCliAgent(AgentConfig(name="claude", provider="claude-cli",
-                                       bin=str(fake_cli.bin)),
-                           env={**fake_cli.env, "ANTHROPIC_API_KEY": secret}, debug_log=debug)
+    agent = ClaudeCliAgent(
+        AgentConfig(name="claude", provider="claude-cli", bin=str(fake_cli.bin)),
+        env={**fake_cli.env, "ANTHROPIC_API_KEY": secret},
+        debug_log=debug,
+    )
     events: list = []
     with pytest.raises(AgentError) as ei:
         async for ev in agent.stream(_req(tmp_path)):

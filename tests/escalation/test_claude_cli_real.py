@@ -46,8 +46,9 @@ def workdir(tmp_path: Path) -> Path:
 
 
 def _agent(claude_bin: str, env: dict[str, str], **cfg: object) -> ClaudeCliAgent:
-    return ClaudeCliAgent(AgentConfig(name="claude", provider="claude-cli", bin=claude_bin,
-                                      **cfg), env=env)
+    return ClaudeCliAgent(
+        AgentConfig(name="claude", provider="claude-cli", bin=claude_bin, **cfg), env=env
+    )
 
 
 async def _collect(agent: ClaudeCliAgent, req: AgentRequest) -> list:
@@ -59,14 +60,18 @@ def _text(events: list) -> str:
 
 
 async def test_first_turn_sends_our_context_then_resume_carries_it(
-        claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic,
-        workdir: Path) -> None:
+    claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic, workdir: Path
+) -> None:
     agent = _agent(claude_bin, real_claude_env)
     assert await agent.available()
     fake_anthropic.push(Reply.text("First answer from the fake."))
     ctx = "[Milk agent context]\nMARKER-STATIC-7f3\n\n[Current user goal]\nMARKER-NEED-19a\n"
-    first = await _collect(agent, AgentRequest(slot="escalation", prompt="What is 2+2?",
-                                               cwd=str(workdir), append_system_prompt=ctx))
+    first = await _collect(
+        agent,
+        AgentRequest(
+            slot="escalation", prompt="What is 2+2?", cwd=str(workdir), append_system_prompt=ctx
+        ),
+    )
     (req1,) = fake_anthropic.message_requests
     assert ctx.strip() in req1.system_text  # our file's text reached the API's system
     assert "What is 2+2?" in req1.last_user_text
@@ -76,9 +81,12 @@ async def test_first_turn_sends_our_context_then_resume_carries_it(
     assert [type(e) for e in first].count(UsageEvent) == 1
 
     fake_anthropic.push(Reply.text("Second answer."))
-    second = await _collect(agent, AgentRequest(slot="escalation", prompt="And 3+3?",
-                                                cwd=str(workdir),
-                                                resume_session_id=fin.session_id))
+    second = await _collect(
+        agent,
+        AgentRequest(
+            slot="escalation", prompt="And 3+3?", cwd=str(workdir), resume_session_id=fin.session_id
+        ),
+    )
     req2 = fake_anthropic.message_requests[-1]
     assert "What is 2+2?" in req2.all_message_text  # the earlier turn came back via --resume
     assert "First answer from the fake." in req2.all_message_text
@@ -88,17 +96,25 @@ async def test_first_turn_sends_our_context_then_resume_carries_it(
 
 
 async def test_stream_events_thinking_text_tool_and_result(
-        claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic,
-        workdir: Path) -> None:
+    claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic, workdir: Path
+) -> None:
     fake_anthropic.push(
-        Reply(blocks=[ThinkingBlock("considering"), TextBlock("Let me check."),
-                      ToolUseBlock("Bash", {"command": "echo tool-ran-ok"})],
-              input_tokens=30, output_tokens=7, cache_read=4),
+        Reply(
+            blocks=[
+                ThinkingBlock("considering"),
+                TextBlock("Let me check."),
+                ToolUseBlock("Bash", {"command": "echo tool-ran-ok"}),
+            ],
+            input_tokens=30,
+            output_tokens=7,
+            cache_read=4,
+        ),
         Reply.text("All done.", input_tokens=50, output_tokens=3),
     )
     agent = _agent(claude_bin, real_claude_env, allowed_tools=["Bash"])
-    events = await _collect(agent, AgentRequest(slot="escalation", prompt="run it",
-                                                cwd=str(workdir)))
+    events = await _collect(
+        agent, AgentRequest(slot="escalation", prompt="run it", cwd=str(workdir))
+    )
     assert "considering" in "".join(e.text for e in events if isinstance(e, ThinkingChunk))
     assert _text(events) == "Let me check.\nAll done."
     (call,) = [e for e in events if isinstance(e, ToolCallEvent)]
@@ -114,19 +130,24 @@ async def test_stream_events_thinking_text_tool_and_result(
 
 
 async def test_permission_prompt_reaches_our_callback(
-        claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic,
-        workdir: Path) -> None:
+    claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic, workdir: Path
+) -> None:
     target = workdir / "made-by-claude.txt"
-    fake_anthropic.push(Reply.tool("Write", {"file_path": str(target), "content": "hi"}),
-                        Reply.text("wrote it"))
+    fake_anthropic.push(
+        Reply.tool("Write", {"file_path": str(target), "content": "hi"}), Reply.text("wrote it")
+    )
     asked: list[PermissionQuestion] = []
 
     async def ask(q: PermissionQuestion) -> bool:
         asked.append(q)
         return False
 
-    events = await _collect(_agent(claude_bin, real_claude_env), AgentRequest(
-        slot="escalation", prompt="write a file", cwd=str(workdir), ask_permission=ask))
+    events = await _collect(
+        _agent(claude_bin, real_claude_env),
+        AgentRequest(
+            slot="escalation", prompt="write a file", cwd=str(workdir), ask_permission=ask
+        ),
+    )
     assert [q.tool_name for q in asked] == ["Write"]
     assert asked[0].tool_input["file_path"] == str(target)
     assert not target.exists()
@@ -136,12 +157,19 @@ async def test_permission_prompt_reaches_our_callback(
 
 @pytest.mark.parametrize(("status", "retryable"), [(401, False), (529, True)])
 async def test_api_error_is_an_agent_error_with_the_api_message(
-        claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic,
-        workdir: Path, status: int, retryable: bool) -> None:
+    claude_bin: str,
+    real_claude_env: dict[str, str],
+    fake_anthropic: FakeAnthropic,
+    workdir: Path,
+    status: int,
+    retryable: bool,
+) -> None:
     fake_anthropic.push(Reply.error(status, "token rejected by fake server"))
     with pytest.raises(AgentError) as ei:
-        await _collect(_agent(claude_bin, real_claude_env),
-                       AgentRequest(slot="escalation", prompt="hi", cwd=str(workdir)))
+        await _collect(
+            _agent(claude_bin, real_claude_env),
+            AgentRequest(slot="escalation", prompt="hi", cwd=str(workdir)),
+        )
     assert str(status) in str(ei.value) and "token rejected by fake server" in str(ei.value)
     assert str(ei.value).startswith("claude: ")
     assert ei.value.status == status and ei.value.retryable is retryable
@@ -149,12 +177,18 @@ async def test_api_error_is_an_agent_error_with_the_api_message(
 
 
 async def test_unknown_session_raises_session_not_found(
-        claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic,
-        workdir: Path) -> None:
+    claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic, workdir: Path
+) -> None:
     with pytest.raises(SessionNotFound):
-        await _collect(_agent(claude_bin, real_claude_env), AgentRequest(
-            slot="escalation", prompt="hi", cwd=str(workdir),
-            resume_session_id="00000000-0000-4000-8000-000000000000"))
+        await _collect(
+            _agent(claude_bin, real_claude_env),
+            AgentRequest(
+                slot="escalation",
+                prompt="hi",
+                cwd=str(workdir),
+                resume_session_id="00000000-0000-4000-8000-000000000000",
+            ),
+        )
     assert fake_anthropic.message_requests == []
 
 
@@ -167,17 +201,20 @@ def _alive(pid: int) -> bool:
 
 
 async def test_cancel_kills_cli_and_its_tool_processes(
-        claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic,
-        workdir: Path) -> None:
+    claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic, workdir: Path
+) -> None:
     pid_file = workdir / "tool.pid"
-    fake_anthropic.push(Reply.tool("Bash", {"command": f"echo $$ > {pid_file}; sleep 300"}),
-                        Reply.text("never reached"))
+    fake_anthropic.push(
+        Reply.tool("Bash", {"command": f"echo $$ > {pid_file}; sleep 300"}),
+        Reply.text("never reached"),
+    )
     agent = _agent(claude_bin, real_claude_env, allowed_tools=["Bash"])
     started = asyncio.Event()
 
     async def run() -> None:
-        async for ev in agent.stream(AgentRequest(slot="escalation", prompt="sleep",
-                                                  cwd=str(workdir))):
+        async for ev in agent.stream(
+            AgentRequest(slot="escalation", prompt="sleep", cwd=str(workdir))
+        ):
             if isinstance(ev, ToolCallEvent):
                 started.set()
 

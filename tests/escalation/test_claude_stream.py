@@ -15,8 +15,9 @@ from milk_tui.agents.claude_stream import StreamJsonParser
 
 
 def _se(event: dict, parent: str | None = None) -> str:
-    return json.dumps({"type": "stream_event", "event": event, "session_id": "S",
-                       "parent_tool_use_id": parent})
+    return json.dumps(
+        {"type": "stream_event", "event": event, "session_id": "S", "parent_tool_use_id": parent}
+    )
 
 
 def _feed(p: StreamJsonParser, *lines: str) -> list:
@@ -32,9 +33,15 @@ def _texts(events: list) -> str:
 
 def test_init_session_id_and_junk_lines_are_skipped() -> None:
     p = StreamJsonParser("claude")
-    events = _feed(p, "", "not json at all", "[1,2]", '{"type":"mystery","x":1}',
-                   json.dumps({"type": "system", "subtype": "init", "session_id": "abc"}),
-                   json.dumps({"type": "system", "subtype": "status", "status": "requesting"}))
+    events = _feed(
+        p,
+        "",
+        "not json at all",
+        "[1,2]",
+        '{"type":"mystery","x":1}',
+        json.dumps({"type": "system", "subtype": "init", "session_id": "abc"}),
+        json.dumps({"type": "system", "subtype": "status", "status": "requesting"}),
+    )
     assert events == []
     assert p.session_id == "abc"
 
@@ -44,14 +51,39 @@ def test_deltas_then_assistant_message_is_not_double_emitted() -> None:
     events = _feed(
         p,
         _se({"type": "message_start", "message": {"id": "m1"}}),
-        _se({"type": "content_block_delta", "index": 0,
-             "delta": {"type": "thinking_delta", "thinking": "hmm"}}),
-        _se({"type": "content_block_delta", "index": 1,
-             "delta": {"type": "text_delta", "text": "Hel"}}),
-        _se({"type": "content_block_delta", "index": 1,
-             "delta": {"type": "text_delta", "text": "lo"}}),
-        json.dumps({"type": "assistant", "message": {"id": "m1", "content": [
-            {"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "Hello"}]}}),
+        _se(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "thinking_delta", "thinking": "hmm"},
+            }
+        ),
+        _se(
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "text_delta", "text": "Hel"},
+            }
+        ),
+        _se(
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "text_delta", "text": "lo"},
+            }
+        ),
+        json.dumps(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": "m1",
+                    "content": [
+                        {"type": "thinking", "thinking": "hmm"},
+                        {"type": "text", "text": "Hello"},
+                    ],
+                },
+            }
+        ),
     )
     assert _texts(events) == "Hello"
     assert [e.text for e in events if isinstance(e, ThinkingChunk)] == ["hmm"]
@@ -61,10 +93,18 @@ def test_assistant_without_deltas_is_emitted_and_messages_are_separated() -> Non
     p = StreamJsonParser("claude")
     events = _feed(
         p,
-        json.dumps({"type": "assistant", "message": {"id": "a", "content": [
-            {"type": "text", "text": "First"}]}}),
-        json.dumps({"type": "assistant", "message": {"id": "b", "content": [
-            {"type": "text", "text": "Second"}]}}),
+        json.dumps(
+            {
+                "type": "assistant",
+                "message": {"id": "a", "content": [{"type": "text", "text": "First"}]},
+            }
+        ),
+        json.dumps(
+            {
+                "type": "assistant",
+                "message": {"id": "b", "content": [{"type": "text", "text": "Second"}]},
+            }
+        ),
     )
     assert _texts(events) == "First\nSecond"
 
@@ -74,36 +114,93 @@ def test_tool_use_streamed_once_and_tool_result_named() -> None:
     events = _feed(
         p,
         _se({"type": "message_start", "message": {"id": "m1"}}),
-        _se({"type": "content_block_delta", "index": 0,
-             "delta": {"type": "text_delta", "text": "Running."}}),
-        _se({"type": "content_block_start", "index": 1, "content_block": {
-            "type": "tool_use", "id": "t1", "name": "Bash", "input": {}}}),
-        _se({"type": "content_block_delta", "index": 1,
-             "delta": {"type": "input_json_delta", "partial_json": '{"command":'}}),
-        _se({"type": "content_block_delta", "index": 1,
-             "delta": {"type": "input_json_delta", "partial_json": ' "ls"}'}}),
+        _se(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "Running."},
+            }
+        ),
+        _se(
+            {
+                "type": "content_block_start",
+                "index": 1,
+                "content_block": {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}},
+            }
+        ),
+        _se(
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": '{"command":'},
+            }
+        ),
+        _se(
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": ' "ls"}'},
+            }
+        ),
         _se({"type": "content_block_stop", "index": 1}),
-        json.dumps({"type": "assistant", "message": {"id": "m1", "content": [
-            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]}}),
-        json.dumps({"type": "user", "message": {"content": [
-            {"type": "tool_result", "tool_use_id": "t1",
-             "content": [{"type": "text", "text": "a.txt"}], "is_error": False}]}}),
+        json.dumps(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": "m1",
+                    "content": [
+                        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}
+                    ],
+                },
+            }
+        ),
+        json.dumps(
+            {
+                "type": "user",
+                "message": {
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "t1",
+                            "content": [{"type": "text", "text": "a.txt"}],
+                            "is_error": False,
+                        }
+                    ]
+                },
+            }
+        ),
         _se({"type": "message_start", "message": {"id": "m2"}}),
-        _se({"type": "content_block_delta", "index": 0,
-             "delta": {"type": "text_delta", "text": "Done."}}),
+        _se(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "Done."},
+            }
+        ),
     )
     calls = [e for e in events if isinstance(e, ToolCallEvent)]
     assert calls == [ToolCallEvent("t1", "Bash", '{"command": "ls"}')]
     assert [e for e in events if isinstance(e, ToolResultEvent)] == [
-        ToolResultEvent("t1", "Bash", "a.txt", False)]
+        ToolResultEvent("t1", "Bash", "a.txt", False)
+    ]
     assert _texts(events) == "Running.\nDone."
 
 
 def test_synthetic_error_message_is_not_answer_text() -> None:
     p = StreamJsonParser("claude")
-    events = _feed(p, json.dumps({"type": "assistant", "message": {
-        "id": "x", "model": "<synthetic>",
-        "content": [{"type": "text", "text": "API Error: 401"}]}}))
+    events = _feed(
+        p,
+        json.dumps(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": "x",
+                    "model": "<synthetic>",
+                    "content": [{"type": "text", "text": "API Error: 401"}],
+                },
+            }
+        ),
+    )
     assert events == []
 
 
@@ -113,18 +210,47 @@ def test_result_usage_cost_and_subagent_usage() -> None:
     sub_usage = {"input_tokens": 7, "output_tokens": 3}
     events = _feed(
         p,
-        _se({"type": "content_block_delta", "index": 0,
-             "delta": {"type": "text_delta", "text": "inner"}}, parent="toolu_task"),
-        json.dumps({"type": "assistant", "parent_tool_use_id": "toolu_task",
-                    "message": {"id": "sm1", "content": [{"type": "text", "text": "inner"}],
-                                "usage": {"input_tokens": 7, "output_tokens": 1}}}),
-        json.dumps({"type": "assistant", "parent_tool_use_id": "toolu_task",
-                    "message": {"id": "sm1", "content": [], "usage": sub_usage}}),
-        json.dumps({"type": "result", "is_error": False, "session_id": "S2",
-                    "stop_reason": "end_turn", "total_cost_usd": 0.25,
-                    "usage": {"input_tokens": 100, "output_tokens": 20,
-                              "cache_read_input_tokens": 5,
-                              "cache_creation_input_tokens": 9}}),
+        _se(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "inner"},
+            },
+            parent="toolu_task",
+        ),
+        json.dumps(
+            {
+                "type": "assistant",
+                "parent_tool_use_id": "toolu_task",
+                "message": {
+                    "id": "sm1",
+                    "content": [{"type": "text", "text": "inner"}],
+                    "usage": {"input_tokens": 7, "output_tokens": 1},
+                },
+            }
+        ),
+        json.dumps(
+            {
+                "type": "assistant",
+                "parent_tool_use_id": "toolu_task",
+                "message": {"id": "sm1", "content": [], "usage": sub_usage},
+            }
+        ),
+        json.dumps(
+            {
+                "type": "result",
+                "is_error": False,
+                "session_id": "S2",
+                "stop_reason": "end_turn",
+                "total_cost_usd": 0.25,
+                "usage": {
+                    "input_tokens": 100,
+                    "output_tokens": 20,
+                    "cache_read_input_tokens": 5,
+                    "cache_creation_input_tokens": 9,
+                },
+            }
+        ),
     )
     assert _texts(events) == ""
     usage = [e for e in events if isinstance(e, UsageEvent)]
@@ -137,26 +263,46 @@ def test_result_usage_cost_and_subagent_usage() -> None:
 
 def test_explicit_subagent_usage_in_result_wins() -> None:
     p = StreamJsonParser("m")
-    events = _feed(p, json.dumps({"type": "result", "is_error": False,
-                                  "usage": {"input_tokens": 1},
-                                  "subagent_usage": {"input_tokens": 4, "output_tokens": 2}}))
+    events = _feed(
+        p,
+        json.dumps(
+            {
+                "type": "result",
+                "is_error": False,
+                "usage": {"input_tokens": 1},
+                "subagent_usage": {"input_tokens": 4, "output_tokens": 2},
+            }
+        ),
+    )
     assert [e.role_suffix for e in events] == ["", "subagent"]
     assert events[1].prompt_tokens == 4
 
 
 def test_error_result_text_falls_back_to_errors_list() -> None:
     p = StreamJsonParser("m")
-    _feed(p, json.dumps({"type": "result", "subtype": "error_during_execution",
-                         "is_error": True, "errors": ["No conversation found with session ID: x"],
-                         "usage": {"input_tokens": 0}}))
+    _feed(
+        p,
+        json.dumps(
+            {
+                "type": "result",
+                "subtype": "error_during_execution",
+                "is_error": True,
+                "errors": ["No conversation found with session ID: x"],
+                "usage": {"input_tokens": 0},
+            }
+        ),
+    )
     assert p.result is not None and p.result.is_error
     assert p.result.error_text() == "No conversation found with session ID: x"
 
 
 def test_control_requests_are_handed_back_not_emitted() -> None:
     p = StreamJsonParser("m")
-    req = {"type": "control_request", "request_id": "r1",
-           "request": {"subtype": "can_use_tool", "tool_name": "Write", "input": {}}}
+    req = {
+        "type": "control_request",
+        "request_id": "r1",
+        "request": {"subtype": "can_use_tool", "tool_name": "Write", "input": {}},
+    }
     assert p.feed(json.dumps(req).encode()) == []
     assert p.pending_control == [req]
 
@@ -164,15 +310,39 @@ def test_control_requests_are_handed_back_not_emitted() -> None:
 def test_subagent_tokens_derived_from_model_usage_beyond_main_loop() -> None:
     """CLI 2.1.x: a Task sub-agent's tokens appear only in modelUsage (real shape)."""
     p = StreamJsonParser("m")
-    events = _feed(p, json.dumps({
-        "type": "result", "is_error": False, "total_cost_usd": 0.1,
-        "usage": {"input_tokens": 300, "output_tokens": 30, "cache_read_input_tokens": 0},
-        "modelUsage": {"opus[1m]": {"inputTokens": 300, "outputTokens": 31},
-                       "haiku": {"inputTokens": 7, "outputTokens": 2,
-                                 "cacheReadInputTokens": 5}}}))
-    assert events == [UsageEvent("m", 300, 30, 0, 0, 0.1, ""),
-                      UsageEvent("m", 7, 3, 5, 0, 0.0, "subagent")]
+    events = _feed(
+        p,
+        json.dumps(
+            {
+                "type": "result",
+                "is_error": False,
+                "total_cost_usd": 0.1,
+                "usage": {"input_tokens": 300, "output_tokens": 30, "cache_read_input_tokens": 0},
+                "modelUsage": {
+                    "opus[1m]": {"inputTokens": 300, "outputTokens": 31},
+                    "haiku": {"inputTokens": 7, "outputTokens": 2, "cacheReadInputTokens": 5},
+                },
+            }
+        ),
+    )
+    assert events == [
+        UsageEvent("m", 300, 30, 0, 0, 0.1, ""),
+        UsageEvent("m", 7, 3, 5, 0, 0.0, "subagent"),
+    ]
     # no sub-agent traffic → no subagent event
     p2 = StreamJsonParser("m")
-    assert len(_feed(p2, json.dumps({"type": "result", "usage": {"input_tokens": 3},
-                                     "modelUsage": {"x": {"inputTokens": 3}}}))) == 1
+    assert (
+        len(
+            _feed(
+                p2,
+                json.dumps(
+                    {
+                        "type": "result",
+                        "usage": {"input_tokens": 3},
+                        "modelUsage": {"x": {"inputTokens": 3}},
+                    }
+                ),
+            )
+        )
+        == 1
+    )

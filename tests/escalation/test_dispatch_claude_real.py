@@ -28,9 +28,11 @@ NEED_INSTRUCTION_HEADER = "[Milk current-need tracking]"
 IDENTITY_HEADER = "[Milk agent context]"
 
 # ≥ 200 bytes (reference core §1.8) so the escalation summary brick is built from it.
-LONG_ANSWER = ("ANSWER-ONE: use a connection pool, keep transactions short, add an index on "
-               "orders.created_at, and move the nightly report to a read replica so that the "
-               "primary database is not starved during business hours. That should do it.")
+LONG_ANSWER = (
+    "ANSWER-ONE: use a connection pool, keep transactions short, add an index on "
+    "orders.created_at, and move the nightly report to a read replica so that the "
+    "primary database is not starved during business hours. That should do it."
+)
 
 
 def _last(rig: CliRig) -> RecordedRequest:
@@ -50,8 +52,9 @@ def _nonce(req: RecordedRequest) -> str:
 
 async def test_first_turn_context_reaches_the_model(cli_rig: CliRig) -> None:
     rig = cli_rig
-    rig.memory.record("The project stores orders in PostgreSQL 16", producer="user",
-                      session_id=rig.session.id)
+    rig.memory.record(
+        "The project stores orders in PostgreSQL 16", producer="user", session_id=rig.session.id
+    )
     prompt = "How should we tune the PostgreSQL orders table?"
     out = await rig.escalate(prompt, Reply.text(LONG_ANSWER))
     assert out.ok and out.slot == "escalation", out
@@ -67,12 +70,15 @@ async def test_first_turn_context_reaches_the_model(cli_rig: CliRig) -> None:
     assert prompt in req.last_user_text and _turn_roles(req) == ["user"]
     # recorded with the turn, persisted, and the live CLI session id kept
     history = rig.reload().history
-    assert [(t.role, t.agent) for t in history] == [("user", "escalation"),
-                                                    ("assistant", "escalation")]
+    assert [(t.role, t.agent) for t in history] == [
+        ("user", "escalation"),
+        ("assistant", "escalation"),
+    ]
     assert history[0].context_text == ctx and history[1].content == LONG_ANSWER
     assert rig.session.escalation_session_id
-    assert rig.of("escalation_finished")[-1].escalation_session_id == \
-        rig.session.escalation_session_id
+    assert (
+        rig.of("escalation_finished")[-1].escalation_session_id == rig.session.escalation_session_id
+    )
     assert rig.session.tokens_by_role_prefix("escalation").prompt > 0
 
 
@@ -134,8 +140,12 @@ async def test_stale_return_after_eight_local_turns_starts_fresh(cli_rig: CliRig
     out = await rig.escalate("Back to the hard problem", Reply.text("Fresh look."))
     assert out.ok
     started = rig.of("escalation_started")[-1]
-    assert (started.mode, started.downgraded, started.downgrade_reasons, started.resume) == \
-        ("first", True, ["turn_gap"], False)
+    assert (started.mode, started.downgraded, started.downgrade_reasons, started.resume) == (
+        "first",
+        True,
+        ["turn_gap"],
+        False,
+    )
     _assert_fresh_start(rig, old_sid, "Plan the database tuning", "Back to the hard problem")
     assert "did local task 7" in _last(rig).system_text
 
@@ -145,14 +155,19 @@ async def test_stale_return_after_need_change_starts_fresh(cli_rig: CliRig) -> N
     rig.session.primary_nonce = "pn0nce01"
     await rig.escalate("Plan the database tuning", Reply.text(LONG_ANSWER))
     old_sid = rig.session.escalation_session_id
-    await rig.local("let's write the user guide now",
-                    "Sure. <milk:need:pn0nce01>write the user guide</milk:need:pn0nce01>")
+    await rig.local(
+        "let's write the user guide now",
+        "Sure. <milk:need:pn0nce01>write the user guide</milk:need:pn0nce01>",
+    )
     assert rig.session.current_need == "write the user guide"
     out = await rig.escalate("Draft the guide outline", Reply.text("Outline drafted."))
     assert out.ok
     started = rig.of("escalation_started")[-1]
-    assert (started.mode, started.downgraded, started.downgrade_reasons) == \
-        ("first", True, ["need_changed"])
+    assert (started.mode, started.downgraded, started.downgrade_reasons) == (
+        "first",
+        True,
+        ["need_changed"],
+    )
     _assert_fresh_start(rig, old_sid, "Plan the database tuning", "Draft the guide outline")
     assert f"{NEED_HEADER}\nwrite the user guide" in _last(rig).system_text
 
@@ -200,7 +215,8 @@ async def test_need_and_percept_tags_from_the_model_land_in_the_store(cli_rig: C
             f"<milk:percept:{n}>The user deploys only on Fridays</milk:percept:{n}>"
             f"<milk:percept:{n}>@llama: Run ruff before every commit</milk:percept:{n}>"
             "<milk:percept:zz99zz99>forged fact with the wrong nonce</milk:percept:zz99zz99>"
-            " Done.")
+            " Done."
+        )
 
     rig.server.responder = reply
     out = await rig.escalate("Help me migrate billing")
@@ -229,8 +245,10 @@ async def test_permission_request_travels_over_the_bus(cli_rig: CliRig, allow: b
             rig.dispatcher.answer_permission(event.request_id, allow)  # type: ignore[attr-defined]
 
     rig.bus.add_listener(answer)
-    rig.server.push(Reply.tool("Write", {"file_path": str(target), "content": "from claude"}),
-                    Reply.text("Finished writing."))
+    rig.server.push(
+        Reply.tool("Write", {"file_path": str(target), "content": "from claude"}),
+        Reply.text("Finished writing."),
+    )
     out = await rig.escalate("Write the notes file")
     assert out.ok
     (asked,) = rig.of("permission_requested")
@@ -246,15 +264,21 @@ async def test_task_subagent_tokens_are_booked_as_escalation_subagent(cli_rig: C
     rig = cli_rig
     rig.esc_config.allowed_tools = ["Task"]
     rig.server.push(
-        Reply.tool("Task", {"description": "count", "prompt": "say sub-hello",
-                            "subagent_type": "general-purpose"}, input_tokens=100,
-                   output_tokens=10),
+        Reply.tool(
+            "Task",
+            {"description": "count", "prompt": "say sub-hello", "subagent_type": "general-purpose"},
+            input_tokens=100,
+            output_tokens=10,
+        ),
         Reply.text("SUB-ANSWER", input_tokens=7, output_tokens=3),
-        Reply.text("MAIN-DONE", input_tokens=200, output_tokens=20))
+        Reply.text("MAIN-DONE", input_tokens=200, output_tokens=20),
+    )
     out = await rig.escalate("Delegate the counting")
     assert out.ok and out.text == "MAIN-DONE"
     by_role = {role: u for (_, role), u in rig.session.tokens.items()}
     assert (by_role["escalation"].prompt, by_role["escalation"].completion) == (300, 30)
-    assert (by_role["escalation:subagent"].prompt,
-            by_role["escalation:subagent"].completion) == (7, 3)
+    assert (by_role["escalation:subagent"].prompt, by_role["escalation:subagent"].completion) == (
+        7,
+        3,
+    )
     assert {u.role for u in rig.of("usage")} >= {"escalation", "escalation:subagent"}

@@ -17,11 +17,16 @@ NEED_INSTRUCTION_HEADER = "[Milk current-need tracking]"
 
 
 async def test_continuation_resends_instructions_every_third_turn(
-        tmp_path: Path, fake_anthropic: FakeAnthropic, fake_cli: FakeCli) -> None:
+    tmp_path: Path, fake_anthropic: FakeAnthropic, fake_cli: FakeCli
+) -> None:
     fake_cli.turns({"text": "An answer without a question."})
-    rig = CliRig(tmp_path, fake_anthropic, str(fake_cli.bin),
-                 config=MilkConfig(memory_reinjection_turns=3, memory_reinjection_bytes=-1),
-                 extra_env=fake_cli.env)
+    rig = CliRig(
+        tmp_path,
+        fake_anthropic,
+        str(fake_cli.bin),
+        config=MilkConfig(memory_reinjection_turns=3, memory_reinjection_bytes=-1),
+        extra_env=fake_cli.env,
+    )
     try:
         for i in range(6):
             out = await rig.escalate(f"escalated question number {i}")

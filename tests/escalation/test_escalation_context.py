@@ -71,9 +71,13 @@ def test_static_continuation_sends_instructions_when_due() -> None:
 
 
 def test_first_full_order_and_exact_bytes() -> None:
-    s = _session(escalation_brief="fix the build", current_need="ship v2",
-                 current_need_set_at=1, last_escalation_summary="User: a\n",
-                 last_local_summary="User: b\nAssistant (primary): c\n")
+    s = _session(
+        escalation_brief="fix the build",
+        current_need="ship v2",
+        current_need_set_at=1,
+        last_escalation_summary="User: a\n",
+        last_local_summary="User: b\nAssistant (primary): c\n",
+    )
     s.history = _history(1)
     text = build_dynamic_context(s, "first")
     assert text == (
@@ -86,8 +90,13 @@ def test_first_full_order_and_exact_bytes() -> None:
 
 
 def test_returning_has_brief_and_need_but_never_prior_summary() -> None:
-    s = _session(escalation_brief="brief!", current_need="goal", current_need_set_at=1,
-                 last_escalation_summary="PRIOR", last_local_summary="LOCAL")
+    s = _session(
+        escalation_brief="brief!",
+        current_need="goal",
+        current_need_set_at=1,
+        last_escalation_summary="PRIOR",
+        last_local_summary="LOCAL",
+    )
     text = build_dynamic_context(s, "returning")
     assert BRIEF_HEADER in text and "goal" in text and "LOCAL" in text
     assert PRIOR_SUMMARY_HEADER not in text and "PRIOR" not in text
@@ -95,8 +104,13 @@ def test_returning_has_brief_and_need_but_never_prior_summary() -> None:
 
 @pytest.mark.parametrize("mode", ["resume", "continuation"])
 def test_resume_and_continuation_only_changed_primary_activity(mode: str) -> None:
-    s = _session(escalation_brief="brief!", current_need="goal", current_need_set_at=1,
-                 last_escalation_summary="PRIOR", last_local_summary="LOCAL\n")
+    s = _session(
+        escalation_brief="brief!",
+        current_need="goal",
+        current_need_set_at=1,
+        last_escalation_summary="PRIOR",
+        last_local_summary="LOCAL\n",
+    )
     assert build_dynamic_context(s, mode) == f"{PRIMARY_ACTIVITY_HEADER}\nLOCAL\n\n"
     # unchanged since injected → nothing
     assert build_dynamic_context(s, mode) == ""
@@ -150,8 +164,7 @@ def test_need_recorded_in_pending_turn_goes_stale_after_three_more_entries() -> 
 
 
 def test_http_orientation_is_stateless_and_always_has_activity() -> None:
-    s = _session(escalation_brief="b", last_escalation_summary="PRIOR",
-                 last_local_summary="LOCAL")
+    s = _session(escalation_brief="b", last_escalation_summary="PRIOR", last_local_summary="LOCAL")
     first = orientation_for_http(s, "first")
     assert first == orientation_for_http(s, "first")
     assert "LOCAL" in first and "PRIOR" in first

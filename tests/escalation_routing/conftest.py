@@ -27,4 +27,3 @@ def no_real_aws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def fake_bedrock() -> Iterator[FakeBedrock]:
     with FakeBedrock() as fake:
         yield fake
-

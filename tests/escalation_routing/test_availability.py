@@ -60,8 +60,9 @@ async def test_server_down_then_up_again():
     port = srv.port
     srv.stop()
     clock = Clock()
-    cache = AvailabilityCache({"primary": openai_agent(f"http://127.0.0.1:{port}")}, ttl_s=30,
-                              clock=clock)
+    cache = AvailabilityCache(
+        {"primary": openai_agent(f"http://127.0.0.1:{port}")}, ttl_s=30, clock=clock
+    )
     assert not await cache.check("primary")
     assert cache.reason("primary") == "not reachable"
     with FakeOpenAIServer(port=port) as again:
@@ -87,8 +88,10 @@ async def test_apply_fallback_table(fake_bedrock):
         no_primary = AvailabilityCache({"primary": llama_down, "escalation": bedrock_up})
         target, label, notice = await no_primary.apply_fallback("primary")
         assert (target, label) == ("escalation", "fallback")
-        assert notice == ("primary agent 'llama' unavailable (not reachable); using escalation "
-                          "agent 'bedrock-claude' instead")
+        assert notice == (
+            "primary agent 'llama' unavailable (not reachable); using escalation "
+            "agent 'bedrock-claude' instead"
+        )
 
         no_escalation = AvailabilityCache({"primary": llama_up, "escalation": bedrock_down})
         target, label, notice = await no_escalation.apply_fallback("escalation")
@@ -104,7 +107,8 @@ async def test_apply_fallback_table(fake_bedrock):
             await none.apply_fallback("primary")
         assert str(info.value) == (
             "no agent reachable: primary 'llama' (not reachable), "
-            "escalation 'bedrock-claude' (no AWS credentials found)")
+            "escalation 'bedrock-claude' (no AWS credentials found)"
+        )
     assert fake_bedrock.requests == []  # availability never sends a model request
 
 
@@ -134,13 +138,17 @@ async def test_missing_slot_and_mark_down():
 
 # ----- through the dispatcher, real agents on real sockets ---------------------------------
 
+
 def dispatcher_with(store, tmp_path, config, primary_cfg, primary, esc_cfg, escalation, events):
     from milk_tui.core.bus import EventBus
 
     bus = EventBus()
     bus.add_listener(events.append)
     return Dispatcher(
-        config=config, store=store, session=store.create(str(tmp_path)), bus=bus,
+        config=config,
+        store=store,
+        session=store.create(str(tmp_path)),
+        bus=bus,
         cwd=str(tmp_path),
         primary=AgentSlot("primary", primary_cfg, primary),
         escalation=AgentSlot("escalation", esc_cfg, escalation),
@@ -155,18 +163,30 @@ async def test_primary_down_routes_to_bedrock_and_back_when_up(store, tmp_path, 
     srv = FakeOpenAIServer().start()
     port = srv.port
     srv.stop()
-    llama_cfg = AgentConfig(name="llama", provider="local", url=f"http://127.0.0.1:{port}", model="m")
+    llama_cfg = AgentConfig(
+        name="llama", provider="local", url=f"http://127.0.0.1:{port}", model="m"
+    )
     llama = OpenAICompatAgent(llama_cfg)
     br_cfg = bedrock_config(fake_bedrock)
     events: list = []
-    d = dispatcher_with(store, tmp_path, MilkConfig(sticky_escalation=False), llama_cfg, llama,
-                        br_cfg, BedrockAgent(br_cfg), events)
+    d = dispatcher_with(
+        store,
+        tmp_path,
+        MilkConfig(sticky_escalation=False),
+        llama_cfg,
+        llama,
+        br_cfg,
+        BedrockAgent(br_cfg),
+        events,
+    )
     fake_bedrock.script(Reply().text("bedrock covers for llama"))
     out = await d.run_turn("ls")
     assert out.ok and out.slot == "escalation" and out.text == "bedrock covers for llama"
     decided = [e for e in events if e.type == "route_decided"][-1]
     assert (decided.target, decided.rule, decided.label) == ("escalation", "fallback", "fallback")
-    assert any(e.type == "notice" and "primary agent 'llama' unavailable" in e.message for e in events)
+    assert any(
+        e.type == "notice" and "primary agent 'llama' unavailable" in e.message for e in events
+    )
 
     with FakeOpenAIServer(port=port) as again:
         again.enqueue(FakeReply(text=["llama is back"]))
@@ -181,15 +201,28 @@ async def test_both_down_fails_the_turn_and_keeps_running(store, tmp_path, fake_
     srv = FakeOpenAIServer().start()
     port = srv.port
     srv.stop()
-    llama_cfg = AgentConfig(name="llama", provider="local", url=f"http://127.0.0.1:{port}", model="m")
+    llama_cfg = AgentConfig(
+        name="llama", provider="local", url=f"http://127.0.0.1:{port}", model="m"
+    )
     br_cfg = bedrock_config(fake_bedrock, aws_key_id="", aws_secret="")
     events: list = []
-    d = dispatcher_with(store, tmp_path, MilkConfig(), llama_cfg, OpenAICompatAgent(llama_cfg),
-                        br_cfg, BedrockAgent(br_cfg), events)
+    d = dispatcher_with(
+        store,
+        tmp_path,
+        MilkConfig(),
+        llama_cfg,
+        OpenAICompatAgent(llama_cfg),
+        br_cfg,
+        BedrockAgent(br_cfg),
+        events,
+    )
     out = await d.run_turn("hello")
     assert not out.ok and out.error.startswith("no agent reachable: primary 'llama'")
     failed = [e for e in events if e.type == "turn_failed"]
-    assert len(failed) == 1 and "escalation 'bedrock-claude' (no AWS credentials found)" in failed[0].error
+    assert (
+        len(failed) == 1
+        and "escalation 'bedrock-claude' (no AWS credentials found)" in failed[0].error
+    )
     assert d.session.history == [] and not d.busy
     with FakeOpenAIServer(port=port) as again:
         again.enqueue(FakeReply(text=["up again"]))
@@ -208,8 +241,9 @@ async def test_streaming_never_probes_per_token(store, tmp_path):
         events: list = []
         with FakeBedrock() as fb:
             br_cfg = bedrock_config(fb)
-            d = dispatcher_with(store, tmp_path, MilkConfig(), cfg, agent, br_cfg,
-                                BedrockAgent(br_cfg), events)
+            d = dispatcher_with(
+                store, tmp_path, MilkConfig(), cfg, agent, br_cfg, BedrockAgent(br_cfg), events
+            )
             assert (await d.run_turn("ls")).ok
             assert (await d.run_turn("ls -la")).ok
         assert d.availability.probes == 1 and models_probes(srv) == 1

@@ -40,11 +40,20 @@ class RecordingTools:
 
     def specs(self) -> list[ToolSpec]:
         return [
-            ToolSpec("read_file", "Read a file", {"type": "object",
-                                                  "properties": {"path": {"type": "string"}},
-                                                  "required": ["path"]}),
-            ToolSpec("escalate", "Hand off", {"type": "object",
-                                              "properties": {"reason": {"type": "string"}}}),
+            ToolSpec(
+                "read_file",
+                "Read a file",
+                {
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}},
+                    "required": ["path"],
+                },
+            ),
+            ToolSpec(
+                "escalate",
+                "Hand off",
+                {"type": "object", "properties": {"reason": {"type": "string"}}},
+            ),
         ]
 
     async def call(self, name: str, arguments: str) -> ToolOutcome:
@@ -64,14 +73,21 @@ async def collect(agent: BedrockAgent, request: AgentRequest) -> list:
 
 
 async def test_streamed_text_usage_and_signed_request(fake_bedrock):
-    fake_bedrock.script(Reply().text("Hel", "lo", " world").usage(11, 5, cache_read=7, cache_write=2))
+    fake_bedrock.script(
+        Reply().text("Hel", "lo", " world").usage(11, 5, cache_read=7, cache_write=2)
+    )
     agent = BedrockAgent(bedrock_config(fake_bedrock))
     events = await collect(agent, req("say hello"))
     assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "Hello world"
     assert [type(e) for e in events][-2:] == [UsageEvent, Finished]
     usage = events[-2]
     # Bedrock numbers are additive: inputTokens already excludes the cached part.
-    assert (usage.prompt_tokens, usage.completion_tokens, usage.cache_read, usage.cache_creation) == (11, 5, 7, 2)
+    assert (
+        usage.prompt_tokens,
+        usage.completion_tokens,
+        usage.cache_read,
+        usage.cache_creation,
+    ) == (11, 5, 7, 2)
     assert usage.model == MODEL_ID and usage.role_suffix == ""
     assert events[-1].stop_reason == "end_turn"
     sent = fake_bedrock.stream_requests[0]
@@ -87,23 +103,37 @@ async def test_reasoning_content_becomes_thinking(fake_bedrock):
     events = await collect(BedrockAgent(bedrock_config(fake_bedrock)), req())
     assert "".join(e.text for e in events if isinstance(e, ThinkingChunk)) == "let me think"
     assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "answer"
-    assert events.index(next(e for e in events if isinstance(e, ThinkingChunk))) < \
-        events.index(next(e for e in events if isinstance(e, TextChunk)))
+    assert events.index(next(e for e in events if isinstance(e, ThinkingChunk))) < events.index(
+        next(e for e in events if isinstance(e, TextChunk))
+    )
 
 
 async def test_tool_use_round_trip(fake_bedrock):
     fake_bedrock.script(
-        Reply().reasoning("need the file", signature="sig-1").text("Looking.")
-        .tool_use("tu-1", "read_file", {"path": "README.md"}, pieces=3).usage(20, 8),
+        Reply()
+        .reasoning("need the file", signature="sig-1")
+        .text("Looking.")
+        .tool_use("tu-1", "read_file", {"path": "README.md"}, pieces=3)
+        .usage(20, 8),
         Reply().text("The README says hi.").usage(40, 6),
     )
     tools = RecordingTools()
-    events = await collect(BedrockAgent(bedrock_config(fake_bedrock)), req("what is in README.md", tools=tools))
+    events = await collect(
+        BedrockAgent(bedrock_config(fake_bedrock)), req("what is in README.md", tools=tools)
+    )
     assert tools.calls == [("read_file", {"path": "README.md"})]
     call = next(e for e in events if isinstance(e, ToolCallEvent))
-    assert (call.call_id, call.name, json.loads(call.arguments)) == ("tu-1", "read_file", {"path": "README.md"})
+    assert (call.call_id, call.name, json.loads(call.arguments)) == (
+        "tu-1",
+        "read_file",
+        {"path": "README.md"},
+    )
     result = next(e for e in events if isinstance(e, ToolResultEvent))
-    assert (result.call_id, result.content, result.is_error) == ("tu-1", "contents of README.md", False)
+    assert (result.call_id, result.content, result.is_error) == (
+        "tu-1",
+        "contents of README.md",
+        False,
+    )
     assert [u.prompt_tokens for u in events if isinstance(u, UsageEvent)] == [20, 40]
     assert events[-1] == Finished(stop_reason="end_turn")
 
@@ -113,13 +143,19 @@ async def test_tool_use_round_trip(fake_bedrock):
     assert second.body["toolConfig"] == first.body["toolConfig"]
     assistant, results = second.body["messages"][-2:]
     assert assistant["role"] == "assistant"
-    assert assistant["content"][0] == {"reasoningContent": {"reasoningText": {
-        "text": "need the file", "signature": "sig-1"}}}
+    assert assistant["content"][0] == {
+        "reasoningContent": {"reasoningText": {"text": "need the file", "signature": "sig-1"}}
+    }
     assert {"text": "Looking."} in assistant["content"]
-    assert {"toolUse": {"toolUseId": "tu-1", "name": "read_file",
-                        "input": {"path": "README.md"}}} in assistant["content"]
-    assert results == {"role": "user", "content": [{"toolResult": {
-        "toolUseId": "tu-1", "content": [{"text": "contents of README.md"}]}}]}
+    assert {
+        "toolUse": {"toolUseId": "tu-1", "name": "read_file", "input": {"path": "README.md"}}
+    } in assistant["content"]
+    assert results == {
+        "role": "user",
+        "content": [
+            {"toolResult": {"toolUseId": "tu-1", "content": [{"text": "contents of README.md"}]}}
+        ],
+    }
 
 
 async def test_escalate_tool_finishes_with_reason(fake_bedrock):
@@ -130,7 +166,9 @@ async def test_escalate_tool_finishes_with_reason(fake_bedrock):
 
 
 async def test_tool_iteration_cap_is_an_error(fake_bedrock):
-    fake_bedrock.script(*[Reply().tool_use(f"t{i}", "read_file", {"path": f"f{i}"}) for i in range(5)])
+    fake_bedrock.script(
+        *[Reply().tool_use(f"t{i}", "read_file", {"path": f"f{i}"}) for i in range(5)]
+    )
     agent = BedrockAgent(bedrock_config(fake_bedrock), max_tool_iterations=2)
     with pytest.raises(AgentError, match="2 tool iterations") as info:
         await collect(agent, req(tools=RecordingTools()))
@@ -140,19 +178,24 @@ async def test_tool_iteration_cap_is_an_error(fake_bedrock):
 
 async def test_repeating_the_same_tool_call_ends_the_turn(fake_bedrock):
     same = {"path": "a.txt"}
-    fake_bedrock.script(Reply().tool_use("t1", "read_file", same), Reply().tool_use("t2", "read_file", same))
+    fake_bedrock.script(
+        Reply().tool_use("t1", "read_file", same), Reply().tool_use("t2", "read_file", same)
+    )
     tools = RecordingTools()
     events = await collect(BedrockAgent(bedrock_config(fake_bedrock)), req(tools=tools))
     assert len(tools.calls) == 1
     assert events[-1].stop_reason == "repeated_tool_calls"
 
 
-@pytest.mark.parametrize("code,retryable", [
-    ("throttlingException", True),
-    ("modelStreamErrorException", False),
-    ("validationException", False),
-    ("serviceUnavailableException", True),
-])
+@pytest.mark.parametrize(
+    "code,retryable",
+    [
+        ("throttlingException", True),
+        ("modelStreamErrorException", False),
+        ("validationException", False),
+        ("serviceUnavailableException", True),
+    ],
+)
 async def test_in_stream_exception_becomes_agent_error(fake_bedrock, code, retryable):
     fake_bedrock.script(Reply().text("partial ").exception(code, f"{code} happened mid-stream"))
     got: list = []
@@ -166,11 +209,15 @@ async def test_in_stream_exception_becomes_agent_error(fake_bedrock, code, retry
 
 
 async def test_http_error_names_status_and_code(fake_bedrock):
-    fake_bedrock.script(Reply.http_error(400, "ValidationException", "messages: roles must alternate"))
+    fake_bedrock.script(
+        Reply.http_error(400, "ValidationException", "messages: roles must alternate")
+    )
     with pytest.raises(AgentError) as info:
         await collect(BedrockAgent(bedrock_config(fake_bedrock)), req())
-    assert str(info.value) == ("bedrock agent 'bedrock-claude': ValidationException (HTTP 400): "
-                               "messages: roles must alternate")
+    assert str(info.value) == (
+        "bedrock agent 'bedrock-claude': ValidationException (HTTP 400): "
+        "messages: roles must alternate"
+    )
     assert info.value.status == 400
 
 
@@ -195,7 +242,10 @@ async def test_403_runs_refresh_cmd_once_then_succeeds(fake_bedrock, tmp_path):
     events = await collect(agent, req())
     assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "after refresh"
     assert runs.read_text().count("run") == 1
-    assert [r.access_key_id for r in fake_bedrock.stream_requests] == [FAKE_KEY_ID, "AKIAREFRESHED0002"]
+    assert [r.access_key_id for r in fake_bedrock.stream_requests] == [
+        FAKE_KEY_ID,
+        "AKIAREFRESHED0002",
+    ]
     assert "x-amz-security-token" in fake_bedrock.stream_requests[1].headers
     # The refreshed credentials stay in use for the next turn: no second refresh.
     await collect(agent, req("again"))
@@ -224,9 +274,13 @@ async def test_failed_refresh_reports_original_403(fake_bedrock, tmp_path):
 
 
 async def test_403_without_refresh_cmd_fails_without_secrets(fake_bedrock):
-    fake_bedrock.script(Reply.http_error(
-        403, "InvalidSignatureException",
-        f"Signature mismatch for {FAKE_KEY_ID} using {FAKE_SECRET}"))
+    fake_bedrock.script(
+        Reply.http_error(
+            403,
+            "InvalidSignatureException",
+            f"Signature mismatch for {FAKE_KEY_ID} using {FAKE_SECRET}",
+        )
+    )
     with pytest.raises(AgentError) as info:
         await collect(BedrockAgent(bedrock_config(fake_bedrock)), req())
     msg = str(info.value)
@@ -273,16 +327,23 @@ async def test_system_messages_land_in_system_array(fake_bedrock):
         ChatMessage("user", "[user to bedrock-claude] why so slow?"),
         ChatMessage("assistant", "Because of the N+1 query."),
     ]
-    await collect(BedrockAgent(bedrock_config(fake_bedrock)),
-                  req("fix it", system_prompt="ROLE PROMPT", messages=messages))
+    await collect(
+        BedrockAgent(bedrock_config(fake_bedrock)),
+        req("fix it", system_prompt="ROLE PROMPT", messages=messages),
+    )
     body = fake_bedrock.stream_requests[0].body
     assert [b["text"] for b in body["system"]] == [
-        "ROLE PROMPT", "[Orientation] you are the escalation agent",
-        "[Remembered facts] tests use pytest", "[llama as primary] a.txt b.txt"]
+        "ROLE PROMPT",
+        "[Orientation] you are the escalation agent",
+        "[Remembered facts] tests use pytest",
+        "[llama as primary] a.txt b.txt",
+    ]
     roles = [m["role"] for m in body["messages"]]
     assert roles == ["user", "assistant", "user"]  # consecutive users merged, alternation kept
     assert [b["text"] for b in body["messages"][0]["content"]] == [
-        "[user to llama] list files", "[user to bedrock-claude] why so slow?"]
+        "[user to llama] list files",
+        "[user to bedrock-claude] why so slow?",
+    ]
     assert body["messages"][-1]["content"] == [{"text": "fix it"}]
 
 
@@ -326,15 +387,19 @@ async def test_debug_log_has_traffic_but_no_secrets(fake_bedrock, tmp_path):
 
 
 def test_importing_the_agent_does_not_import_boto3():
-    code = ("import sys, milk_tui.agents.bedrock, milk_tui.agents.factory; "
-            "print('boto3' in sys.modules, 'botocore' in sys.modules)")
+    code = (
+        "import sys, milk_tui.agents.bedrock, milk_tui.agents.factory; "
+        "print('boto3' in sys.modules, 'botocore' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 
 
 async def test_no_credentials_but_refresh_cmd_fetches_them_first(fake_bedrock, tmp_path):
     cmd, runs = refresh_script(tmp_path, "AKIAFROMREFRESH05")
-    agent = BedrockAgent(bedrock_config(fake_bedrock, aws_key_id="", aws_secret="", aws_refresh_cmd=cmd))
+    agent = BedrockAgent(
+        bedrock_config(fake_bedrock, aws_key_id="", aws_secret="", aws_refresh_cmd=cmd)
+    )
     events = await collect(agent, req())
     assert isinstance(events[-1], Finished)
     assert runs.read_text().count("run") == 1

@@ -55,8 +55,14 @@ class OpenAIBackend(Backend):
 
     def __init__(self, srv: FakeOpenAIServer, limits: AgentLimits) -> None:
         self.srv = srv
-        self.config = AgentConfig(name="big-http", provider="openrouter", api_key="sk-test",
-                                  url=srv.url, model="big-model", limits=limits)
+        self.config = AgentConfig(
+            name="big-http",
+            provider="openrouter",
+            api_key="sk-test",
+            url=srv.url,
+            model="big-model",
+            limits=limits,
+        )
         self.agent = OpenAICompatAgent(self.config, slot="escalation")
 
     def reply(self, text: str) -> None:
@@ -66,8 +72,12 @@ class OpenAIBackend(Backend):
         out = []
         for r in self.srv.chat_requests:
             msgs: list[dict[str, Any]] = r.json["messages"]
-            out.append(Seen([m["content"] for m in msgs if m["role"] == "system"],
-                            [(m["role"], m["content"] or "") for m in msgs if m["role"] != "system"]))
+            out.append(
+                Seen(
+                    [m["content"] for m in msgs if m["role"] == "system"],
+                    [(m["role"], m["content"] or "") for m in msgs if m["role"] != "system"],
+                )
+            )
         return out
 
 
@@ -85,8 +95,10 @@ class BedrockBackend(Backend):
     def seen(self) -> list[Seen]:
         out = []
         for r in self.fake.stream_requests:
-            conv = [(m["role"], "\n".join(b.get("text", "") for b in m["content"]))
-                    for m in r.body["messages"]]
+            conv = [
+                (m["role"], "\n".join(b.get("text", "") for b in m["content"]))
+                for m in r.body["messages"]
+            ]
             out.append(Seen([b["text"] for b in r.body.get("system", [])], conv))
         return out
 
@@ -112,9 +124,14 @@ class Env:
         session = store.create(str(tmp_path))
         session.primary_nonce = "pnonce01"
         self.dispatcher = Dispatcher(
-            config=config, store=store, session=session, bus=bus, cwd=str(tmp_path),
-            primary=AgentSlot("primary", AgentConfig(name="llama", provider="local", url="http://x"),
-                              self.primary),
+            config=config,
+            store=store,
+            session=session,
+            bus=bus,
+            cwd=str(tmp_path),
+            primary=AgentSlot(
+                "primary", AgentConfig(name="llama", provider="local", url="http://x"), self.primary
+            ),
             escalation=AgentSlot("escalation", backend.config, backend.agent),
             memory=self.memory,
         )
@@ -164,7 +181,9 @@ async def test_stale_return_after_turn_gap_scopes_history(make_env):
         await env.local(f"show me step {i} of the deploy script output", f"local answer {i}")
     await env.escalate("back to the deploy pipeline design, what next", "Next: canaries.")
     started = env.started()
-    assert started.mode == "first" and started.downgraded and started.downgrade_reasons == ["turn_gap"]
+    assert (
+        started.mode == "first" and started.downgraded and started.downgrade_reasons == ["turn_gap"]
+    )
     seen = env.backend.seen()[-1]
     # History scoped to the turns since the last escalation boundary: the stale escalation
     # exchange is gone from the messages, the local turns since are there.
@@ -192,8 +211,10 @@ async def test_stale_return_after_need_change(make_env):
     env = make_env()
     await env.escalate("how should we restructure the deploy pipeline", FIRST_ANSWER)
     nonce = env.dispatcher.session.primary_nonce
-    await env.local("new topic: the flaky login test",
-                    f"<milk:need:{nonce}>fix the flaky login test</milk:need:{nonce}>On it.")
+    await env.local(
+        "new topic: the flaky login test",
+        f"<milk:need:{nonce}>fix the flaky login test</milk:need:{nonce}>On it.",
+    )
     await env.escalate("why does the login test flake under load", "Race in the fixture.")
     started = env.started()
     assert started.mode == "first" and started.downgrade_reasons == ["need_changed"]

@@ -26,17 +26,58 @@ AFTER_TURN = [
     ("escalation failed", RouteFlags(), E, False, None, True, False),
     ("primary turn (incl. self-escalation)", RouteFlags(), P, True, None, True, False),
     ("primary turn keeps existing sticky", RouteFlags(auto_sticky=True), P, True, None, True, True),
-    ("forced /escalate <msg> also sets it (Go quirk kept)", RouteFlags(force_escalate=True), E, True, "escalate", True, True),
-    ("pinned escalate never becomes auto", RouteFlags(pinned_escalate=True), E, True, None, True, False),
-    ("pinned primary: a one-off stays one-off (deviation)", RouteFlags(pinned_primary=True), E, True, "escalate", True, False),
-    ("forced primary clears it", RouteFlags(auto_sticky=True, force_primary=True), P, True, "primary", True, False),
-    ("forced primary clears it even on failure", RouteFlags(auto_sticky=True, force_primary=True), P, False, "primary", True, False),
+    (
+        "forced /escalate <msg> also sets it (Go quirk kept)",
+        RouteFlags(force_escalate=True),
+        E,
+        True,
+        "escalate",
+        True,
+        True,
+    ),
+    (
+        "pinned escalate never becomes auto",
+        RouteFlags(pinned_escalate=True),
+        E,
+        True,
+        None,
+        True,
+        False,
+    ),
+    (
+        "pinned primary: a one-off stays one-off (deviation)",
+        RouteFlags(pinned_primary=True),
+        E,
+        True,
+        "escalate",
+        True,
+        False,
+    ),
+    (
+        "forced primary clears it",
+        RouteFlags(auto_sticky=True, force_primary=True),
+        P,
+        True,
+        "primary",
+        True,
+        False,
+    ),
+    (
+        "forced primary clears it even on failure",
+        RouteFlags(auto_sticky=True, force_primary=True),
+        P,
+        False,
+        "primary",
+        True,
+        False,
+    ),
     ("fallback to escalation counts as escalation", RouteFlags(), E, True, None, True, True),
 ]
 
 
-@pytest.mark.parametrize("case,before,target,ok,forced,sticky,expected", AFTER_TURN,
-                         ids=[c[0] for c in AFTER_TURN])
+@pytest.mark.parametrize(
+    "case,before,target,ok,forced,sticky,expected", AFTER_TURN, ids=[c[0] for c in AFTER_TURN]
+)
 def test_after_turn_table(tmp_path, case, before, target, ok, forced, sticky, expected):
     router(tmp_path).after_turn(before, target, ok, forced, sticky)
     assert before.auto_sticky is expected
@@ -69,8 +110,13 @@ async def test_sequence_through_decide_and_after_turn(tmp_path):
     """Route → finish → route again: the labels the status line would show."""
     r, s, f = router(tmp_path), Session(id="s", cwd=str(tmp_path)), RouteFlags()
     steps = []
-    for prompt, forced, ok in [("ls", None, True), ("hard one", "escalate", True),
-                               ("and then?", None, True), ("back", "primary", True), ("ls", None, True)]:
+    for prompt, forced, ok in [
+        ("ls", None, True),
+        ("hard one", "escalate", True),
+        ("and then?", None, True),
+        ("back", "primary", True),
+        ("ls", None, True),
+    ]:
         f.force_escalate, f.force_primary = forced == "escalate", forced == "primary"
         d = await r.decide(prompt, s, f)
         steps.append((d.target, d.label))
@@ -80,6 +126,7 @@ async def test_sequence_through_decide_and_after_turn(tmp_path):
 
 # ----- through the dispatcher -----------------------------------------------------------
 
+
 @pytest.fixture
 def routed(rig):
     rig.dispatcher.router = Router(rig.config, rig.cwd)
@@ -88,12 +135,14 @@ def routed(rig):
 
 async def test_dispatcher_auto_sticky_after_escalation(routed):
     routed.escalation.push(say("done deal"), say("still here"))
-    await routed.dispatcher.run_turn("refactor entire codebase")   # keyword → escalation
+    await routed.dispatcher.run_turn("refactor entire codebase")  # keyword → escalation
     assert routed.dispatcher.flags.auto_sticky
-    await routed.dispatcher.run_turn("ls")                         # would be primary by rules
+    await routed.dispatcher.run_turn("ls")  # would be primary by rules
     decided = routed.of("route_decided")
     assert [(d.target, d.rule, d.label) for d in decided] == [
-        (E, "keyword", ""), (E, "explicit", "sticky")]
+        (E, "keyword", ""),
+        (E, "explicit", "sticky"),
+    ]
 
 
 async def test_dispatcher_self_escalation_does_not_set_auto_sticky(routed):

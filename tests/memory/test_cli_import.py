@@ -37,7 +37,9 @@ def test_memory_cli_roundtrip(db: Database, tmp_path: Path) -> None:
     cwd = str(tmp_path)
     assert cli(db, cwd, "memory", "add", "x", "--scope", "session")[0] == 1  # no session yet
     sess = SessionStore(db).create(cwd)
-    rc, out, _ = cli(db, cwd, "memory", "add", "builds run with make", "--scope", "session", "--json")
+    rc, out, _ = cli(
+        db, cwd, "memory", "add", "builds run with make", "--scope", "session", "--json"
+    )
     assert rc == 0
     added = json.loads(out)
     assert (added["scope"], added["producer"], added["weight"]) == ("session", "user", 0.9)
@@ -46,11 +48,27 @@ def test_memory_cli_roundtrip(db: Database, tmp_path: Path) -> None:
     rc, out, _ = cli(db, cwd, "memory", "list", "--json")
     rows = json.loads(out)
     assert {r["content"] for r in rows} == {"builds run with make", "the user is called ada"}
-    for key in ("id", "content", "producer", "consumer", "scope", "core", "weight", "created_at", "updated_at"):
+    for key in (
+        "id",
+        "content",
+        "producer",
+        "consumer",
+        "scope",
+        "core",
+        "weight",
+        "created_at",
+        "updated_at",
+    ):
         assert key in rows[0]
-    assert json.loads(cli(db, cwd, "memory", "list", "--scope", "session", "--json")[1])[0]["id"] == added["id"]
+    assert (
+        json.loads(cli(db, cwd, "memory", "list", "--scope", "session", "--json")[1])[0]["id"]
+        == added["id"]
+    )
     assert len(json.loads(cli(db, cwd, "memory", "list", "--search", "ada", "--json")[1])) == 1
-    assert cli(db, cwd, "memory", "edit", f"#{added['id']}", "--content", "builds run with ninja")[0] == 0
+    assert (
+        cli(db, cwd, "memory", "edit", f"#{added['id']}", "--content", "builds run with ninja")[0]
+        == 0
+    )
     assert cli(db, cwd, "memory", "pin", str(added["id"]))[1].startswith("pinned")
     assert cli(db, cwd, "memory", "forget", str(added["id"]))[0] == 0
     assert cli(db, cwd, "memory", "forget", str(added["id"]))[0] == 1
@@ -69,39 +87,97 @@ def _go_folder(root: Path) -> Path:
     (root / "sessions").mkdir(parents=True)
     (root / "memory").mkdir()
     session = {
-        "id": SID, "name": "work", "cwd": "/home/u/proj",
+        "id": SID,
+        "name": "work",
+        "cwd": "/home/u/proj",
         "created_at": "2026-05-30T10:11:12.123456789+02:00",
-        "last_used": "2026-05-30T11:00:00.5Z", "state": "ESCALATION_WAITING",
+        "last_used": "2026-05-30T11:00:00.5Z",
+        "state": "ESCALATION_WAITING",
         "claude_session_id": "claude-abc",
         "history": [
-            {"role": "user", "agent": "primary", "agent_name": "llama",
-             "content": "fix \u003cdiv\u003e \u0026 co", "timestamp": "2026-05-30T10:12:00Z"},
-            {"role": "assistant", "agent": "primary", "agent_name": "llama", "content": "done",
-             "thinking": "hmm", "timestamp": "2026-05-30T10:12:05.000000001+00:00",
-             "tool_calls": [{"id": "c1", "name": "read_file", "arguments": "{\"path\":\"a\"}"}]},
+            {
+                "role": "user",
+                "agent": "primary",
+                "agent_name": "llama",
+                "content": "fix \u003cdiv\u003e \u0026 co",
+                "timestamp": "2026-05-30T10:12:00Z",
+            },
+            {
+                "role": "assistant",
+                "agent": "primary",
+                "agent_name": "llama",
+                "content": "done",
+                "thinking": "hmm",
+                "timestamp": "2026-05-30T10:12:05.000000001+00:00",
+                "tool_calls": [{"id": "c1", "name": "read_file", "arguments": '{"path":"a"}'}],
+            },
         ],
-        "current_need": "fix the layout", "current_need_set_at": 0,
-        "escalation_brief": "", "last_local_summary": "s1", "last_claude_summary": "s2",
-        "escalation_nonce": "ab12cd", "primary_nonce": "zz99yy",
-        "tokens": {"qwen\u0000primary": {"model": "qwen", "agent": "primary", "prompt": 10, "completion": 5}},
+        "current_need": "fix the layout",
+        "current_need_set_at": 0,
+        "escalation_brief": "",
+        "last_local_summary": "s1",
+        "last_claude_summary": "s2",
+        "escalation_nonce": "ab12cd",
+        "primary_nonce": "zz99yy",
+        "tokens": {
+            "qwen\u0000primary": {
+                "model": "qwen",
+                "agent": "primary",
+                "prompt": 10,
+                "completion": 5,
+            }
+        },
     }
-    old = {"id": SID2, "cwd": "/home/u/other", "created_at": "0001-01-01T00:00:00Z",
-           "last_used": "0001-01-01T00:00:00Z", "state": "CLAUDE_WAITING", "history": None}
-    raw = json.dumps(session, indent=2).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    old = {
+        "id": SID2,
+        "cwd": "/home/u/other",
+        "created_at": "0001-01-01T00:00:00Z",
+        "last_used": "0001-01-01T00:00:00Z",
+        "state": "CLAUDE_WAITING",
+        "history": None,
+    }
+    raw = (
+        json.dumps(session, indent=2)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
     (root / "sessions" / f"{SID}.json").write_text(raw)
     (root / "sessions" / f"{SID2}.json").write_text(json.dumps(old))
     (root / "sessions" / f"{SID}.history").write_text("first line\nmulti\\nline\n\n")
-    (root / "sessions" / "index.json").write_text(json.dumps({
-        "/home/u/proj": [{"id": SID, "name": "work", "last_used": "2026-05-30T11:00:00.5Z"},
-                         {"id": "gone", "last_used": "2026-05-01T00:00:00Z"}],
-    }))
-    pc = {"id": "11111111-2222-4333-8444-555555555555", "content": "user likes \u003ctabs\u003e",
-          "producer": "user", "w": 0.85, "roles": {}, "created_at": "2026-05-30T10:00:00.999999999-07:00",
-          "updated_at": "2026-05-30T10:00:00Z", "core": True}
-    (root / "memory" / "global.json").write_text(json.dumps({"percepts": [pc], "engrams": None, "edges": None}))
-    ps = {"id": "99999999-2222-4333-8444-555555555555", "content": "@claude fact for escalation",
-          "producer": "escalation", "consumer": "escalation", "w": 0.6, "roles": {"theme": "x"},
-          "created_at": "2026-05-30T10:00:00Z", "updated_at": "2026-05-30T10:00:00Z"}
+    (root / "sessions" / "index.json").write_text(
+        json.dumps(
+            {
+                "/home/u/proj": [
+                    {"id": SID, "name": "work", "last_used": "2026-05-30T11:00:00.5Z"},
+                    {"id": "gone", "last_used": "2026-05-01T00:00:00Z"},
+                ],
+            }
+        )
+    )
+    pc = {
+        "id": "11111111-2222-4333-8444-555555555555",
+        "content": "user likes \u003ctabs\u003e",
+        "producer": "user",
+        "w": 0.85,
+        "roles": {},
+        "created_at": "2026-05-30T10:00:00.999999999-07:00",
+        "updated_at": "2026-05-30T10:00:00Z",
+        "core": True,
+    }
+    (root / "memory" / "global.json").write_text(
+        json.dumps({"percepts": [pc], "engrams": None, "edges": None})
+    )
+    ps = {
+        "id": "99999999-2222-4333-8444-555555555555",
+        "content": "@claude fact for escalation",
+        "producer": "escalation",
+        "consumer": "escalation",
+        "w": 0.6,
+        "roles": {"theme": "x"},
+        "created_at": "2026-05-30T10:00:00Z",
+        "updated_at": "2026-05-30T10:00:00Z",
+    }
     (root / "memory" / f"{SID}.json").write_text(json.dumps({"percepts": [ps]}))
     (root / "memory" / "broken.json").write_text("{not json")
     return root
@@ -113,8 +189,14 @@ def test_import_go_folder_is_complete_and_idempotent(db: Database, tmp_path: Pat
     assert (rep.sessions_added, rep.turns, rep.percepts_added) == (2, 2, 2)
     assert any("gone" in w for w in rep.warnings) and any("broken.json" in w for w in rep.warnings)
     s = SessionStore(db).load(SID)
-    assert s is not None and (s.name, s.cwd, s.state.value) == ("work", "/home/u/proj", "ESCALATION_WAITING")
-    assert s.history[0].content == "fix <div> & co" and s.history[1].tool_calls[0].name == "read_file"
+    assert s is not None and (s.name, s.cwd, s.state.value) == (
+        "work",
+        "/home/u/proj",
+        "ESCALATION_WAITING",
+    )
+    assert (
+        s.history[0].content == "fix <div> & co" and s.history[1].tool_calls[0].name == "read_file"
+    )
     assert s.history[1].thinking == "hmm"
     assert s.escalation_session_id == "claude-abc" and s.last_escalation_summary == "s2"
     assert (s.current_need, s.current_need_set_at) == ("fix the layout", 1)
@@ -126,7 +208,9 @@ def test_import_go_folder_is_complete_and_idempotent(db: Database, tmp_path: Pat
     assert SessionStore(db).find("/home/u/proj") == SID
     store = PerceptStore(db)
     g = store.list(PerceptFilter(scope="global"))
-    assert [(p.content, p.core, p.weight, p.producer) for p in g] == [("user likes <tabs>", True, 0.85, "user")]
+    assert [(p.content, p.core, p.weight, p.producer) for p in g] == [
+        ("user likes <tabs>", True, 0.85, "user")
+    ]
     sp = store.list(PerceptFilter(scope="session", session_id=SID))
     assert [(p.consumer, p.producer) for p in sp] == [("escalation", "escalation")]
     again = import_go(db, root)
@@ -195,5 +279,11 @@ def test_locked_database_keeps_agent_facts_until_it_can_write(tmp_path: Path) ->
 
 
 def test_parser_wires_memory_commands() -> None:
-    args = build_parser().parse_args(["memory", "list", "--json", "--scope", "global", "--search", "x"])
-    assert isinstance(args, argparse.Namespace) and args.memory_cmd == "list" and args.scope == "global"
+    args = build_parser().parse_args(
+        ["memory", "list", "--json", "--scope", "global", "--search", "x"]
+    )
+    assert (
+        isinstance(args, argparse.Namespace)
+        and args.memory_cmd == "list"
+        and args.scope == "global"
+    )

@@ -32,9 +32,15 @@ def _brute_duplicate(mem: MemoryService, content: str, sid: str) -> int | None:
 
 
 @pytest.mark.parametrize("budget", [0, 1_000_000])
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(facts=st.lists(st.tuples(_fact, st.sampled_from(["s1", "s2", ""])), max_size=25), probe=_fact)
-def test_duplicate_search_matches_brute_force(mem: MemoryService, monkeypatch, budget, facts, probe) -> None:
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    facts=st.lists(st.tuples(_fact, st.sampled_from(["s1", "s2", ""])), max_size=25), probe=_fact
+)
+def test_duplicate_search_matches_brute_force(
+    mem: MemoryService, monkeypatch, budget, facts, probe
+) -> None:
     monkeypatch.setattr(store_mod, "CANDIDATE_ROWID_BUDGET", budget)
     with mem.store.db.transaction() as conn:
         conn.execute("DELETE FROM percepts")
@@ -53,7 +59,9 @@ def test_min_shared() -> None:
     assert [min_shared(n) for n in (1, 2, 3, 5, 10)] == [1, 2, 2, 3, 6]
 
 
-def test_rare_words_rank_first_and_common_only_matches_still_pass_the_gate(mem: MemoryService, monkeypatch) -> None:
+def test_rare_words_rank_first_and_common_only_matches_still_pass_the_gate(
+    mem: MemoryService, monkeypatch
+) -> None:
     monkeypatch.setattr(select_mod, "RARE_MATCH_BUDGET", 1)
     for i in range(6):
         mem.record(f"common thing{i} item{i}", "primary", session_id="s", weight=0.3 + i / 10)

@@ -14,7 +14,8 @@ from milk_tui.storage.db import Database
 
 
 async def test_tool_and_tag_facts_are_kept_pending_while_memory_is_locked(
-        rig, tmp_path: Path) -> None:  # noqa: ANN001
+    rig, tmp_path: Path
+) -> None:  # noqa: ANN001
     mem_path = tmp_path / "memory.db"
     mem_db = Database(mem_path)
     mem_db.conn.execute("PRAGMA busy_timeout=50")
@@ -25,11 +26,14 @@ async def test_tool_and_tag_facts_are_kept_pending_while_memory_is_locked(
     other = sqlite3.connect(mem_path, isolation_level=None)
 
     async def agent(req):  # noqa: ANN001, ANN202
-        out = await req.tools.call("record_memory", json.dumps(
-            {"content": "the staging box runs debian", "consumer": "escalation"}))
+        out = await req.tools.call(
+            "record_memory",
+            json.dumps({"content": "the staging box runs debian", "consumer": "escalation"}),
+        )
         assert not out.is_error
-        yield TextChunk(f"noted <milk:percept:{nonce}>deploys go through make ship"
-                        f"</milk:percept:{nonce}>")
+        yield TextChunk(
+            f"noted <milk:percept:{nonce}>deploys go through make ship</milk:percept:{nonce}>"
+        )
         other.execute("BEGIN EXCLUSIVE")  # the memory db is locked when the turn commits
         yield Finished()
 
@@ -41,7 +45,9 @@ async def test_tool_and_tag_facts_are_kept_pending_while_memory_is_locked(
         other.close()
     assert out.ok
     assert sorted(p["content"] for p in mem.pending) == [
-        "deploys go through make ship", "the staging box runs debian"]
+        "deploys go through make ship",
+        "the staging box runs debian",
+    ]
     mem.flush_pending()
     stored = {p.content: p for p in mem.list()}
     assert set(stored) == {"deploys go through make ship", "the staging box runs debian"}

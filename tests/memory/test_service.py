@@ -56,10 +56,21 @@ def test_stopword_only_content_is_never_duplicate(mem: MemoryService) -> None:
 
 
 def test_consumer_hints_with_llama_and_deepseek(mem: MemoryService) -> None:
-    p = mem.record_from_agent("@llama: run ruff before committing", "escalation", S, 3, "llama", "deepseek")
-    e = mem.record_from_agent("@deepseek: the CI box has 2 cores", "primary", S, 3, "llama", "deepseek")
-    a = mem.record_from_agent("@local: shared fact about caches", "primary", S, 3, "llama", "deepseek")
-    assert (p.consumer, p.content, p.producer, p.turn_index) == ("primary", "run ruff before committing", "escalation", 3)
+    p = mem.record_from_agent(
+        "@llama: run ruff before committing", "escalation", S, 3, "llama", "deepseek"
+    )
+    e = mem.record_from_agent(
+        "@deepseek: the CI box has 2 cores", "primary", S, 3, "llama", "deepseek"
+    )
+    a = mem.record_from_agent(
+        "@local: shared fact about caches", "primary", S, 3, "llama", "deepseek"
+    )
+    assert (p.consumer, p.content, p.producer, p.turn_index) == (
+        "primary",
+        "run ruff before committing",
+        "escalation",
+        3,
+    )
     assert (e.consumer, e.content) == ("escalation", "the CI box has 2 cores")
     assert (a.consumer, a.content) == ("all", "@local: shared fact about caches")
 
@@ -135,7 +146,9 @@ def test_pin_delete_and_undo_delete(mem: MemoryService) -> None:
 
 def test_list_count_search_filters(mem: MemoryService) -> None:
     for i in range(30):
-        mem.record(f"item{i} alpha{i} beta{i} topic{i % 3}", "user" if i % 2 else "primary", session_id=S)
+        mem.record(
+            f"item{i} alpha{i} beta{i} topic{i % 3}", "user" if i % 2 else "primary", session_id=S
+        )
     mem.record("global fact topic0", "user", core=True)
     assert mem.count() == 31
     assert mem.count(PerceptFilter(scope="global")) == 1
@@ -145,8 +158,15 @@ def test_list_count_search_filters(mem: MemoryService) -> None:
     page1 = mem.list(limit=10, offset=0, order="id")
     page2 = mem.list(limit=10, offset=10, order="id")
     assert [p.id for p in page1 + page2] == sorted({p.id for p in page1 + page2})
-    for order, key in (("weight", lambda p: (-p.weight, -p.id)), ("recent", lambda p: (-p.updated_at, -p.id))):
-        for flt in (None, PerceptFilter(session_id=S), PerceptFilter(scope="session", session_id=S)):
+    for order, key in (
+        ("weight", lambda p: (-p.weight, -p.id)),
+        ("recent", lambda p: (-p.updated_at, -p.id)),
+    ):
+        for flt in (
+            None,
+            PerceptFilter(session_id=S),
+            PerceptFilter(scope="session", session_id=S),
+        ):
             rows = mem.list(flt, limit=100, order=order)
             assert rows == sorted(rows, key=key) and len(rows) == mem.count(flt)
     hits = mem.search("topic1")
@@ -179,7 +199,11 @@ def test_user_fact_promoted_on_first_pass(mem: MemoryService) -> None:
 def test_agent_fact_pruned_on_sixth_pass(mem: MemoryService) -> None:
     seen = _weights_after(mem, 0.7, 6)
     assert [s[0] if s else None for s in seen[:5]] == [
-        0.7 - 0.1, 0.7 - 0.1 - 0.1, 0.7 - 0.1 - 0.1 - 0.1, 0.30000000000000004, 0.20000000000000004,
+        0.7 - 0.1,
+        0.7 - 0.1 - 0.1,
+        0.7 - 0.1 - 0.1 - 0.1,
+        0.30000000000000004,
+        0.20000000000000004,
     ]
     assert seen[5] is None
 

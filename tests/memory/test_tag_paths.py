@@ -39,14 +39,26 @@ def escalation(request) -> Iterator[tuple[str, Any, Any]]:
         with FakeOpenAIServer() as srv:
             cfg = AgentConfig(name="deepseek", provider="openrouter", api_key="sk-test",
                               url=srv.url, model="big")  # fmt: skip
-            yield ("openai", cfg, lambda text: srv.enqueue(FakeReply(text=_split_everywhere(text), usage=usage(9, 3))))
+            yield (
+                "openai",
+                cfg,
+                lambda text: srv.enqueue(
+                    FakeReply(text=_split_everywhere(text), usage=usage(9, 3))
+                ),
+            )
     else:
         with FakeBedrock() as fake:
             cfg = bedrock_config(fake, name="deepseek")
-            yield ("bedrock", cfg, lambda text: fake.script(Reply().text(*_split_everywhere(text)).usage(9, 3)))
+            yield (
+                "bedrock",
+                cfg,
+                lambda text: fake.script(Reply().text(*_split_everywhere(text)).usage(9, 3)),
+            )
 
 
-def _dispatcher(db, tmp_path, mem: MemoryService, bus, primary_srv, esc_cfg) -> tuple[Dispatcher, SessionStore]:
+def _dispatcher(
+    db, tmp_path, mem: MemoryService, bus, primary_srv, esc_cfg
+) -> tuple[Dispatcher, SessionStore]:
     store = SessionStore(db)
     session = store.create(str(tmp_path))
     session.primary_nonce, session.escalation_nonce = PN, EN
@@ -63,7 +75,9 @@ def _dispatcher(db, tmp_path, mem: MemoryService, bus, primary_srv, esc_cfg) -> 
     return d, store
 
 
-async def test_tags_from_every_http_path_reach_the_store(db, tmp_path, mem, bus, events, primary_srv, escalation) -> None:
+async def test_tags_from_every_http_path_reach_the_store(
+    db, tmp_path, mem, bus, events, primary_srv, escalation
+) -> None:
     _, esc_cfg, esc_reply = escalation
     d, store = _dispatcher(db, tmp_path, mem, bus, primary_srv, esc_cfg)
 
@@ -74,15 +88,27 @@ async def test_tags_from_every_http_path_reach_the_store(db, tmp_path, mem, bus,
     out = await d.run_turn("please set up the build for me", force="primary")
     assert out.ok, out.error
 
-    esc_reply(f"Done.<milk:percept:{EN}>@llama: run bazel with --config=ci</milk:percept:{EN}>"
-              f"<milk:percept:{EN}>user works on linux</milk:percept:{EN}>")
+    esc_reply(
+        f"Done.<milk:percept:{EN}>@llama: run bazel with --config=ci</milk:percept:{EN}>"
+        f"<milk:percept:{EN}>user works on linux</milk:percept:{EN}>"
+    )
     out = await d.run_turn("now do the hard part of the build", force="escalate")
     assert out.ok, out.error
 
     facts = {p.content: p for p in mem.list()}
-    assert set(facts) == {"the repo uses bazel", "run bazel with --config=ci", "user works on linux"}
-    assert (facts["the repo uses bazel"].producer, facts["the repo uses bazel"].consumer) == ("primary", "escalation")
-    assert (facts["run bazel with --config=ci"].producer, facts["run bazel with --config=ci"].consumer) == ("escalation", "primary")
+    assert set(facts) == {
+        "the repo uses bazel",
+        "run bazel with --config=ci",
+        "user works on linux",
+    }
+    assert (facts["the repo uses bazel"].producer, facts["the repo uses bazel"].consumer) == (
+        "primary",
+        "escalation",
+    )
+    assert (
+        facts["run bazel with --config=ci"].producer,
+        facts["run bazel with --config=ci"].consumer,
+    ) == ("escalation", "primary")
     assert facts["user works on linux"].consumer == "all"
     s = store.load(d.session.id)
     assert s.current_need == "set up the build"

@@ -47,7 +47,9 @@ def test_wrong_nonce_hidden_not_recorded() -> None:
 def test_code_spans_left_alone() -> None:
     inline = f"see `<milk:need:{N}>g</milk:need:{N}>` ok"
     assert run([inline]) == (inline, [], [])
-    fence = f"```\n<milk:percept:{N}>f</milk:percept:{N}>\n```\nafter<milk:need:{N}>g</milk:need:{N}>"
+    fence = (
+        f"```\n<milk:percept:{N}>f</milk:percept:{N}>\n```\nafter<milk:need:{N}>g</milk:need:{N}>"
+    )
     out, needs, facts = run([fence])
     assert out == fence.split("after")[0] + "after"
     assert needs == ["g"] and facts == []
@@ -132,7 +134,10 @@ def test_strip_tags_any_nonce_and_fallback_close() -> None:
     assert strip_tags(f"a <milk:need:{N}>g</milk:need:{N}> b") == "a  b"
     assert strip_tags("before <milk:need:n1>goal</milk:need:other> after") == "before  after"
     assert strip_tags("keep <milk:percept:n1>never closed") == "keep"
-    assert strip_tags("code `<milk:need:x>g</milk:need:x>` stays") == "code `<milk:need:x>g</milk:need:x>` stays"
+    assert (
+        strip_tags("code `<milk:need:x>g</milk:need:x>` stays")
+        == "code `<milk:need:x>g</milk:need:x>` stays"
+    )
     assert strip_tags("  plain  ") == "plain"
 
 
@@ -148,10 +153,22 @@ def test_strip_of_visible_text_is_idempotent(sc: tuple[str, list[str]]) -> None:
 
 
 def test_consumer_hints_with_configured_names() -> None:
-    assert consumer_from_hint("@llama: prefers tabs", "llama", "deepseek") == ("primary", "prefers tabs")
-    assert consumer_from_hint("@deepseek: uses rg", "llama", "deepseek") == ("escalation", "uses rg")
-    assert consumer_from_hint("  @deepseek: trimmed", "llama", "deepseek") == ("escalation", "trimmed")
-    assert consumer_from_hint("@local: old style", "llama", "deepseek") == ("all", "@local: old style")
+    assert consumer_from_hint("@llama: prefers tabs", "llama", "deepseek") == (
+        "primary",
+        "prefers tabs",
+    )
+    assert consumer_from_hint("@deepseek: uses rg", "llama", "deepseek") == (
+        "escalation",
+        "uses rg",
+    )
+    assert consumer_from_hint("  @deepseek: trimmed", "llama", "deepseek") == (
+        "escalation",
+        "trimmed",
+    )
+    assert consumer_from_hint("@local: old style", "llama", "deepseek") == (
+        "all",
+        "@local: old style",
+    )
     assert consumer_from_hint("@llama:no space", "llama", "deepseek") == ("all", "@llama:no space")
     assert consumer_from_hint("@Llama: case", "llama", "deepseek")[0] == "all"
     assert consumer_from_hint("@: x", "", "") == ("all", "@: x")

@@ -25,11 +25,16 @@ async def test_specs_are_json_schemas(mem: MemoryService) -> None:
 
 async def test_record_defaults_and_reinforce(mem: MemoryService) -> None:
     b = box(mem, slot="escalation")
-    out = await b.call("record_memory", json.dumps({"content": "the api lives at port 8080", "consumer": "primary"}))
+    out = await b.call(
+        "record_memory",
+        json.dumps({"content": "the api lives at port 8080", "consumer": "primary"}),
+    )
     assert not out.is_error and out.content.startswith("recorded percept #")
     p = mem.list()[0]
     assert (p.producer, p.consumer, p.session_id) == ("escalation", "primary", S)
-    again = await b.call("record_memory", json.dumps({"content": "api lives on port 8080", "producer": "user"}))
+    again = await b.call(
+        "record_memory", json.dumps({"content": "api lives on port 8080", "producer": "user"})
+    )
     assert again.content.startswith(f"reinforced similar percept #{p.id}")
     assert mem.count() == 1
     bad = await b.call("record_memory", json.dumps({"content": "  "}))
@@ -43,9 +48,15 @@ async def test_get_memory_role_filter_and_confidence(mem: MemoryService) -> None
     mem.record("cache weak hint", "system", session_id=S, weight=0.3)
     out = (await box(mem).call("get_memory", json.dumps({"query": "cache"}))).content
     assert out.splitlines() == ["[0.90] cache dir is /tmp/cache"]
-    esc = (await box(mem, "escalation").call("get_memory", json.dumps({"query": "cache", "min_confidence": 0.1}))).content
+    esc = (
+        await box(mem, "escalation").call(
+            "get_memory", json.dumps({"query": "cache", "min_confidence": 0.1})
+        )
+    ).content
     assert "escalation only" in esc and "weak hint" in esc
-    words = (await box(mem).call("get_memory", json.dumps({"query": "where is the cache dir?"}))).content
+    words = (
+        await box(mem).call("get_memory", json.dumps({"query": "where is the cache dir?"}))
+    ).content
     assert words.splitlines()[0] == "[0.90] cache dir is /tmp/cache"  # any word matches, best first
     none = await box(mem).call("get_memory", json.dumps({"query": "zebra"}))
     assert none.content == "(no relevant memories found)"
@@ -55,7 +66,15 @@ async def test_list_memory_table_gate_and_cap(mem: MemoryService) -> None:
     mem.record("deploys use terraform " + "x" * 60, "user", session_id=S)
     mem.record("coffee machine is broken", "primary", session_id=S)
     table = (await box(mem, prompt="how do deploys work").call("list_memory", "{}")).content
-    assert table.splitlines()[0].split() == ["ID", "SCOPE", "W", "CORE", "PRODUCER", "FOR", "CONTENT"]
+    assert table.splitlines()[0].split() == [
+        "ID",
+        "SCOPE",
+        "W",
+        "CORE",
+        "PRODUCER",
+        "FOR",
+        "CONTENT",
+    ]
     assert "terraform" in table and "coffee" not in table and table.endswith("...")
     everything = (await box(mem, relevance_gate=False).call("list_memory", "{}")).content
     assert "coffee" in everything
@@ -68,7 +87,11 @@ async def test_forget_memory(mem: MemoryService) -> None:
     p = mem.record("forget me please", "user", session_id=S)
     other = mem.record("belongs elsewhere", "user", session_id="other-session")
     b = box(mem)
-    assert (await b.call("forget_memory", json.dumps({"id": f"#{other.id}"}))).content.endswith("not found")
+    assert (await b.call("forget_memory", json.dumps({"id": f"#{other.id}"}))).content.endswith(
+        "not found"
+    )
     assert (await b.call("forget_memory", json.dumps({"id": "#"}))).is_error
-    assert (await b.call("forget_memory", json.dumps({"id": f"#{p.id}"}))).content == f"percept #{p.id} deleted"
+    assert (
+        await b.call("forget_memory", json.dumps({"id": f"#{p.id}"}))
+    ).content == f"percept #{p.id} deleted"
     assert mem.get(p.id) is None and mem.history(p.id)[0]["editor"] == "llama"

@@ -35,12 +35,19 @@ def _pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(StatusLine, "animate", False)
 
 
-def make_app(*, theme: str = "milk-dark", session: str = SNAP_SESSION, show_thinking: bool = False,
-             cwd: str = SNAP_CWD, **runtime_kw: Any) -> MilkApp:
+def make_app(
+    *,
+    theme: str = "milk-dark",
+    session: str = SNAP_SESSION,
+    show_thinking: bool = False,
+    cwd: str = SNAP_CWD,
+    **runtime_kw: Any,
+) -> MilkApp:
     kw: dict[str, Any] = {"demo": True, **runtime_kw}
     rt = build_runtime(cwd=cwd, session_name=session, **kw)
-    return MilkApp(rt, ui_state=UIState(theme=theme, show_thinking=show_thinking),
-                   fact_clock=lambda: FIXED_NOW)
+    return MilkApp(
+        rt, ui_state=UIState(theme=theme, show_thinking=show_thinking), fact_clock=lambda: FIXED_NOW
+    )
 
 
 @pytest.fixture

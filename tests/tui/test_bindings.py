@@ -162,7 +162,9 @@ async def test_permission_request_modal_answers_dispatcher() -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         d = app.runtime.dispatcher
-        q = PermissionQuestion(agent_name="demo-claude", tool_name="Bash", tool_input={"command": "ls"})
+        q = PermissionQuestion(
+            agent_name="demo-claude", tool_name="Bash", tool_input={"command": "ls"}
+        )
         task = asyncio.create_task(d._ask_permission(q))
         await settle(pilot, app)
         assert isinstance(app.screen, PermissionModal)
@@ -186,9 +188,14 @@ async def test_keymap_from_config_remaps_binding() -> None:
 
 async def test_failed_turn_shows_error_inline_and_restores_prompt() -> None:
     with FakeOpenAIServer() as srv:
-        srv.default_reply = FakeReply(status=500, error_body='{"error": {"message": "model exploded"}}')
-        cfg = MilkConfig(agent="fake", escalation_agent="fake",
-                         agents=[AgentConfig(name="fake", provider="local", url=srv.url, model="m")])
+        srv.default_reply = FakeReply(
+            status=500, error_body='{"error": {"message": "model exploded"}}'
+        )
+        cfg = MilkConfig(
+            agent="fake",
+            escalation_agent="fake",
+            agents=[AgentConfig(name="fake", provider="local", url=srv.url, model="m")],
+        )
         app = make_app(config=cfg, demo=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await type_and_send(pilot, "hello there")
@@ -236,4 +243,6 @@ async def test_quit_hint_is_on_screen_on_a_long_status_line() -> None:
         await type_and_send(pilot, "please refactor the parser")  # why + two token totals
         await pilot.press("ctrl+c")
         await pilot.pause()
-        assert "press ctrl+c again to exit" in app.main_screen.query_one("#status").render_line(0).text
+        assert (
+            "press ctrl+c again to exit" in app.main_screen.query_one("#status").render_line(0).text
+        )

@@ -27,8 +27,15 @@ async def test_full_turn_bus_traffic_and_rendering() -> None:
         await type_and_send(pilot, "what is a monad?")
         types = [e.type for e in seen]  # type: ignore[attr-defined]
         # the order a primary turn must follow (ADR-0038: commit after the stream)
-        order = ["turn_started", "route_decided", "state_changed", "need_changed", "text_delta",
-                 "usage", "turn_completed"]
+        order = [
+            "turn_started",
+            "route_decided",
+            "state_changed",
+            "need_changed",
+            "text_delta",
+            "usage",
+            "turn_completed",
+        ]
         positions = [types.index(t) for t in order]
         assert positions == sorted(positions), types
         assert types[-1] == "turn_completed"
@@ -59,7 +66,11 @@ async def test_bridge_flushes_deltas_before_other_events() -> None:
     bus.publish(ev.TextDelta(slot="escalation", text="c"))
     bridge.flush()
     assert [(e.type, getattr(e, "text", "")) for e in out] == [
-        ("text_delta", "ab"), ("thinking_delta", "t"), ("escalation_started", ""), ("text_delta", "c")]
+        ("text_delta", "ab"),
+        ("thinking_delta", "t"),
+        ("escalation_started", ""),
+        ("text_delta", "c"),
+    ]
     bridge.stop()
     bus.publish(ev.TextDelta(slot="primary", text="late"))
     bridge.flush()

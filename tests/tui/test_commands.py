@@ -170,7 +170,10 @@ async def test_prompt_refused_while_busy(monkeypatch) -> None:  # type: ignore[n
         assert "agent is responding" in app.main_screen.query_one("#status").plain
         box.set_text("/new")
         await pilot.press("enter")
-        assert "/new unavailable while the agent is responding" in app.main_screen.query_one("#status").plain
+        assert (
+            "/new unavailable while the agent is responding"
+            in app.main_screen.query_one("#status").plain
+        )
         await pilot.press("ctrl+c")  # cancels the turn
         await settle(pilot, app)
         assert not app.runtime.dispatcher.busy
@@ -185,10 +188,14 @@ async def test_consolidation_at_new_switch_and_exit_then_agents_and_db_closed(mo
     rt = app.runtime
     consolidated: list[str] = []
     real = rt.memory.consolidate
-    monkeypatch.setattr(rt.memory, "consolidate",
-                        lambda sid, store_max=0: consolidated.append(sid) or real(sid, store_max))
+    monkeypatch.setattr(
+        rt.memory,
+        "consolidate",
+        lambda sid, store_max=0: consolidated.append(sid) or real(sid, store_max),
+    )
     closed: list[str] = []
     for slot in (rt.dispatcher.primary, rt.dispatcher.escalation):
+
         async def aclose(name: str = slot.name) -> None:
             closed.append(name)
 

@@ -45,12 +45,21 @@ async def _mid_stream(pilot: Pilot) -> None:
     no_blink(app)  # type: ignore[arg-type]
     bus = app.runtime.bus  # type: ignore[attr-defined]
     bus.publish(ev.TurnStarted(prompt="how do I stream markdown efficiently?", turn_index=1))
-    bus.publish(ev.RouteDecided(target="primary", agent_name="demo-local",
-                                reason="short question", rule="short_prompt"))
+    bus.publish(
+        ev.RouteDecided(
+            target="primary", agent_name="demo-local", reason="short question", rule="short_prompt"
+        )
+    )
     bus.publish(ev.StateChanged(state="LOCAL", previous="ROUTING"))
-    for piece in ["Render **finished** blocks once.\n\n", "- keep the open block ", "cheap\n",
-                  "- coalesce frames\n\n", "```python\nstream.write(", "chunk)\n```\n\n",
-                  "Only the tail block is still chang"]:
+    for piece in [
+        "Render **finished** blocks once.\n\n",
+        "- keep the open block ",
+        "cheap\n",
+        "- coalesce frames\n\n",
+        "```python\nstream.write(",
+        "chunk)\n```\n\n",
+        "Only the tail block is still chang",
+    ]:
         bus.publish(ev.TextDelta(slot="primary", text=piece))
     app.bridge.flush()  # type: ignore[attr-defined]
     await pilot.pause()
@@ -98,4 +107,6 @@ def test_turn_80x24(snap_compare) -> None:
 
 
 def test_light_theme(snap_compare) -> None:
-    assert snap_compare(make_app(theme="milk-light"), terminal_size=(120, 40), run_before=_stale_need)
+    assert snap_compare(
+        make_app(theme="milk-light"), terminal_size=(120, 40), run_before=_stale_need
+    )

@@ -32,7 +32,9 @@ def tmux(tmp_path: Path) -> Iterator[Callable[..., subprocess.CompletedProcess[s
     socket = f"milk-smoke-{os.getpid()}"
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([TMUX, "-L", socket, *args], capture_output=True, text=True, timeout=20)
+        return subprocess.run(
+            [TMUX, "-L", socket, *args], capture_output=True, text=True, timeout=20
+        )
 
     yield run
     run("kill-server")
@@ -58,19 +60,28 @@ def test_tmux_smoke(tmux, tmp_path: Path, milk_home: Path) -> None:  # type: ign
     r = tmux("new-session", "-d", "-s", "smoke", "-x", "120", "-y", "40", cmd)
     assert r.returncode == 0, r.stderr
     tmux("resize-window", "-t", "smoke", "-x", "120", "-y", "40")  # some tmux builds ignore -x/-y
-    before = wait_for(tmux, lambda s: "Demo agents are running" in s and "Current need" in s,
-                      "the welcome view")
+    before = wait_for(
+        tmux, lambda s: "Demo agents are running" in s and "Current need" in s, "the welcome view"
+    )
     assert "no need recorded yet" in before
     tmux("send-keys", "-t", "smoke", "-l", "what is a monad?")
     wait_for(tmux, lambda s: " what is a monad?" in s, "the typed prompt")
     tmux("send-keys", "-t", "smoke", "Enter")
-    screen = wait_for(tmux, lambda s: "Short answer from demo-local" in s and "ready" in s, "the answer")
+    screen = wait_for(
+        tmux, lambda s: "Short answer from demo-local" in s and "ready" in s, "the answer"
+    )
     assert any(line.rfind("│ what is a monad") > 80 for line in screen.splitlines()), screen
     assert "current" in screen
     tmux("send-keys", "-t", "smoke", "C-q")
     wait_for(tmux, lambda s: "MILK-EXIT=0" in s, "a clean exit")
-    out = subprocess.run([str(MILK), "sessions", "list", "--json"], cwd=project, capture_output=True,
-                         text=True, timeout=30, env={**os.environ, "MILK_HOME": str(milk_home)})
+    out = subprocess.run(
+        [str(MILK), "sessions", "list", "--json"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "MILK_HOME": str(milk_home)},
+    )
     assert out.returncode == 0, out.stderr
     sessions = json.loads(out.stdout)
     assert len(sessions) == 1 and sessions[0]["turns"] == 2

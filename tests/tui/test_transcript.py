@@ -22,7 +22,14 @@ def _big_session(turns: int) -> None:
     new = []
     for i in range(turns // 2):
         new.append(Turn("user", f"question {i}", agent="primary", agent_name="demo-local"))
-        new.append(Turn("assistant", f"answer **{i}**\n\n- point\n", agent="primary", agent_name="demo-local"))
+        new.append(
+            Turn(
+                "assistant",
+                f"answer **{i}**\n\n- point\n",
+                agent="primary",
+                agent_name="demo-local",
+            )
+        )
     s.history.extend(new)
     store.commit_turns(s, new)
     db.close()
@@ -70,12 +77,16 @@ async def test_jump_to_turn_from_fact_browser() -> None:
         assert conv.scroll_y <= target.virtual_region.y <= conv.scroll_y + conv.size.height
         app.main_screen.post_message(FactBrowser.JumpToTurn("other-session-id", 3, 8))
         await settle(pilot, app)
-        assert any("came from session other-se" in it.text for it in conv.items if it.kind == "notice")
+        assert any(
+            "came from session other-se" in it.text for it in conv.items if it.kind == "notice"
+        )
 
 
 def test_export_text_and_history_items() -> None:
-    hist = [Turn("user", "hi", agent="primary", agent_name="p"),
-            Turn("assistant", "hello", agent="primary", agent_name="p", thinking="hmm")]
+    hist = [
+        Turn("user", "hi", agent="primary", agent_name="p"),
+        Turn("assistant", "hello", agent="primary", agent_name="p", thinking="hmm"),
+    ]
     items = items_from_history(hist)
     assert [it.kind for it in items] == ["user", "thinking", "reply"]
     text = export_text(items)

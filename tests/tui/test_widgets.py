@@ -18,18 +18,24 @@ async def test_tool_call_line_expands_with_result() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         bus = app.runtime.bus
         bus.publish(ev.TurnStarted(prompt="list files"))
-        bus.publish(ev.ToolCall(slot="primary", call_id="c1", name="list_dir", arguments='{"path": "src"}'))
+        bus.publish(
+            ev.ToolCall(slot="primary", call_id="c1", name="list_dir", arguments='{"path": "src"}')
+        )
         await settle(pilot, app)
         line = app.main_screen.query_one(ToolLine)
         assert "list_dir" in str(line.render()) and 'path="src"' in str(line.render())
-        bus.publish(ev.ToolResult(slot="primary", call_id="c1", name="list_dir", content="a.py\nb.py"))
+        bus.publish(
+            ev.ToolResult(slot="primary", call_id="c1", name="list_dir", content="a.py\nb.py")
+        )
         await settle(pilot, app)
         assert "→ ok (9 chars)" in str(line.render())
         assert "a.py" not in str(line.render())
         await pilot.click(ToolLine)
         assert "result: a.py" in str(line.render())
         bus.publish(ev.ToolCall(slot="primary", call_id="c2", name="read_file", arguments="{}"))
-        bus.publish(ev.ToolResult(slot="primary", call_id="c2", content="no such file", is_error=True))
+        bus.publish(
+            ev.ToolResult(slot="primary", call_id="c2", content="no such file", is_error=True)
+        )
         await settle(pilot, app)
         assert app.main_screen.query(ToolLine).last().has_class("-error")
 

@@ -42,8 +42,14 @@ class Host(App[None]):
 
     CSS = "Screen { layout: vertical; }"
 
-    def __init__(self, memory: MemoryService, session_id: str | None, *, compact: bool = False,
-                 clock: Any = None) -> None:
+    def __init__(
+        self,
+        memory: MemoryService,
+        session_id: str | None,
+        *,
+        compact: bool = False,
+        clock: Any = None,
+    ) -> None:
         super().__init__()
         self.memory = memory
         self.session_id = session_id

@@ -28,10 +28,19 @@ def current(app: Host):  # noqa: ANN201
 def three(memory: MemoryService, session_id: str) -> list:
     return [
         memory.record("the build server is called hopper", producer="user", session_id=session_id),
-        memory.record("prefers tabs over spaces", producer="primary", consumer="primary",
-                      session_id=session_id, turn_index=3),
-        memory.record("release notes go in CHANGELOG", producer="escalation",
-                      session_id=session_id, turn_index=5),
+        memory.record(
+            "prefers tabs over spaces",
+            producer="primary",
+            consumer="primary",
+            session_id=session_id,
+            turn_index=3,
+        ),
+        memory.record(
+            "release notes go in CHANGELOG",
+            producer="escalation",
+            session_id=session_id,
+            turn_index=5,
+        ),
     ]
 
 
@@ -63,8 +72,13 @@ async def test_add_records_a_user_fact_and_selects_it(memory, session_id, three)
         assert isinstance(app.screen, FactEditModal)
         await type_text(pilot, "deploys happen on fridays")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: app.browser.window.total == 4 and
-                         current(app).content == "deploys happen on fridays")
+        await wait_until(
+            pilot,
+            lambda: (
+                app.browser.window.total == 4
+                and current(app).content == "deploys happen on fridays"
+            ),
+        )
         p = current(app)
         assert (p.producer, p.consumer, p.scope, p.weight) == ("user", "all", "session", 0.9)
         assert memory.count() == 4
@@ -81,7 +95,9 @@ async def test_add_shows_validation_errors_and_stays_open(memory, session_id) ->
         modal.query_one("#content", TextArea).text = "a fact"
         modal.query_one("#weight", Input).value = "2"
         await pilot.press("ctrl+s")
-        assert "weight: 2 is outside 0.00 – 1.00" in str(modal.query_one("#errors", Static).render())
+        assert "weight: 2 is outside 0.00 – 1.00" in str(
+            modal.query_one("#errors", Static).render()
+        )
         assert app.screen is modal and memory.count() == 0
         await pilot.press("escape")
         assert not isinstance(app.screen, FactEditModal) and memory.count() == 0
@@ -106,7 +122,9 @@ async def test_edit_changes_content_consumer_weight(memory, session_id, three) -
         app.screen.query_one("#content", TextArea).text = "discarded"
         await pilot.press("escape")
         await pilot.double_click(FactTable, offset=(20, 1))  # a double click edits too
-        assert isinstance(app.screen, FactEditModal) and app.screen.percept.id == three[1].id  # edited: now first
+        assert (
+            isinstance(app.screen, FactEditModal) and app.screen.percept.id == three[1].id
+        )  # edited: now first
         await pilot.press("escape")
         assert memory.get(three[1].id).content == "prefers tabs, width 4"
 
@@ -175,7 +193,8 @@ async def test_jump_posts_the_producing_turn(memory, session_id, three) -> None:
         await pilot.press("g")
         await pilot.pause()
         assert [(j.session_id, j.turn_index, j.percept_id) for j in app.jumps] == [
-            (session_id, 5, three[2].id)]
+            (session_id, 5, three[2].id)
+        ]
         await pilot.press("end", "g")  # a user fact typed outside any turn: no jump
         await pilot.pause()
         assert len(app.jumps) == 1
@@ -190,8 +209,9 @@ async def test_search_as_you_type_with_qualifiers(memory, session_id, three) -> 
         await wait_until(pilot, lambda: app.browser.window.total == 1)
         assert current(app).id == three[0].id
         app.browser.query_one("#fact-search", Input).value = "by:escalation"
-        await wait_until(pilot, lambda: app.browser.window.total == 1 and
-                         current(app).id == three[2].id)
+        await wait_until(
+            pilot, lambda: app.browser.window.total == 1 and current(app).id == three[2].id
+        )
         app.browser.query_one("#fact-search", Input).value = "for:nobody"
         await wait_until(pilot, lambda: "for: expects one of" in status(app))
         app.browser.query_one("#fact-search", Input).value = ""
@@ -237,8 +257,9 @@ async def test_live_updates_coalesce_and_keep_the_cursor(memory, session_id, thr
         assert current(app).id == three[1].id
         before = app.browser.refreshes
         for i in range(40):  # an agent writing a burst of facts mid-stream
-            memory.record_from_agent(f"streamed fact {i} about zebra{i}", "primary", session_id,
-                                     7, "llama", "claude")
+            memory.record_from_agent(
+                f"streamed fact {i} about zebra{i}", "primary", session_id, 7, "llama", "claude"
+            )
         await wait_until(pilot, lambda: app.browser.window.total == 43)
         assert app.browser.refreshes == before + 1
         assert current(app).id == three[1].id  # still on the fact the user was reading
@@ -297,11 +318,14 @@ class Flaky:
     def __getattr__(self, name: str):  # noqa: ANN204
         attr = getattr(self.memory, name)
         if name in ("list", "count", "search", "search_count"):
+
             def guarded(*a, **k):  # noqa: ANN002, ANN003, ANN202
                 if self.failing:
                     from milk_tui.storage.db import StorageError
+
                     raise StorageError("/tmp/milk.db: database is locked")
                 return attr(*a, **k)
+
             return guarded
         return attr
 

@@ -43,8 +43,9 @@ async def test_screen_updates_live_and_jump_returns_to_the_app(memory, session_i
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, FactsScreen) and screen.browser.window.total == 1
-        memory.record_from_agent("@claude: check the flaky test", "primary", session_id, 3,
-                                 "llama", "claude")
+        memory.record_from_agent(
+            "@claude: check the flaky test", "primary", session_id, 3, "llama", "claude"
+        )
         await wait_until(pilot, lambda: screen.browser.window.total == 2)
         assert screen.browser.table.current().content == "agent wrote this"  # cursor kept
         await pilot.press("home")

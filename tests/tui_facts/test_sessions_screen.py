@@ -24,14 +24,19 @@ class SessionsHost(App[None]):
         yield Static("main")
 
     def on_mount(self) -> None:
-        self.push_screen(SessionsScreen(self.store, cwd=self.cwd, current_id=self.current_id),
-                         self.results.append)
+        self.push_screen(
+            SessionsScreen(self.store, cwd=self.cwd, current_id=self.current_id),
+            self.results.append,
+        )
 
 
 def make(store: SessionStore, tmp_path: Path) -> tuple[str, list[str]]:
     here, there = str(tmp_path / "here"), str(tmp_path / "there")
-    ids = [store.create(here, "alpha").id, store.create(here, "beta").id,
-           store.create(there, "elsewhere").id]
+    ids = [
+        store.create(here, "alpha").id,
+        store.create(here, "beta").id,
+        store.create(there, "elsewhere").id,
+    ]
     # last_used decides the order (newest first): alpha newest, then beta
     store.db.query("UPDATE sessions SET last_used = 100 WHERE id = ?", (ids[1],))
     store.db.query("UPDATE sessions SET last_used = 50 WHERE id = ?", (ids[2],))
@@ -110,8 +115,9 @@ async def test_delete_confirms_and_refuses_the_current(store: SessionStore, tmp_
         await pilot.press("n")
         assert store.load(ids[1]) is not None
         await pilot.press("d", "y")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen)
-                         and names(app.screen) == ["alpha"])
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, SessionsScreen) and names(app.screen) == ["alpha"]
+        )
         assert store.load(ids[1]) is None
 
 

@@ -15,11 +15,17 @@ from milk_tui.tui.facts.window import (
 
 
 def test_parse_search_splits_qualifiers_from_words() -> None:
-    q, errors = parse_search('scope:global by:user for:primary is:pinned "tabs over" spaces',
-                             FactQuery(order="weight"))
+    q, errors = parse_search(
+        'scope:global by:user for:primary is:pinned "tabs over" spaces', FactQuery(order="weight")
+    )
     assert errors == []
     assert (q.scope, q.producer, q.consumer, q.pinned, q.order) == (
-        "global", "user", "primary", True, "weight")
+        "global",
+        "user",
+        "primary",
+        True,
+        "weight",
+    )
     assert q.text == "tabs over spaces"
 
 
@@ -41,7 +47,9 @@ def test_query_filter_scopes(session_id: str) -> None:
     assert FactQuery().to_filter(None).session_id is None
 
 
-def test_window_pages_on_demand_and_bounds_its_cache(memory: MemoryService, session_id: str) -> None:
+def test_window_pages_on_demand_and_bounds_its_cache(
+    memory: MemoryService, session_id: str
+) -> None:
     bulk_facts(memory.store, 2_000, session_id=session_id)
     w = FactWindow(memory, FactQuery(scope="all", order="id"), session_id).load()
     assert w.total == 2_000 and w.queries == 2 and list(w.pages) == [0]

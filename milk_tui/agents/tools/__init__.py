@@ -4,5 +4,12 @@ from .box import CompositeToolBox, LocalToolBox, Tool, parse_arguments
 from .builtin import BuiltinToolBox
 from .schema import SchemaError, validate
 
-__all__ = ["BuiltinToolBox", "CompositeToolBox", "LocalToolBox", "SchemaError", "Tool",
-           "parse_arguments", "validate"]
+__all__ = [
+    "BuiltinToolBox",
+    "CompositeToolBox",
+    "LocalToolBox",
+    "SchemaError",
+    "Tool",
+    "parse_arguments",
+    "validate",
+]

@@ -33,15 +33,17 @@ def parse_arguments(name: str, arguments: str, spec: ToolSpec) -> dict[str, Any]
     try:
         args = json.loads(text)
     except json.JSONDecodeError as e:
-        return ToolOutcome(f"invalid JSON arguments for tool {name!r}: {e.msg} at position "
-                           f"{e.pos}", is_error=True)
+        return ToolOutcome(
+            f"invalid JSON arguments for tool {name!r}: {e.msg} at position {e.pos}", is_error=True
+        )
     try:
         checked = validate(args, spec.parameters or {"type": "object"})
     except SchemaError as e:
         return ToolOutcome(f"invalid arguments for tool {name!r}: {e}", is_error=True)
     if not isinstance(checked, dict):
-        return ToolOutcome(f"invalid arguments for tool {name!r}: expected a JSON object",
-                           is_error=True)
+        return ToolOutcome(
+            f"invalid arguments for tool {name!r}: expected a JSON object", is_error=True
+        )
     return checked
 
 

@@ -29,50 +29,80 @@ SPECS: dict[str, ToolSpec] = {
         "escalate",
         "Hand this task to the escalation agent. Use only for architecture, complex multi-file "
         "refactors or work beyond your capability. Ends your turn.",
-        _obj({"reason": {"type": "string", "description": "brief for the escalation agent"}},
-             ["reason"])),
+        _obj(
+            {"reason": {"type": "string", "description": "brief for the escalation agent"}},
+            ["reason"],
+        ),
+    ),
     "current_need": ToolSpec(
         "current_need",
         "Record the user's current goal whenever they state a new one.",
-        _obj({"goal": {"type": "string", "description": "the goal in one sentence"}}, ["goal"])),
+        _obj({"goal": {"type": "string", "description": "the goal in one sentence"}}, ["goal"]),
+    ),
     "record_memory": ToolSpec(
         "record_memory",
         "Remember a durable fact or preference the user stated.",
-        _obj({"content": {"type": "string", "description": "the fact, one sentence"},
-              "consumer": {"type": "string", "enum": ["primary", "escalation", "all", ""],
-                           "description": "which agent needs it (default all)"}},
-             ["content"])),
+        _obj(
+            {
+                "content": {"type": "string", "description": "the fact, one sentence"},
+                "consumer": {
+                    "type": "string",
+                    "enum": ["primary", "escalation", "all", ""],
+                    "description": "which agent needs it (default all)",
+                },
+            },
+            ["content"],
+        ),
+    ),
     "read_file": ToolSpec(
         "read_file",
         "Read a text file in the working directory; lines are numbered. Use offset (0-based "
         "line) and limit to page through long files.",
-        _obj({"path": {"type": "string"}, "offset": {"type": "integer"},
-              "limit": {"type": "integer"}}, ["path"])),
+        _obj(
+            {
+                "path": {"type": "string"},
+                "offset": {"type": "integer"},
+                "limit": {"type": "integer"},
+            },
+            ["path"],
+        ),
+    ),
     "list_dir": ToolSpec(
         "list_dir",
         "List one directory (top level only) of the working directory.",
-        _obj({"path": {"type": "string", "description": "default ."}}, [])),
+        _obj({"path": {"type": "string", "description": "default ."}}, []),
+    ),
     "grep": ToolSpec(
         "grep",
         "Search file contents under a path (default .) with a regular expression; prints "
         "path:line:text.",
-        _obj({"pattern": {"type": "string"}, "path": {"type": "string"}}, ["pattern"])),
+        _obj({"pattern": {"type": "string"}, "path": {"type": "string"}}, ["pattern"]),
+    ),
 }
 
 
 class BuiltinToolBox(LocalToolBox):
-    def __init__(self, cwd: str | Path, *, on_need: OnNeed,
-                 on_record_memory: OnRecordMemory | None, allow_escalate: bool,
-                 included: Iterable[str] | None = None,
-                 excluded: Iterable[str] | None = None) -> None:
+    def __init__(
+        self,
+        cwd: str | Path,
+        *,
+        on_need: OnNeed,
+        on_record_memory: OnRecordMemory | None,
+        allow_escalate: bool,
+        included: Iterable[str] | None = None,
+        excluded: Iterable[str] | None = None,
+    ) -> None:
         super().__init__()
         self.cwd = Path(cwd).resolve()
         self._on_need = on_need
         self._on_record_memory = on_record_memory
         handlers = {
-            "escalate": self._escalate, "current_need": self._current_need,
-            "record_memory": self._record_memory, "read_file": self._read_file,
-            "list_dir": self._list_dir, "grep": self._grep,
+            "escalate": self._escalate,
+            "current_need": self._current_need,
+            "record_memory": self._record_memory,
+            "read_file": self._read_file,
+            "list_dir": self._list_dir,
+            "grep": self._grep,
         }
         inc = set(included) if included else None
         exc = set(excluded or ())
@@ -104,8 +134,9 @@ class BuiltinToolBox(LocalToolBox):
         return ToolOutcome(self._on_record_memory(content, str(args.get("consumer") or "")))
 
     async def _read_file(self, args: dict[str, Any]) -> ToolOutcome:
-        return await self._fs(files.read_file, self.cwd, args["path"],
-                              args.get("offset") or 0, args.get("limit"))
+        return await self._fs(
+            files.read_file, self.cwd, args["path"], args.get("offset") or 0, args.get("limit")
+        )
 
     async def _list_dir(self, args: dict[str, Any]) -> ToolOutcome:
         return await self._fs(files.list_dir, self.cwd, args.get("path") or ".")

@@ -61,12 +61,13 @@ def read_file(cwd: Path, path: str, offset: int = 0, limit: int | None = None) -
     total = len(lines)
     start = max(offset, 0)
     count = limit if limit and limit > 0 else READ_DEFAULT_LINES
-    chosen = lines[start:start + count]
+    chosen = lines[start : start + count]
     out = [f"{start + i + 1}\t{line}" for i, line in enumerate(chosen)]
     end = start + len(chosen)
     if not limit and end < total:
-        out.append(f"[truncated: showed lines {start + 1}-{end} of {total}; "
-                   f"use offset+limit to read more]")
+        out.append(
+            f"[truncated: showed lines {start + 1}-{end} of {total}; use offset+limit to read more]"
+        )
     if not out:
         return f"(no lines: file has {total} lines)"
     return cap("\n".join(out))

@@ -93,7 +93,11 @@ class FactBrowser(Widget):
     # ----- layout ----------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        hint = "search" if self.compact else "search facts… (scope:global by:user for:primary is:pinned)"
+        hint = (
+            "search"
+            if self.compact
+            else "search facts… (scope:global by:user for:primary is:pinned)"
+        )
         yield Input(placeholder=hint, id="fact-search")
         if not self.compact:
             yield FilterBar(id="fact-filters")
@@ -168,7 +172,9 @@ class FactBrowser(Widget):
 
     def action_cycle(self, field: str) -> None:
         """Advance one filter (scope, producer, consumer) or the order to its next value."""
-        self.filters = replace(self.filters, **{field: next_value(field, getattr(self.filters, field))})
+        self.filters = replace(
+            self.filters, **{field: next_value(field, getattr(self.filters, field))}
+        )
         self.requery(force=True)
 
     def set_filters(self, **values: str | None) -> None:

@@ -26,9 +26,12 @@ class ContextModal(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         text = self.context_text or "(no hand-off yet in this session)"
         with Vertical():
-            yield Static(f"What {self.agent_name} saw on the last hand-off "
-                         f"({len(self.context_text)} chars) — Esc closes",
-                         classes="ctx-title", markup=False)
+            yield Static(
+                f"What {self.agent_name} saw on the last hand-off "
+                f"({len(self.context_text)} chars) — Esc closes",
+                classes="ctx-title",
+                markup=False,
+            )
             yield TextArea(text, read_only=True, soft_wrap=True, id="context-text")
 
     def action_close(self) -> None:

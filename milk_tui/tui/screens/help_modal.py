@@ -38,8 +38,11 @@ class HelpModal(ModalScreen[None]):
         t.append(help_text() + "\n\n")
         t.append("Keys (remap by id in config [keymap])\n", style="bold")
         t.append(keys_text(self.keymap) + "\n\n")
-        t.append("A prompt typed while a turn runs is refused (kept in the input); "
-                 "Ctrl+C cancels the turn, twice quits.", style="dim")
+        t.append(
+            "A prompt typed while a turn runs is refused (kept in the input); "
+            "Ctrl+C cancels the turn, twice quits.",
+            style="dim",
+        )
         with VerticalScroll():
             yield Static(t, markup=False)
 

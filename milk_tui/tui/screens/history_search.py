@@ -43,7 +43,9 @@ class HistorySearch(ModalScreen[str | None]):
         ol = self.query_one(OptionList)
         ol.clear_options()
         hits = [e for e in self.entries if q in e.lower()][:MAX_SHOWN]
-        ol.add_options([Option(e.replace("\n", " ⏎ ")[:200], id=str(i)) for i, e in enumerate(hits)])
+        ol.add_options(
+            [Option(e.replace("\n", " ⏎ ")[:200], id=str(i)) for i, e in enumerate(hits)]
+        )
         self._hits = hits
         if hits:
             ol.highlighted = 0

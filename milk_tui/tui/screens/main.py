@@ -73,7 +73,8 @@ class MainScreen(Screen[None]):
         with Horizontal(id="body"):
             yield Conversation(
                 names={"primary": d.primary_name, "escalation": d.escalation_name},
-                palette=self.milk.palette, show_thinking=self.milk.ui_state.show_thinking,
+                palette=self.milk.palette,
+                show_thinking=self.milk.ui_state.show_thinking,
                 id="conversation",
             )
             with Vertical(id="side"):
@@ -101,12 +102,17 @@ class MainScreen(Screen[None]):
             c = slot.config
             return " ".join(x for x in (c.kind, c.model, c.url) if x)
 
-        return Welcome(welcome_text(
-            primary=d.primary_name, primary_desc=desc(d.primary),
-            escalation=d.escalation_name, escalation_desc=desc(d.escalation),
-            demo=rt.demo, notes=rt.startup_notes,
-            config_path=str(rt.config_path) if rt.config_path else None,
-        ))
+        return Welcome(
+            welcome_text(
+                primary=d.primary_name,
+                primary_desc=desc(d.primary),
+                escalation=d.escalation_name,
+                escalation_desc=desc(d.escalation),
+                demo=rt.demo,
+                notes=rt.startup_notes,
+                config_path=str(rt.config_path) if rt.config_path else None,
+            )
+        )
 
     def load_session(self, session: Session, first: bool = False) -> None:
         conv = self.query_one(Conversation)
@@ -160,8 +166,11 @@ class MainScreen(Screen[None]):
         event.stop()
         conv = self.query_one(Conversation)
         if event.session_id and event.session_id != self.session.id:
-            conv.add_line("notice", f"fact #{event.percept_id} came from session {event.session_id[:8]} "
-                                    "— F7 to switch to it")
+            conv.add_line(
+                "notice",
+                f"fact #{event.percept_id} came from session {event.session_id[:8]} "
+                "— F7 to switch to it",
+            )
         elif not conv.show_turn(event.turn_index):
             conv.add_line("notice", f"turn {event.turn_index} is not in this transcript")
 
@@ -169,9 +178,12 @@ class MainScreen(Screen[None]):
         def answered(allow: bool | None) -> None:
             self.milk.runtime.dispatcher.answer_permission(e.request_id, bool(allow))
             self.query_one(Conversation).add_line(
-                "notice", f"{e.tool_name}: {'allowed' if allow else 'denied'}")
+                "notice", f"{e.tool_name}: {'allowed' if allow else 'denied'}"
+            )
 
-        self.app.push_screen(PermissionModal(e.request_id, e.agent_name, e.tool_name, e.tool_input), answered)
+        self.app.push_screen(
+            PermissionModal(e.request_id, e.agent_name, e.tool_name, e.tool_input), answered
+        )
 
     def _restore_prompt(self, prompt: str) -> None:
         box = self.query_one(PromptInput)
@@ -190,7 +202,9 @@ class MainScreen(Screen[None]):
         if parsed is not None:
             cmd, arg = parsed
             if self.milk.runtime.dispatcher.busy and not cmd.busy_safe:
-                self.query_one(StatusLine).set_hint(f"{cmd.name} unavailable while the agent is responding")
+                self.query_one(StatusLine).set_hint(
+                    f"{cmd.name} unavailable while the agent is responding"
+                )
                 return
             box.remember(text)
             box.set_text("")
@@ -198,7 +212,9 @@ class MainScreen(Screen[None]):
             await self.slash.run(cmd, arg)
             return
         if looks_like_command(text):
-            self.query_one(Conversation).add_line("warning", f"unknown command {text.strip()} — /help lists them")
+            self.query_one(Conversation).add_line(
+                "warning", f"unknown command {text.strip()} — /help lists them"
+            )
             return
         self.submit_prompt(text)
 
@@ -206,7 +222,9 @@ class MainScreen(Screen[None]):
         d = self.milk.runtime.dispatcher
         box = self.query_one(PromptInput)
         if d.busy:
-            self.query_one(StatusLine).set_hint("agent is responding — Ctrl+C cancels; your prompt is kept")
+            self.query_one(StatusLine).set_hint(
+                "agent is responding — Ctrl+C cancels; your prompt is kept"
+            )
             return False
         try:
             self.milk.runtime.store.add_input(text, d.session.id)

@@ -27,7 +27,9 @@ class PermissionModal(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "Deny", id="milk.permission.deny"),
     ]
 
-    def __init__(self, request_id: str, agent_name: str, tool_name: str, tool_input: dict[str, Any]) -> None:
+    def __init__(
+        self, request_id: str, agent_name: str, tool_name: str, tool_input: dict[str, Any]
+    ) -> None:
         super().__init__()
         self.request_id = request_id
         self.agent_name = agent_name

@@ -11,8 +11,8 @@ from textual.widgets import Static
 def short_path(path: str, limit: int = 48) -> str:
     home = os.path.expanduser("~")
     if home != "/" and (path == home or path.startswith(home + os.sep)):
-        path = "~" + path[len(home):]
-    return path if len(path) <= limit else "…" + path[-(limit - 1):]
+        path = "~" + path[len(home) :]
+    return path if len(path) <= limit else "…" + path[-(limit - 1) :]
 
 
 class AppHeader(Static):

@@ -31,8 +31,12 @@ PAGE = 16
 MAX_MOUNTED = 120
 """Past this many mounted blocks the oldest are unmounted (their data stays in ``items``)."""
 
-MODE_LABEL = {"first": "fresh start", "returning": "returning", "resume": "resume",
-              "continuation": "continuation"}
+MODE_LABEL = {
+    "first": "fresh start",
+    "returning": "returning",
+    "resume": "resume",
+    "continuation": "continuation",
+}
 REASON_LABEL = {"need_changed": "need changed", "turn_gap": "{n} local turns since"}
 
 
@@ -40,7 +44,9 @@ def handoff_text(e: ev.EscalationStarted) -> str:
     """``→ claude · fresh start · need changed`` — the marker between two agents' replies."""
     parts = [f"→ {e.agent_name}", MODE_LABEL.get(e.mode, e.mode)]
     if e.downgraded:
-        reasons = [REASON_LABEL.get(r, r).format(n=e.local_turns_since) for r in e.downgrade_reasons]
+        reasons = [
+            REASON_LABEL.get(r, r).format(n=e.local_turns_since) for r in e.downgrade_reasons
+        ]
         parts.append("downgraded: " + (", ".join(reasons) or "returning not possible"))
     if e.resume and e.escalation_session_id:
         parts.append(f"session {e.escalation_session_id[:8]}")
@@ -53,8 +59,9 @@ class Conversation(VerticalScroll):
     Conversation > .older { color: $text-muted; text-align: center; width: 1fr; margin-bottom: 1; }
     """
 
-    def __init__(self, *, names: dict[str, str], palette: Palette, show_thinking: bool,
-                 id: str | None = None) -> None:
+    def __init__(
+        self, *, names: dict[str, str], palette: Palette, show_thinking: bool, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.items: list[Item] = []
         self.names = dict(names)
@@ -286,7 +293,9 @@ class Conversation(VerticalScroll):
     def _thinking_for(self, slot: str) -> ThinkingBlock:
         if self._thinking is None:
             self._close_live()
-            self._thinking_item = Item("thinking", "", agent_name=self.names.get(slot, slot), slot=slot)
+            self._thinking_item = Item(
+                "thinking", "", agent_name=self.names.get(slot, slot), slot=slot
+            )
             self._thinking = self.add(self._thinking_item, live=True)  # type: ignore[assignment]
         return self._thinking  # type: ignore[return-value]
 

@@ -47,8 +47,9 @@ class EscalationPane(Vertical):
         """Where the last turn went; a primary turn after an escalation is a return (↩)."""
         self.last_context = ""
         self.body = Static("", id="esc-body", markup=False)
-        self.timeline = RichLog(max_lines=TIMELINE_LINES, wrap=True, markup=False, min_width=10,
-                                id="esc-timeline")
+        self.timeline = RichLog(
+            max_lines=TIMELINE_LINES, wrap=True, markup=False, min_width=10, id="esc-timeline"
+        )
         self._load_from_session()
 
     def compose(self) -> ComposeResult:
@@ -59,7 +60,9 @@ class EscalationPane(Vertical):
         self._redraw()
 
     def _load_from_session(self) -> None:
-        self.last_target = next((t.agent for t in reversed(self.session.history) if t.role == "user"), "")
+        self.last_target = next(
+            (t.agent for t in reversed(self.session.history) if t.role == "user"), ""
+        )
         for t in reversed(self.session.history):
             if t.role == "user" and t.agent == "escalation" and t.context_text:
                 self.last_context = t.context_text
@@ -116,7 +119,9 @@ class EscalationPane(Vertical):
             t.append("\nmode: ", style="dim")
             t.append(MODE_LABEL.get(self.mode, self.mode))
         if self.downgraded:
-            why = ", ".join(REASON_LABEL.get(r, r).format(n=self.local_turns_since) for r in self.reasons)
+            why = ", ".join(
+                REASON_LABEL.get(r, r).format(n=self.local_turns_since) for r in self.reasons
+            )
             t.append("\ndowngraded to a fresh start: ", style="yellow")
             t.append(why or "returning not possible", style="yellow")
         sid = s.escalation_session_id
@@ -126,7 +131,11 @@ class EscalationPane(Vertical):
             resumed = self.mode in ("resume", "continuation")
             t.append(" (resumed)" if resumed else " (new)", style="dim")
         if s.escalation_brief:
-            brief = s.escalation_brief if len(s.escalation_brief) < 160 else s.escalation_brief[:159] + "…"
+            brief = (
+                s.escalation_brief
+                if len(s.escalation_brief) < 160
+                else s.escalation_brief[:159] + "…"
+            )
             t.append("\nbrief: ", style="dim")
             t.append(brief)
         u = s.tokens_by_role_prefix("escalation")
@@ -135,5 +144,8 @@ class EscalationPane(Vertical):
             t.append(f"  cost ${u.cost_usd:.4f}", style="dim")
         since = s.local_turns_since_last_escalation()
         if since:
-            t.append(f"\n{since} local turn{'s' if since != 1 else ''} since last escalation", style="dim")
+            t.append(
+                f"\n{since} local turn{'s' if since != 1 else ''} since last escalation",
+                style="dim",
+            )
         self.body.update(t)

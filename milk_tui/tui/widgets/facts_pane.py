@@ -17,8 +17,14 @@ class FactsPane(Vertical):
     FactsPane { height: 1fr; min-height: 6; border: round $foreground 25%; border-subtitle-color: $text-muted; border-title-color: $accent; padding: 0 1; }
     """
 
-    def __init__(self, memory: Any, session_id: str, *, clock: Callable[[], float] | None = None,
-                 id: str | None = None) -> None:
+    def __init__(
+        self,
+        memory: Any,
+        session_id: str,
+        *,
+        clock: Callable[[], float] | None = None,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.border_title = "Remembered facts"
         self.border_subtitle = "F6: edit"

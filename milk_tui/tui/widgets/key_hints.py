@@ -28,8 +28,10 @@ class KeyHints(Static):
         t = Text(no_wrap=True, overflow="ellipsis")
         seen: set[str] = set()
         order = {b.id: i for i, b in enumerate(APP_BINDINGS)}
-        bindings = sorted((a.binding for a in self.screen.active_bindings.values()),
-                          key=lambda b: order.get(b.id, len(order)))
+        bindings = sorted(
+            (a.binding for a in self.screen.active_bindings.values()),
+            key=lambda b: order.get(b.id, len(order)),
+        )
         for b in bindings:
             if not b.show or b.action in seen:
                 continue

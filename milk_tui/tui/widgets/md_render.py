@@ -30,8 +30,14 @@ _WORD = re.compile(r"\S+\s*|\s+")
 
 def _console(width: int, palette: Palette) -> Console:
     return Console(
-        file=io.StringIO(), width=max(width, 1), force_terminal=True, color_system="truecolor",
-        theme=palette.rich_theme(), legacy_windows=False, highlight=False, emoji=False,
+        file=io.StringIO(),
+        width=max(width, 1),
+        force_terminal=True,
+        color_system="truecolor",
+        theme=palette.rich_theme(),
+        legacy_windows=False,
+        highlight=False,
+        emoji=False,
         markup=False,
     )
 

@@ -70,8 +70,10 @@ class NeedPane(Vertical):
             if s.current_need_set_at > len(s.history):
                 t.append(f"\nset by {who} this turn", style="dim")
             else:
-                t.append(f"\nset by {who} at turn {s.current_need_set_at} of {len(s.history)}",
-                         style="dim")
+                t.append(
+                    f"\nset by {who} at turn {s.current_need_set_at} of {len(s.history)}",
+                    style="dim",
+                )
         else:
             t.append("no need recorded yet", style="dim italic")
         if self.earlier:

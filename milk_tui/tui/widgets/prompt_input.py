@@ -32,8 +32,14 @@ class PromptInput(TextArea):
             self.text = text
 
     def __init__(self, id: str | None = None) -> None:
-        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
-                         compact=True, highlight_cursor_line=False)
+        super().__init__(
+            id=id,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            compact=True,
+            highlight_cursor_line=False,
+        )
         self.prompt_history: list[str] = []
         self.global_prompt_history: list[str] = []
         self._pos: int | None = None

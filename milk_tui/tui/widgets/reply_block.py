@@ -15,10 +15,18 @@ class ReplyBlock(StreamView):
     ReplyBlock { height: auto; margin: 0 0 1 0; padding: 0 1; }
     """
 
-    def __init__(self, agent_name: str, slot: str, text: str = "", *, done: bool = False,
-                 palette: Palette | None = None) -> None:
-        super().__init__(text, markdown=True, done=done, palette=palette,
-                         classes=f"reply -{slot or 'primary'}")
+    def __init__(
+        self,
+        agent_name: str,
+        slot: str,
+        text: str = "",
+        *,
+        done: bool = False,
+        palette: Palette | None = None,
+    ) -> None:
+        super().__init__(
+            text, markdown=True, done=done, palette=palette, classes=f"reply -{slot or 'primary'}"
+        )
         self.agent_name = agent_name
         self.slot = slot
 

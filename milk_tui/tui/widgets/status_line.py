@@ -19,8 +19,12 @@ SPIN_S = 0.08
 """80 ms per frame, the Go original's braille spinner pace."""
 
 
-STATE_LABEL = {"ROUTING": "ready", "LOCAL": "primary", "ESCALATION": "escalation",
-               "ESCALATION_WAITING": "escalation (waiting for your answer)"}
+STATE_LABEL = {
+    "ROUTING": "ready",
+    "LOCAL": "primary",
+    "ESCALATION": "escalation",
+    "ESCALATION_WAITING": "escalation (waiting for your answer)",
+}
 """Idle labels by session state: after an escalation asks a question, the next prompt goes back to it."""
 
 

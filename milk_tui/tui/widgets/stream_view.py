@@ -32,9 +32,17 @@ class StreamView(Widget):
     StreamView { height: auto; width: 1fr; }
     """
 
-    def __init__(self, text: str = "", *, markdown: bool = True, done: bool = False,
-                 text_style: Style | None = None, palette: Palette | None = None,
-                 id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        markdown: bool = True,
+        done: bool = False,
+        text_style: Style | None = None,
+        palette: Palette | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(id=id, classes=classes)
         self.markdown = markdown
         self.line_style = text_style
@@ -82,8 +90,12 @@ class StreamView(Widget):
             self._relayout(before)
             return
         width, palette = self._width, self.palette
-        self.run_worker(self._final_in_thread(text, width, palette), exclusive=True,
-                        group=f"final-{id(self)}", exit_on_error=False)
+        self.run_worker(
+            self._final_in_thread(text, width, palette),
+            exclusive=True,
+            group=f"final-{id(self)}",
+            exit_on_error=False,
+        )
 
     def set_palette(self, palette: Palette) -> None:
         if palette == self.palette:
@@ -249,7 +261,9 @@ class StreamView(Widget):
         self._ensure(width)
         base = self._base_style
         if base is None:
-            base = self._base_style = self.rich_style  # computing it costs ~0.2 ms; once per style change
+            base = self._base_style = (
+                self.rich_style
+            )  # computing it costs ~0.2 ms; once per style change
         n = len(self._fixed)
         if y < n:
             cached = self._styled.get(y)

@@ -11,7 +11,9 @@ class UserTurn(Static):
     UserTurn { height: auto; padding: 0 1; margin: 0 0 1 0; border-left: outer $primary; background: $boost; }
     """
 
-    def __init__(self, prompt: str, agent_name: str = "", reason: str = "", label: str = "") -> None:
+    def __init__(
+        self, prompt: str, agent_name: str = "", reason: str = "", label: str = ""
+    ) -> None:
         super().__init__(markup=False)
         self.prompt = prompt
         self.agent_name = agent_name

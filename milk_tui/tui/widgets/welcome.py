@@ -15,8 +15,16 @@ url = "http://127.0.0.1:8080"   # any OpenAI-compatible server
 ESCALATION_HINT = 'The Claude Code CLI on PATH is the default escalation agent ("claude").\n'
 
 
-def welcome_text(*, primary: str, primary_desc: str, escalation: str, escalation_desc: str,
-                 demo: bool, notes: list[str], config_path: str | None) -> Text:
+def welcome_text(
+    *,
+    primary: str,
+    primary_desc: str,
+    escalation: str,
+    escalation_desc: str,
+    demo: bool,
+    notes: list[str],
+    config_path: str | None,
+) -> Text:
     t = Text(justify="left")
     t.append("◈ milk", style="bold #E0B040")
     t.append("  switch models, not context.\n\n", style="dim")
