@@ -28,7 +28,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Input, Static
 
-from milk_tui.core.bus import EventBus
+from milk_tui.engine.bus import EventBus
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
 from milk_tui.storage.db import Database

@@ -24,8 +24,8 @@ from headless_stream import bare_bytes  # noqa: E402
 
 from milk_tui.agents.openai_compat import OpenAICompatAgent  # noqa: E402
 from milk_tui.config.settings import AgentConfig, MilkConfig  # noqa: E402
-from milk_tui.core.bus import EventBus  # noqa: E402
-from milk_tui.core.dispatch import AgentSlot, Dispatcher  # noqa: E402
+from milk_tui.engine.bus import EventBus  # noqa: E402
+from milk_tui.engine.dispatch import AgentSlot, Dispatcher  # noqa: E402
 from milk_tui.memory.service import MemoryService  # noqa: E402
 from milk_tui.memory.store import PerceptStore  # noqa: E402
 from milk_tui.storage.db import Database  # noqa: E402

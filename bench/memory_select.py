@@ -22,13 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from milk_tui.core.bus import EventBus  # noqa: E402
+from milk_tui.engine.bus import EventBus  # noqa: E402
 from milk_tui.memory.consolidate import DECAY_PER_SESSION, PROMOTE_THRESHOLD, PRUNE_THRESHOLD  # noqa: E402
 from milk_tui.memory.dedup import jaccard, tokenize  # noqa: E402
-from milk_tui.memory.percept import Percept  # noqa: E402
 from milk_tui.memory.service import MemoryService  # noqa: E402
 from milk_tui.memory.store import PerceptStore  # noqa: E402
-from milk_tui.memory.tags import TagInterceptor  # noqa: E402
+from milk_tui.model.percept import Percept  # noqa: E402
+from milk_tui.model.tags import TagInterceptor  # noqa: E402
 from milk_tui.storage.db import Database  # noqa: E402
 
 SESSION = "bench-session"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from milk_tui.core.session import Turn  # noqa: E402
+from milk_tui.model.session import Turn  # noqa: E402
 from milk_tui.storage.db import Database  # noqa: E402
 from milk_tui.storage.sessions import SessionStore  # noqa: E402
 

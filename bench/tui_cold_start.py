@@ -59,7 +59,7 @@ def child_milk(until_main: bool) -> None:
     from milk_tui.tui.app import MilkApp
 
     def factory():  # type: ignore[no-untyped-def]
-        from milk_tui.core.runtime import build_runtime
+        from milk_tui.engine.runtime import build_runtime
 
         return build_runtime(demo=True, new=True)
 

@@ -29,7 +29,7 @@ def fake_config(url: str) -> MilkConfig:
 
 
 def build_app(url: str | None, cwd: str = "/tmp/milk-bench-project", new: bool = True):  # type: ignore[no-untyped-def]
-    from milk_tui.core.runtime import build_runtime
+    from milk_tui.engine.runtime import build_runtime
     from milk_tui.tui.app import MilkApp
     from milk_tui.tui.ui_state import UIState
 

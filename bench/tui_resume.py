@@ -31,7 +31,7 @@ REPLY = (
 
 def make_session(turns: int) -> None:
     from milk_tui.config.paths import database_file
-    from milk_tui.core.session import Turn
+    from milk_tui.model.session import Turn
     from milk_tui.storage.db import Database
     from milk_tui.storage.sessions import SessionStore
 
@@ -58,7 +58,7 @@ def make_session(turns: int) -> None:
 
 
 async def first_paint(session_name: str, new: bool) -> tuple[float, int]:
-    from milk_tui.core.runtime import build_runtime
+    from milk_tui.engine.runtime import build_runtime
     from milk_tui.tui.app import MilkApp
     from milk_tui.tui.ui_state import UIState
     from milk_tui.tui.widgets.conversation import Conversation

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from milk_tui.config.settings import AgentConfig, MilkConfig
-from milk_tui.core.bus import EventBus
-from milk_tui.core.dispatch import AgentSlot, Dispatcher
+from milk_tui.engine.bus import EventBus
+from milk_tui.engine.dispatch import AgentSlot, Dispatcher
 from milk_tui.storage.db import Database
 from milk_tui.storage.sessions import SessionStore
 from milk_tui.testing.scripted_agent import ScriptedAgent

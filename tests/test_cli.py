@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from milk_tui.core.events import parse_event
+from milk_tui.model.events import parse_event
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 
 GO_SESSION_KEYS = {

@@ -6,9 +6,9 @@ import subprocess
 import sys
 
 HEADLESS = [
-    "milk_tui.core.dispatch",
-    "milk_tui.core.runtime",
-    "milk_tui.core.router",
+    "milk_tui.engine.dispatch",
+    "milk_tui.engine.runtime",
+    "milk_tui.engine.router",
     "milk_tui.memory.service",
     "milk_tui.agents.factory",
     "milk_tui.cli",

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
-from .base import (
+from milk_tui.agents.base import (
     AgentError,
     AgentEvent,
     AgentRequest,
@@ -30,8 +29,8 @@ from .base import (
     ToolResultEvent,
     UsageEvent,
 )
-from .bedrock_auth import BedrockAuth, resolve_region
-from .bedrock_wire import (
+from milk_tui.agents.bedrock_auth import BedrockAuth, resolve_region
+from milk_tui.agents.bedrock_wire import (
     append_prompt,
     assistant_turn,
     split_system,
@@ -39,7 +38,8 @@ from .bedrock_wire import (
     tool_config,
     tool_results_turn,
 )
-from .thread_stream import iterate_in_thread
+from milk_tui.agents.thread_stream import iterate_in_thread
+from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
 
 RETRYABLE_CODES = {
     "throttlingException",

@@ -14,8 +14,8 @@ import shlex
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
-from ..config.settings import AgentConfig
-from .base import AgentError
+from milk_tui.agents.base import AgentError
+from milk_tui.config.settings import AgentConfig
 
 DEFAULT_REGION = "us-east-1"
 """Last resort when neither config, env nor the endpoint host name a region (botocore needs one)."""

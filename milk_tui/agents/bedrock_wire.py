@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import ChatMessage, ToolSpec
+from milk_tui.agents.base import ChatMessage, ToolSpec
 
 ContentBlock = dict[str, Any]
 Message = dict[str, Any]

@@ -27,8 +27,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from ..config.settings import AgentConfig
-from .base import (
+from milk_tui.agents.base import (
     AgentError,
     AgentEvent,
     AgentRequest,
@@ -37,9 +36,10 @@ from .base import (
     SessionNotFound,
     ToolResultEvent,
 )
-from .claude_stream import SESSION_NOT_FOUND_TEXT, StreamJsonParser
-from .openai_wire import Redactor
-from .process_tree import kill_tree, kill_tree_now
+from milk_tui.agents.claude_stream import SESSION_NOT_FOUND_TEXT, StreamJsonParser
+from milk_tui.agents.openai_wire import Redactor
+from milk_tui.agents.process_tree import kill_tree, kill_tree_now
+from milk_tui.config.settings import AgentConfig
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
 """Issue 4: stream-json lines of 10 MiB must parse (big tool results, file reads)."""

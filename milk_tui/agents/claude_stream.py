@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import (
+from milk_tui.agents.base import (
     AgentEvent,
     TextChunk,
     ThinkingChunk,

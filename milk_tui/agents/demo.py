@@ -14,8 +14,15 @@ import re
 import uuid
 from collections.abc import AsyncIterator
 
-from ..config.settings import AgentConfig
-from .base import AgentEvent, AgentRequest, Finished, TextChunk, ThinkingChunk, UsageEvent
+from milk_tui.agents.base import (
+    AgentEvent,
+    AgentRequest,
+    Finished,
+    TextChunk,
+    ThinkingChunk,
+    UsageEvent,
+)
+from milk_tui.config.settings import AgentConfig
 
 DEFAULT_PACE_S = 0.012
 """Seconds between words: ~80 words/s reads as a fast local model without being a blur."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config.settings import AgentConfig, MilkConfig
-from .base import Agent
+from milk_tui.agents.base import Agent
+from milk_tui.config.settings import AgentConfig, MilkConfig
 
 
 def build_agent(
@@ -18,18 +18,18 @@ def build_agent(
 ) -> Agent:
     kind = ac.kind
     if kind == "demo":
-        from .demo import DemoAgent
+        from milk_tui.agents.demo import DemoAgent
 
         return DemoAgent(ac, slot=slot, other_name=other_name)
     if kind == "claude-cli":
-        from .claude_cli import ClaudeCliAgent
+        from milk_tui.agents.claude_cli import ClaudeCliAgent
 
         return ClaudeCliAgent(ac, debug_log=debug_log)
     if kind == "bedrock":
-        from .bedrock import BedrockAgent
+        from milk_tui.agents.bedrock import BedrockAgent
 
         return BedrockAgent(ac, debug_log=debug_log)
-    from .openai_compat import OpenAICompatAgent
+    from milk_tui.agents.openai_compat import OpenAICompatAgent
 
     return OpenAICompatAgent(
         ac,

@@ -17,8 +17,7 @@ from typing import Any
 
 import httpx
 
-from ..config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
-from .base import (
+from milk_tui.agents.base import (
     AgentError,
     AgentEvent,
     AgentRequest,
@@ -32,14 +31,21 @@ from .base import (
     ToolResultEvent,
     UsageEvent,
 )
-from .openai_sse import SSEBackendError, SSEFormatError, SSEParser, ToolCall, normalise_usage
-from .openai_wire import (
+from milk_tui.agents.openai_sse import (
+    SSEBackendError,
+    SSEFormatError,
+    SSEParser,
+    ToolCall,
+    normalise_usage,
+)
+from milk_tui.agents.openai_wire import (
     SENSITIVE_HEADERS,
     Redactor,
     TokenCommand,
     WireLog,
     backend_message,
 )
+from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
 
 AVAILABILITY_TIMEOUT_SECS = 1.0
 """A reachability probe must not delay start-up noticeably (issue 2)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from json.decoder import scanstring
 from typing import Any
 
-from .base import TextChunk, ThinkingChunk
+from milk_tui.agents.base import TextChunk, ThinkingChunk
 
 _DATA = b"data: "
 _DONE = b"[DONE]"

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .base import AgentError
+from milk_tui.agents.base import AgentError
 
 TOKEN_CMD_TIMEOUT_SECS = 30.0
 """A credential helper that takes longer is hung; failing beats a frozen turn."""

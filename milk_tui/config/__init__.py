@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .load import ConfigError, load_config
-    from .settings import AgentConfig, AgentLimits, MilkConfig
+    from milk_tui.config.load import ConfigError, load_config
+    from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
 
 __all__ = ["AgentConfig", "AgentLimits", "ConfigError", "MilkConfig", "load_config"]
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .paths import default_config_file
-from .settings import AgentConfig, AgentLimits, MilkConfig
+from milk_tui.config.paths import default_config_file
+from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
 
 GO_ONLY_KEYS = {
     "agent_tools", "mcp_servers", "default_route", "otel", "colorization", "debug_claude_code",

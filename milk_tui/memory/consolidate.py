@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from .store import PerceptStore
+from milk_tui.memory.store import PerceptStore
 
 DECAY_PER_SESSION = 0.10
 """Reference §4.5 decayPerSession."""

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.session import Session, State, TokenUsage, ToolCallRecord, Turn
-from ..storage.db import Database
-from ..storage.sessions import _meta, _turn_row
-from .percept import Consumer, Percept, Producer
-from .store import PerceptStore
+from milk_tui.memory.store import PerceptStore
+from milk_tui.model.percept import Consumer, Percept, Producer
+from milk_tui.model.session import Session, State, TokenUsage, ToolCallRecord, Turn
+from milk_tui.storage.db import Database
+from milk_tui.storage.sessions import _meta, _turn_row
 
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(Z|z|[+-]\d\d:\d\d)$"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from .dedup import fts_query, tokens
-from .store import PerceptStore
+from milk_tui.memory.dedup import fts_query, tokens
+from milk_tui.memory.store import PerceptStore
 
 DEFAULT_MAX_COUNT = 25
 """Reference §3.10 percept_inject_max."""

@@ -12,17 +12,28 @@ import json
 import sqlite3
 import time
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Protocol
 
-from ..core.bus import EventBus
-from ..core.events import Notice, PerceptDeleted, PerceptRecorded, PerceptUpdated
-from ..storage.db import StorageError
-from .consolidate import ConsolidationReport, consolidate_in
-from .dedup import jaccard, tokenize, tokens
-from .percept import Consumer, Percept, Producer, Scope, initial_weight
-from .select import DEFAULT_MAX_BYTES, DEFAULT_MAX_COUNT, format_block, select_contents
-from .store import PerceptFilter, PerceptStore
-from .tags import consumer_from_hint
+from milk_tui.memory.consolidate import ConsolidationReport, consolidate_in
+from milk_tui.memory.dedup import jaccard, tokenize, tokens
+from milk_tui.memory.select import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_COUNT,
+    format_block,
+    select_contents,
+)
+from milk_tui.memory.store import PerceptFilter, PerceptStore
+from milk_tui.model.events import BusEvent, Notice, PerceptDeleted, PerceptRecorded, PerceptUpdated
+from milk_tui.model.percept import Consumer, Percept, Producer, Scope, initial_weight
+from milk_tui.model.tags import consumer_from_hint
+from milk_tui.storage.db import StorageError
+
+
+class Publisher(Protocol):
+    """Where committed changes are announced (the engine's event bus)."""
+
+    def publish(self, event: BusEvent) -> None: ...
+
 
 BULK_EVENT_LIMIT = 500
 """Above this many changed facts a consolidation publishes one reload event (percept_id 0)
@@ -32,7 +43,7 @@ REINFORCE_STEP = 0.10
 
 
 class MemoryService:
-    def __init__(self, store: PerceptStore, bus: EventBus) -> None:
+    def __init__(self, store: PerceptStore, bus: Publisher) -> None:
         self.store = store
         self.bus = bus
         self.pending: list[dict[str, Any]] = []

@@ -16,9 +16,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..storage.db import Database, register_migration
-from .dedup import fts_query, min_shared, tokens
-from .percept import Percept
+from milk_tui.memory.dedup import fts_query, min_shared, tokens
+from milk_tui.model.percept import Percept
+from milk_tui.storage.db import Database, register_migration
 
 COLUMNS = ("id", "content", "producer", "consumer", "scope", "core", "weight", "created_at",
            "updated_at", "session_id", "turn_index")  # fmt: skip

@@ -12,8 +12,8 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from ..core.session import Session, State, TokenUsage, ToolCallRecord, Turn
-from .db import Database
+from milk_tui.model.session import Session, State, TokenUsage, ToolCallRecord, Turn
+from milk_tui.storage.db import Database
 
 _META_FIELDS = (
     "current_need", "current_need_set_at", "need_producer", "escalation_session_id",

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..agents.claude_cli import ClaudeCliAgent
-from ..config.settings import AgentConfig, MilkConfig
-from ..core.bus import EventBus
-from ..core.dispatch import AgentSlot, Dispatcher
-from ..core.router import Router
-from ..storage.db import Database
-from ..storage.sessions import SessionStore
-from .fake_anthropic import FakeAnthropic, Reply, claude_env
-from .scripted_agent import ScriptedAgent, say
+from milk_tui.agents.claude_cli import ClaudeCliAgent
+from milk_tui.config.settings import AgentConfig, MilkConfig
+from milk_tui.engine.bus import EventBus
+from milk_tui.engine.dispatch import AgentSlot, Dispatcher
+from milk_tui.engine.router import Router
+from milk_tui.storage.db import Database
+from milk_tui.storage.sessions import SessionStore
+from milk_tui.testing.fake_anthropic import FakeAnthropic, Reply, claude_env
+from milk_tui.testing.scripted_agent import ScriptedAgent, say
 
 
 class CliRig:
@@ -30,8 +30,8 @@ class CliRig:
         config: MilkConfig | None = None,
         extra_env: dict[str, str] | None = None,
     ) -> None:
-        from ..memory.service import MemoryService
-        from ..memory.store import PerceptStore  # importing registers the percept schema
+        from milk_tui.memory.service import MemoryService
+        from milk_tui.memory.store import PerceptStore  # importing registers the percept schema
 
         self.server = server
         self.config = config or MilkConfig()

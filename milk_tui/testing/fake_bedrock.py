@@ -323,7 +323,7 @@ TEST_MODEL_ID = "anthropic.claude-3-5-sonnet-20240620-v1:0"
 
 def agent_config(fake: FakeBedrock, **overrides: Any) -> Any:
     """An ``AgentConfig`` pointing a Bedrock agent at this fake with static test keys."""
-    from ..config.settings import AgentConfig
+    from milk_tui.config.settings import AgentConfig
 
     base: dict[str, Any] = dict(
         name="bedrock-claude",

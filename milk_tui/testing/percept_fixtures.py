@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 
-from ..memory.percept import Percept
-from ..memory.store import PerceptStore
+from milk_tui.memory.store import PerceptStore
+from milk_tui.model.percept import Percept
 
 WORDS = ("build", "cache", "deploy", "python", "sqlite", "textual", "prefers", "tabs", "spaces",
          "project", "uses", "branch", "release", "tests", "server", "llama", "claude", "config",

@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 
-from ..agents.base import AgentEvent, AgentRequest, Finished, TextChunk
+from milk_tui.agents.base import AgentEvent, AgentRequest, Finished, TextChunk
 
 Script = list[AgentEvent | BaseException]
 

@@ -22,17 +22,17 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from .commands import MilkCommands
-from .screens.startup import StartupScreen
-from .themes import DEFAULT_DARK, load_themes, palette_for
-from .ui_state import UIState
-from .widgets.palette import Palette
+from milk_tui.tui.commands import MilkCommands
+from milk_tui.tui.screens.startup import StartupScreen
+from milk_tui.tui.themes import DEFAULT_DARK, load_themes, palette_for
+from milk_tui.tui.ui_state import UIState
+from milk_tui.tui.widgets.palette import Palette
 
 if TYPE_CHECKING:
-    from ..core.events import BusEvent
-    from ..core.runtime import Runtime
-    from .bridge import BusBridge
-    from .screens.main import MainScreen
+    from milk_tui.engine.runtime import Runtime
+    from milk_tui.model.events import BusEvent
+    from milk_tui.tui.bridge import BusBridge
+    from milk_tui.tui.screens.main import MainScreen
 
 EXIT_STARTUP_FAILED = 2
 """Same code as the CLI's usage/config errors: the session could not even be opened."""
@@ -80,9 +80,9 @@ class MilkApp(App[int]):
         self.palette: Palette = palette_for(self.current_theme)
 
     def _install_runtime(self, runtime: Runtime) -> None:
-        from .bridge import BusBridge
-        from .cooperative import make_cooperative
-        from .keymap import validate_keymap
+        from milk_tui.tui.bridge import BusBridge
+        from milk_tui.tui.cooperative import make_cooperative
+        from milk_tui.tui.keymap import validate_keymap
 
         self.runtime = runtime
         make_cooperative(runtime.dispatcher)
@@ -119,7 +119,7 @@ class MilkApp(App[int]):
         self._show_main()
 
     def _show_main(self) -> None:
-        from .screens.main import MainScreen
+        from milk_tui.tui.screens.main import MainScreen
 
         self.main_screen = MainScreen()
         if isinstance(self.screen, StartupScreen):
@@ -166,7 +166,7 @@ class MilkApp(App[int]):
         self.ui_state.theme = theme.name
         self.ui_state.save()
         if self.main_screen is not None and self.main_screen.is_attached:
-            from .widgets.conversation import Conversation
+            from milk_tui.tui.widgets.conversation import Conversation
 
             self.main_screen.query_one(Conversation).set_palette(self.palette)
 
@@ -180,7 +180,7 @@ class MilkApp(App[int]):
     # ----- actions that must work on every screen ---------------------------------------
 
     def action_interrupt(self) -> None:
-        from .screens.permission_modal import PermissionModal
+        from milk_tui.tui.screens.permission_modal import PermissionModal
 
         top = self.screen
         if isinstance(top, PermissionModal):
@@ -226,7 +226,7 @@ def run_app(args: argparse.Namespace) -> int:
     """Entry point used by ``milk_tui.cli``; returns the process exit code."""
 
     def factory() -> Runtime:
-        from ..core.runtime import build_runtime
+        from milk_tui.engine.runtime import build_runtime
 
         return build_runtime(
             config_path=getattr(args, "config", None),

@@ -15,10 +15,10 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..core.events import BusEvent, TextDelta, ThinkingDelta, fast_delta
+from milk_tui.model.events import BusEvent, TextDelta, ThinkingDelta, fast_delta
 
 if TYPE_CHECKING:
-    from ..core.bus import EventBus
+    from milk_tui.engine.bus import EventBus
 
 FRAME_HZ = 20
 """Delta frames per second.  Each frame repaints the whole visible conversation (~20-25 ms

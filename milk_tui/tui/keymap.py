@@ -86,18 +86,18 @@ def binding_ids() -> list[str]:
 def remappable_ids() -> set[str]:
     """Every binding id ``App.set_keymap`` can remap: the main screen's and the prompt's, and
     those of the screens, modals and widgets they open (fact browser, sessions, confirm…)."""
-    from .app import MilkApp
-    from .facts.browser import FactBrowser
-    from .facts.edit_modal import FactEditModal
-    from .facts.screen import FactsScreen
-    from .facts.table import FactTable
-    from .screens.confirm_modal import ConfirmModal, TextPromptModal
-    from .screens.context_modal import ContextModal
-    from .screens.help_modal import HelpModal
-    from .screens.history_search import HistorySearch
-    from .screens.permission_modal import PermissionModal
-    from .sessions_screen import SessionsScreen
-    from .widgets.tool_line import ToolLine
+    from milk_tui.tui.app import MilkApp
+    from milk_tui.tui.facts.browser import FactBrowser
+    from milk_tui.tui.facts.edit_modal import FactEditModal
+    from milk_tui.tui.facts.screen import FactsScreen
+    from milk_tui.tui.facts.table import FactTable
+    from milk_tui.tui.screens.confirm_modal import ConfirmModal, TextPromptModal
+    from milk_tui.tui.screens.context_modal import ContextModal
+    from milk_tui.tui.screens.help_modal import HelpModal
+    from milk_tui.tui.screens.history_search import HistorySearch
+    from milk_tui.tui.screens.permission_modal import PermissionModal
+    from milk_tui.tui.sessions_screen import SessionsScreen
+    from milk_tui.tui.widgets.tool_line import ToolLine
 
     owners = (
         MilkApp,

@@ -16,11 +16,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ..storage.db import StorageError
-from ..storage.sessions import SessionStore, SessionSummary
-from .facts.table import age
-from .screens.confirm_modal import ConfirmModal, TextPromptModal
-from .widgets.app_header import short_path
+from milk_tui.storage.db import StorageError
+from milk_tui.storage.sessions import SessionStore, SessionSummary
+from milk_tui.tui.facts.table import age
+from milk_tui.tui.screens.confirm_modal import ConfirmModal, TextPromptModal
+from milk_tui.tui.widgets.app_header import short_path
 
 SessionAction = tuple[str, str]
 """("switch", session_id) or ("new", name); None when the user just closes the screen."""

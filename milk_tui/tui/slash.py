@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..storage.db import StorageError
-from .commands import SlashCommand
-from .transcript import export_text
+from milk_tui.storage.db import StorageError
+from milk_tui.tui.commands import SlashCommand
+from milk_tui.tui.transcript import export_text
 
 if TYPE_CHECKING:
-    from .screens.main import MainScreen
+    from milk_tui.tui.screens.main import MainScreen
 
 
 class SlashHandler:
@@ -23,7 +23,7 @@ class SlashHandler:
         return self.screen.milk.runtime
 
     def say(self, text: str, kind: str = "notice") -> None:
-        from .widgets.conversation import Conversation
+        from milk_tui.tui.widgets.conversation import Conversation
 
         self.screen.query_one(Conversation).add_line(kind, text)
 
@@ -64,7 +64,7 @@ class SlashHandler:
         await self.open_sessions()
 
     async def open_sessions(self) -> None:
-        from .sessions_screen import SessionsScreen
+        from milk_tui.tui.sessions_screen import SessionsScreen
 
         d = self.rt.dispatcher
 
@@ -116,7 +116,7 @@ class SlashHandler:
                     self.say(f"#{p.id}  {p.content[:100]}")
                 return
             target = hits[0]
-        from .screens.confirm_modal import ConfirmModal
+        from milk_tui.tui.screens.confirm_modal import ConfirmModal
 
         def confirmed(yes: bool | None) -> None:
             if yes and mem.delete(target.id):
@@ -133,7 +133,7 @@ class SlashHandler:
         await self.open_memory()
 
     async def open_memory(self) -> None:
-        from .facts.screen import FactsScreen
+        from milk_tui.tui.facts.screen import FactsScreen
 
         self.screen.app.push_screen(
             FactsScreen(self.rt.memory, session_id=self.rt.dispatcher.session.id)
@@ -149,7 +149,7 @@ class SlashHandler:
             f"need: {s.current_need}  [{label}; set by {s.need_producer or '?'} at turn "
             f"{s.current_need_set_at}]"
         )
-        from .widgets.need_pane import NeedPane
+        from milk_tui.tui.widgets.need_pane import NeedPane
 
         for old in reversed(self.screen.query_one(NeedPane).earlier):
             self.say(f"before: {old}")
@@ -181,7 +181,7 @@ class SlashHandler:
         self.say(f"theme: {name}")
 
     async def cmd_export(self, arg: str) -> None:
-        from .widgets.conversation import Conversation
+        from milk_tui.tui.widgets.conversation import Conversation
 
         s = self.rt.dispatcher.session
         path = Path(arg.strip() or f"milk-transcript-{s.id[:8]}.txt").expanduser()

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from textual.theme import Theme
 
-from ..config.paths import data_dir
-from .widgets.palette import Palette
+from milk_tui.config.paths import data_dir
+from milk_tui.tui.widgets.palette import Palette
 
 BUILTIN_DIR = Path(__file__).resolve().parents[2] / "themes"
 """Repo-root ``themes/`` (DESIGN §2 layout); present in a source checkout / editable install."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..core.session import Turn
+from milk_tui.model.session import Turn
 
 Kind = Literal["user", "reply", "thinking", "tool", "marker", "notice", "warning", "error"]
 

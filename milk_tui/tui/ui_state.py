@@ -8,7 +8,7 @@ import tempfile
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from ..config.paths import data_dir, ensure_dir
+from milk_tui.config.paths import data_dir, ensure_dir
 
 FILE_NAME = "ui_state.json"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from milk_tui.core.repeat_guard import is_repeated_prompt
+from milk_tui.engine.repeat_guard import is_repeated_prompt
 
 Q = "how do I configure the router rules"
 OTHER = [

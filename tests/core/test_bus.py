@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from milk_tui.core.bus import COALESCE_AFTER, EventBus
-from milk_tui.core.events import Notice, TextDelta
+from milk_tui.engine.bus import COALESCE_AFTER, EventBus
+from milk_tui.model.events import Notice, TextDelta
 
 
 async def test_stalled_subscriber_is_bounded_and_lossless():

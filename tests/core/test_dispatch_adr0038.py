@@ -7,8 +7,8 @@ turn is recorded only after the agent succeeds; a failed turn records nothing.
 from __future__ import annotations
 
 from milk_tui.agents.base import AgentError, Finished, TextChunk
-from milk_tui.core.history import build_agent_history
-from milk_tui.core.session import Turn
+from milk_tui.engine.history import build_agent_history
+from milk_tui.model.session import Turn
 from milk_tui.testing.scripted_agent import say
 
 
@@ -111,7 +111,7 @@ def test_fresh_escalation_history_is_plain_slice_from_boundary():
 async def test_self_escalation_hands_over_history_without_the_current_prompt(rig):
     """The escalation agent of a hand-off sees only answered turns; both halves commit at once."""
     from milk_tui.config.settings import AgentConfig
-    from milk_tui.core.dispatch import AgentSlot
+    from milk_tui.engine.dispatch import AgentSlot
 
     rig.dispatcher.escalation = AgentSlot(
         "escalation",

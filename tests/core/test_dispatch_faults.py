@@ -10,7 +10,7 @@ import pytest
 
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.config.settings import AgentConfig
-from milk_tui.core.dispatch import AgentSlot
+from milk_tui.engine.dispatch import AgentSlot
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
 
 PROMPT = "tell me about the retry policy of the uploader"

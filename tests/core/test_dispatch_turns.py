@@ -6,8 +6,8 @@ import asyncio
 import sqlite3
 
 from milk_tui.agents.base import AgentError, Finished, SessionNotFound, TextChunk, UsageEvent
-from milk_tui.core.dispatch import REPEATED_PROMPT_REASON
-from milk_tui.core.session import State
+from milk_tui.engine.dispatch import REPEATED_PROMPT_REASON
+from milk_tui.model.session import State
 from milk_tui.testing.scripted_agent import say
 
 LONG = "please explain in detail how the scheduler handles retries"

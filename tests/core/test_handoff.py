@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
-from milk_tui.core.handoff import plan_escalation
-from milk_tui.core.session import Session, State, Turn
+from milk_tui.engine.handoff import plan_escalation
+from milk_tui.model.session import Session, State, Turn
 
 
 def T(role: str, agent: str, content: str = "x") -> Turn:

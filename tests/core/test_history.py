@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from milk_tui.agents.base import ChatMessage
-from milk_tui.core.context import assemble_messages
-from milk_tui.core.history import build_agent_history, trim_history
-from milk_tui.core.session import Session, Turn
+from milk_tui.engine.context import assemble_messages
+from milk_tui.engine.history import build_agent_history, trim_history
+from milk_tui.model.session import Session, Turn
 
 
 def T(role, agent, content, name=None):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from milk_tui.core.session import Session, ToolCallRecord, Turn, build_brick, ends_with_question
+from milk_tui.model.session import Session, ToolCallRecord, Turn, build_brick, ends_with_question
 
 
 def T(role, agent, content="x", **kw):

@@ -11,14 +11,14 @@ import re
 
 import pytest
 
-from milk_tui.core.escalation_context import (
+from milk_tui.engine.escalation_context import (
     BRIEF_HEADER,
     NEED_HEADER,
     PRIMARY_ACTIVITY_HEADER,
     PRIOR_SUMMARY_HEADER,
 )
-from milk_tui.core.session import State
 from milk_tui.memory.store import PerceptFilter
+from milk_tui.model.session import State
 from milk_tui.testing.claude_rig import CliRig
 from milk_tui.testing.fake_anthropic import RecordedRequest, Reply
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from milk_tui.core.escalation_context import (
+from milk_tui.engine.escalation_context import (
     BRIEF_HEADER,
     NEED_HEADER,
     PRIMARY_ACTIVITY_HEADER,
@@ -16,8 +16,8 @@ from milk_tui.core.escalation_context import (
     orientation_for_http,
     should_inject_memory_instructions,
 )
-from milk_tui.core.session import ESCALATION, PRIMARY, Session, Turn
-from milk_tui.memory.tags import memory_instruction, need_instruction
+from milk_tui.model.session import ESCALATION, PRIMARY, Session, Turn
+from milk_tui.model.tags import memory_instruction, need_instruction
 
 FACTS = "[Remembered facts]\n- the user prefers tabs\n"
 

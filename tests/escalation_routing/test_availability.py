@@ -10,9 +10,9 @@ from milk_tui.agents.base import AgentError
 from milk_tui.agents.bedrock import BedrockAgent
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.config.settings import AgentConfig
-from milk_tui.core.availability import AvailabilityCache
-from milk_tui.core.dispatch import AgentSlot, Dispatcher
-from milk_tui.core.router import Router
+from milk_tui.engine.availability import AvailabilityCache
+from milk_tui.engine.dispatch import AgentSlot, Dispatcher
+from milk_tui.engine.router import Router
 from milk_tui.testing.fake_bedrock import FakeBedrock, Reply
 from milk_tui.testing.fake_bedrock import agent_config as bedrock_config
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
@@ -140,7 +140,7 @@ async def test_missing_slot_and_mark_down():
 
 
 def dispatcher_with(store, tmp_path, config, primary_cfg, primary, esc_cfg, escalation, events):
-    from milk_tui.core.bus import EventBus
+    from milk_tui.engine.bus import EventBus
 
     bus = EventBus()
     bus.add_listener(events.append)

@@ -15,9 +15,9 @@ import milk_tui.memory.store  # noqa: F401  (registers the percept migration bef
 from milk_tui.agents.bedrock import BedrockAgent
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
-from milk_tui.core.bus import EventBus
-from milk_tui.core.dispatch import AgentSlot, Dispatcher
-from milk_tui.core.escalation_context import BRIEF_HEADER, PRIOR_SUMMARY_HEADER
+from milk_tui.engine.bus import EventBus
+from milk_tui.engine.dispatch import AgentSlot, Dispatcher
+from milk_tui.engine.escalation_context import BRIEF_HEADER, PRIOR_SUMMARY_HEADER
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
 from milk_tui.testing.fake_bedrock import FakeBedrock, Reply

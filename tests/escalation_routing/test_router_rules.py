@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from milk_tui.config.settings import MilkConfig
-from milk_tui.core.router import CLASSIFIER_PROMPT, RouteFlags, Router, RouterRules
-from milk_tui.core.session import Session, State
+from milk_tui.engine.router import CLASSIFIER_PROMPT, RouteFlags, Router, RouterRules
+from milk_tui.model.session import Session, State
 
 PAD = " qqq" * 32
 """Neutral filler (no verb, keyword or prefix inside) that lifts a prompt past the
@@ -273,7 +273,7 @@ async def test_bad_override_types_keep_defaults(tmp_path):
 async def test_classifier_through_openai_primary(tmp_path):
     from milk_tui.agents.openai_compat import OpenAICompatAgent
     from milk_tui.config.settings import AgentConfig
-    from milk_tui.core.router import make_agent_classifier
+    from milk_tui.engine.router import make_agent_classifier
     from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 
     with FakeOpenAIServer() as srv:
@@ -292,7 +292,7 @@ async def test_classifier_through_openai_primary(tmp_path):
 
 async def test_classifier_through_bedrock_converse(tmp_path):
     from milk_tui.agents.bedrock import BedrockAgent
-    from milk_tui.core.router import make_agent_classifier
+    from milk_tui.engine.router import make_agent_classifier
     from milk_tui.testing.fake_bedrock import FakeBedrock, Reply, agent_config
 
     with FakeBedrock() as fake:
@@ -306,7 +306,7 @@ async def test_classifier_through_bedrock_converse(tmp_path):
 
 
 async def test_classifier_skipped_when_primary_known_down(tmp_path):
-    from milk_tui.core.router import make_agent_classifier
+    from milk_tui.engine.router import make_agent_classifier
 
     class Never:
         name = "llama"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from milk_tui.config.settings import MilkConfig
-from milk_tui.core.router import RouteFlags, Router
-from milk_tui.core.session import Session, State
+from milk_tui.engine.router import RouteFlags, Router
+from milk_tui.model.session import Session, State
 from milk_tui.testing.scripted_agent import say
 
 E, P = "escalation", "primary"

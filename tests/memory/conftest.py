@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 import milk_tui.memory.store  # noqa: F401  (registers the percept migration)
-from milk_tui.core.bus import EventBus
-from milk_tui.core.events import BusEvent
+from milk_tui.engine.bus import EventBus
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
+from milk_tui.model.events import BusEvent
 from milk_tui.storage.db import Database
 
 

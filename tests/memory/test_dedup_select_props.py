@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 import milk_tui.memory.select as select_mod
 import milk_tui.memory.store as store_mod
 from milk_tui.memory.dedup import jaccard, min_shared, tokenize
-from milk_tui.memory.percept import Percept
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptFilter
+from milk_tui.model.percept import Percept
 
 WORDS = [f"w{i}" for i in range(12)]
 _fact = st.lists(st.sampled_from(WORDS), min_size=1, max_size=7).map(" ".join)

@@ -12,7 +12,7 @@ import pytest
 from milk_tui.agents.bedrock import BedrockAgent
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.config.settings import AgentConfig, MilkConfig
-from milk_tui.core.dispatch import AgentSlot, Dispatcher
+from milk_tui.engine.dispatch import AgentSlot, Dispatcher
 from milk_tui.memory.service import MemoryService
 from milk_tui.storage.sessions import SessionStore
 from milk_tui.testing.fake_bedrock import FakeBedrock, Reply

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from milk_tui.memory.tags import (
+from milk_tui.model.tags import (
     TagInterceptor,
     consumer_from_hint,
     memory_instruction,

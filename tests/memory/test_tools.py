@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from milk_tui.engine.memory_tools import MemoryToolBox, cap
 from milk_tui.memory.service import MemoryService
-from milk_tui.memory.tools import MemoryToolBox, cap
 
 S = "sess-t"
 

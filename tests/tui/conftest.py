@@ -16,7 +16,7 @@ import pytest
 from pytest_textual_snapshot import SVGImageExtension
 from syrupy import SnapshotAssertion
 
-from milk_tui.core.runtime import build_runtime
+from milk_tui.engine.runtime import build_runtime
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.ui_state import UIState
 from milk_tui.tui.widgets import escalation_pane

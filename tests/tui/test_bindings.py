@@ -17,8 +17,7 @@ from milk_tui.tui.screens.permission_modal import PermissionModal
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
-
-from .conftest import make_app, settle, type_and_send
+from tui.conftest import make_app, settle, type_and_send
 
 
 def test_every_binding_has_a_unique_id() -> None:
@@ -208,7 +207,7 @@ async def test_failed_turn_shows_error_inline_and_restores_prompt() -> None:
 
 async def test_startup_loads_core_after_first_frame_and_reports_config_errors() -> None:
     from milk_tui.config.load import ConfigError
-    from milk_tui.core.runtime import build_runtime
+    from milk_tui.engine.runtime import build_runtime
     from milk_tui.tui.app import EXIT_STARTUP_FAILED, MilkApp
     from milk_tui.tui.screens.startup import StartupScreen
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from milk_tui.core import events as ev
-from milk_tui.core.bus import EventBus
+from milk_tui.engine.bus import EventBus
+from milk_tui.model import events as ev
 from milk_tui.tui.bridge import BusBridge
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.reply_block import ReplyBlock
-
-from .conftest import make_app, type_and_send
+from tui.conftest import make_app, type_and_send
 
 
 async def test_full_turn_bus_traffic_and_rendering() -> None:

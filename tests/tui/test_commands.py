@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from milk_tui.core.session import State
+from milk_tui.model.session import State
 from milk_tui.tui.screens.confirm_modal import ConfirmModal
 from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.need_pane import NeedPane
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
-
-from .conftest import make_app, settle, type_and_send
+from tui.conftest import make_app, settle, type_and_send
 
 
 def lines(app, kind: str | None = None) -> list[str]:  # type: ignore[no-untyped-def]

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from milk_tui.core import events as ev
-
-from .conftest import make_app, no_blink, settle, type_and_send
+from milk_tui.model import events as ev
+from tui.conftest import make_app, no_blink, settle, type_and_send
 
 SNAP_HOME = Path("/tmp/milk-snap/home")
 """The welcome view prints the config path: a per-test tmp dir would never match."""

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from milk_tui.core.session import Turn
+from milk_tui.model.session import Turn
 from milk_tui.tui.facts.browser import FactBrowser
 from milk_tui.tui.transcript import export_text, items_from_history
 from milk_tui.tui.widgets.conversation import MAX_MOUNTED, PAGE, WINDOW, Conversation
 from milk_tui.tui.widgets.stream_view import StreamView
-
-from .conftest import SNAP_CWD, SNAP_SESSION, make_app, settle, type_and_send
+from tui.conftest import SNAP_CWD, SNAP_SESSION, make_app, settle, type_and_send
 
 
 def _big_session(turns: int) -> None:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from milk_tui.core import events as ev
-from milk_tui.core.runtime import build_runtime
+from milk_tui.engine.runtime import build_runtime
+from milk_tui.model import events as ev
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.ui_state import UIState
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.escalation_pane import EscalationPane
 from milk_tui.tui.widgets.tool_line import ToolLine
-
-from .conftest import SNAP_CWD, make_app, settle, type_and_send
+from tui.conftest import SNAP_CWD, make_app, settle, type_and_send
 
 
 async def test_tool_call_line_expands_with_result() -> None:

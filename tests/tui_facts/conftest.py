@@ -11,7 +11,7 @@ from pytest_textual_snapshot import SVGImageExtension
 from syrupy.assertion import SnapshotAssertion
 from textual.app import App, ComposeResult
 
-from milk_tui.core.bus import EventBus
+from milk_tui.engine.bus import EventBus
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
 from milk_tui.storage.db import Database

@@ -11,9 +11,8 @@ from milk_tui.tui.facts import FactEditModal
 from milk_tui.tui.facts.table import FactTable
 from milk_tui.tui.facts.window import MAX_CACHED_PAGES
 from milk_tui.tui.screens.confirm_modal import ConfirmModal
-
-from .conftest import FIXED_NOW, Host
-from .helpers import type_text, wait_until
+from tui_facts.conftest import FIXED_NOW, Host
+from tui_facts.helpers import type_text, wait_until
 
 
 def status(app: Host) -> str:

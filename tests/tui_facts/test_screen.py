@@ -7,8 +7,7 @@ from textual.widgets import Static
 
 from milk_tui.memory.service import MemoryService
 from milk_tui.tui.facts import FactBrowser, FactsScreen
-
-from .helpers import wait_until
+from tui_facts.helpers import wait_until
 
 
 class ScreenHost(App[None]):

@@ -10,8 +10,7 @@ from textual.widgets import Input, Static
 from milk_tui.storage.sessions import SessionStore
 from milk_tui.tui.screens.confirm_modal import ConfirmModal, TextPromptModal
 from milk_tui.tui.sessions_screen import SessionsScreen
-
-from .helpers import type_text, wait_until
+from tui_facts.helpers import type_text, wait_until
 
 
 class SessionsHost(App[None]):

@@ -7,8 +7,7 @@ from textual.widgets import TextArea
 
 from milk_tui.memory.service import MemoryService
 from milk_tui.testing.percept_fixtures import bulk_facts
-
-from .conftest import FIXED_NOW, Host
+from tui_facts.conftest import FIXED_NOW, Host
 
 SNAP_SESSION = "5e55104d-0000-4000-8000-000000000001"
 """A fixed id: the modal shows the producing session, and a random uuid would drift."""

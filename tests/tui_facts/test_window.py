@@ -98,7 +98,7 @@ def test_validate_rules() -> None:
 
 
 def test_compact_cells_fit_their_columns() -> None:
-    from milk_tui.memory.percept import Percept
+    from milk_tui.model.percept import Percept
     from milk_tui.tui.facts.table import COMPACT_COLUMNS, age, cell
 
     widths = {c.key: c.width for c in COMPACT_COLUMNS if c.width}

@@ -1,8 +1,8 @@
 """Tools offered to HTTP agents: validated boxes and the primary's built-ins."""
 
-from .box import CompositeToolBox, LocalToolBox, Tool, parse_arguments
-from .builtin import BuiltinToolBox
-from .schema import SchemaError, validate
+from milk_tui.agents.tools.box import CompositeToolBox, LocalToolBox, Tool, parse_arguments
+from milk_tui.agents.tools.builtin import BuiltinToolBox
+from milk_tui.agents.tools.schema import SchemaError, validate
 
 __all__ = [
     "BuiltinToolBox",

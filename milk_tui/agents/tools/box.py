@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..base import ToolBox, ToolOutcome, ToolSpec
-from .schema import SchemaError, validate
+from milk_tui.agents.base import ToolBox, ToolOutcome, ToolSpec
+from milk_tui.agents.tools.schema import SchemaError, validate
 
 Handler = Callable[[dict[str, Any]], Awaitable[ToolOutcome]]
 

@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..base import ToolOutcome, ToolSpec
-from . import files
-from .box import LocalToolBox, Tool
+from milk_tui.agents.base import ToolOutcome, ToolSpec
+from milk_tui.agents.tools import files
+from milk_tui.agents.tools.box import LocalToolBox, Tool
 
 OnNeed = Callable[[str], None]
 OnRecordMemory = Callable[[str, str], str]

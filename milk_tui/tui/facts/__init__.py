@@ -4,8 +4,8 @@ The yes/no and text-prompt modals are shared with the rest of the app:
 ``milk_tui.tui.screens.confirm_modal``.
 """
 
-from .browser import FactBrowser
-from .edit_modal import FactDraft, FactEditModal
-from .screen import FactsScreen
+from milk_tui.tui.facts.browser import FactBrowser
+from milk_tui.tui.facts.edit_modal import FactDraft, FactEditModal
+from milk_tui.tui.facts.screen import FactsScreen
 
 __all__ = ["FactBrowser", "FactDraft", "FactEditModal", "FactsScreen"]

@@ -22,14 +22,14 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from ...core.events import BusEvent
-from ...memory.percept import Percept
-from ...storage.db import StorageError
-from ..screens.confirm_modal import ConfirmModal
-from .edit_modal import FactDraft, FactEditModal
-from .filter_bar import FilterBar, next_value
-from .table import FactTable, age
-from .window import FactQuery, FactWindow, parse_search
+from milk_tui.model.events import BusEvent
+from milk_tui.model.percept import Percept
+from milk_tui.storage.db import StorageError
+from milk_tui.tui.facts.edit_modal import FactDraft, FactEditModal
+from milk_tui.tui.facts.filter_bar import FilterBar, next_value
+from milk_tui.tui.facts.table import FactTable, age
+from milk_tui.tui.facts.window import FactQuery, FactWindow, parse_search
+from milk_tui.tui.screens.confirm_modal import ConfirmModal
 
 SEARCH_DEBOUNCE_S = 0.20
 """Typing speed is ~5-8 keys/s; 200 ms runs one FTS query per pause, not one per key."""

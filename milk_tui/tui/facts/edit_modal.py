@@ -14,8 +14,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
-from ...memory.percept import Percept
-from ..screens.confirm_modal import MODAL_CSS
+from milk_tui.model.percept import Percept
+from milk_tui.tui.screens.confirm_modal import MODAL_CSS
 
 MAX_CONTENT_BYTES = 2000
 """Selection caps the whole ``[Remembered facts]`` block at 2,048 bytes (issue 3 item 4);

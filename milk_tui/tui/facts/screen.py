@@ -9,8 +9,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...core.events import BusEvent
-from .browser import FactBrowser
+from milk_tui.model.events import BusEvent
+from milk_tui.tui.facts.browser import FactBrowser
 
 
 class FactsScreen(Screen[None]):

@@ -23,8 +23,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...memory.percept import Percept
-from .window import FactWindow
+from milk_tui.model.percept import Percept
+from milk_tui.tui.facts.window import FactWindow
 
 RECENT_S = 60.0
 """Reference §4.8: entries updated less than 60 s ago are highlighted."""

@@ -13,9 +13,9 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from ...memory.percept import Percept
-from ...memory.store import PerceptFilter
-from ...storage.db import StorageError
+from milk_tui.memory.store import PerceptFilter
+from milk_tui.model.percept import Percept
+from milk_tui.storage.db import StorageError
 
 PAGE_SIZE = 100
 """Rows per fetch: a tall terminal shows ~60 rows, so one or two queries fill a screen."""

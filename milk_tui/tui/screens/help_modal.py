@@ -9,8 +9,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..commands import help_text
-from ..keymap import APP_BINDINGS, INPUT_BINDINGS
+from milk_tui.tui.commands import help_text
+from milk_tui.tui.keymap import APP_BINDINGS, INPUT_BINDINGS
 
 
 def keys_text(keymap: dict[str, str]) -> str:

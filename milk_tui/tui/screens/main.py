@@ -16,30 +16,30 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ...core import events as ev
-from ...core.dispatch import BusyError
-from ...core.session import Session
-from ...storage.db import StorageError
-from ..commands import completions, looks_like_command, parse_slash
-from ..keymap import APP_BINDINGS
-from ..slash import SlashHandler
-from ..transcript import items_from_history
-from ..widgets.app_header import AppHeader
-from ..widgets.conversation import Conversation
-from ..widgets.escalation_pane import EscalationPane
-from ..widgets.facts_pane import FactsPane
-from ..widgets.key_hints import KeyHints
-from ..widgets.need_pane import NeedPane
-from ..widgets.prompt_input import PromptInput
-from ..widgets.status_line import StatusLine
-from ..widgets.welcome import Welcome, welcome_text
-from .context_modal import ContextModal
-from .help_modal import HelpModal
-from .history_search import HistorySearch
-from .permission_modal import PermissionModal
+from milk_tui.engine.dispatch import BusyError
+from milk_tui.model import events as ev
+from milk_tui.model.session import Session
+from milk_tui.storage.db import StorageError
+from milk_tui.tui.commands import completions, looks_like_command, parse_slash
+from milk_tui.tui.keymap import APP_BINDINGS
+from milk_tui.tui.screens.context_modal import ContextModal
+from milk_tui.tui.screens.help_modal import HelpModal
+from milk_tui.tui.screens.history_search import HistorySearch
+from milk_tui.tui.screens.permission_modal import PermissionModal
+from milk_tui.tui.slash import SlashHandler
+from milk_tui.tui.transcript import items_from_history
+from milk_tui.tui.widgets.app_header import AppHeader
+from milk_tui.tui.widgets.conversation import Conversation
+from milk_tui.tui.widgets.escalation_pane import EscalationPane
+from milk_tui.tui.widgets.facts_pane import FactsPane
+from milk_tui.tui.widgets.key_hints import KeyHints
+from milk_tui.tui.widgets.need_pane import NeedPane
+from milk_tui.tui.widgets.prompt_input import PromptInput
+from milk_tui.tui.widgets.status_line import StatusLine
+from milk_tui.tui.widgets.welcome import Welcome, welcome_text
 
 if TYPE_CHECKING:
-    from ..app import MilkApp
+    from milk_tui.tui.app import MilkApp
 
 NARROW_COLUMNS = 100
 """Below this width the side panes collapse (issue 5: 80×24 must stay usable)."""
@@ -254,7 +254,7 @@ class MainScreen(Screen[None]):
     def _input_changed(self, event: PromptInput.PromptChanged) -> None:
         hint = self.query_one("#hint", Static)
         if looks_like_command(event.text):
-            from ..commands import BY_NAME
+            from milk_tui.tui.commands import BY_NAME
 
             names = completions(event.text)
             lines = [BY_NAME[n].usage + "  — " + BY_NAME[n].help for n in names if n in BY_NAME]

@@ -14,14 +14,14 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...core import events as ev
-from ..transcript import Item
-from .md_render import Palette
-from .reply_block import ReplyBlock
-from .thinking_block import ThinkingBlock
-from .tool_line import ToolLine
-from .transcript_line import TranscriptLine
-from .user_turn import UserTurn
+from milk_tui.model import events as ev
+from milk_tui.tui.transcript import Item
+from milk_tui.tui.widgets.md_render import Palette
+from milk_tui.tui.widgets.reply_block import ReplyBlock
+from milk_tui.tui.widgets.thinking_block import ThinkingBlock
+from milk_tui.tui.widgets.tool_line import ToolLine
+from milk_tui.tui.widgets.transcript_line import TranscriptLine
+from milk_tui.tui.widgets.user_turn import UserTurn
 
 WINDOW = 16
 """Blocks mounted on resume: two or three screens of history.  Each finished reply costs a

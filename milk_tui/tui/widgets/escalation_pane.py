@@ -11,10 +11,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import RichLog, Static
 
-from ...core import events as ev
-from ...core.session import Session
-from .conversation import MODE_LABEL, REASON_LABEL, handoff_text
-from .status_line import fmt_tokens
+from milk_tui.model import events as ev
+from milk_tui.model.session import Session
+from milk_tui.tui.widgets.conversation import MODE_LABEL, REASON_LABEL, handoff_text
+from milk_tui.tui.widgets.status_line import fmt_tokens
 
 TIMELINE_LINES = 200
 """The timeline is a log, not a history: a few hundred hand-offs are plenty on screen."""

@@ -8,8 +8,8 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from ...core import events as ev
-from ..facts.browser import FactBrowser
+from milk_tui.model import events as ev
+from milk_tui.tui.facts.browser import FactBrowser
 
 
 class FactsPane(Vertical):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ..keymap import APP_BINDINGS
+from milk_tui.tui.keymap import APP_BINDINGS
 
 
 class KeyHints(Static):

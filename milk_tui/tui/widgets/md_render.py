@@ -23,7 +23,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from .palette import Palette
+from milk_tui.tui.widgets.palette import Palette
 
 _WORD = re.compile(r"\S+\s*|\s+")
 

@@ -8,8 +8,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from ...core import events as ev
-from ...core.session import Session
+from milk_tui.model import events as ev
+from milk_tui.model.session import Session
 
 MAX_EARLIER = 8
 

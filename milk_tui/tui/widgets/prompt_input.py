@@ -7,8 +7,8 @@ from __future__ import annotations
 from textual.message import Message
 from textual.widgets import TextArea
 
-from ..commands import completions, looks_like_command
-from ..keymap import INPUT_BINDINGS
+from milk_tui.tui.commands import completions, looks_like_command
+from milk_tui.tui.keymap import INPUT_BINDINGS
 
 
 class PromptInput(TextArea):

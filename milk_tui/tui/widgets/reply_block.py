@@ -6,8 +6,8 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from .md_render import Palette
-from .stream_view import StreamView
+from milk_tui.tui.widgets.md_render import Palette
+from milk_tui.tui.widgets.stream_view import StreamView
 
 
 class ReplyBlock(StreamView):

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widget import Widget
 
-from ...core import events as ev
+from milk_tui.model import events as ev
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SPIN_S = 0.08

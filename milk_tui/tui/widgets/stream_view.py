@@ -16,7 +16,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from .md_render import Palette, plain_strip, render_markdown, wrap_offsets
+from milk_tui.tui.widgets.md_render import Palette, plain_strip, render_markdown, wrap_offsets
 
 THREAD_RENDER_CHARS = 16_000
 """Above this size the final Markdown render runs in a thread: a 20,000-chunk reply takes

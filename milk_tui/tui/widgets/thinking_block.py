@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.events import Click
 from textual.widgets import Static
 
-from .stream_view import StreamView
+from milk_tui.tui.widgets.stream_view import StreamView
 
 THINK_STYLE = Style(dim=True, italic=True)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ...config.paths import config_dir
+from milk_tui.config.paths import config_dir
 
 CONFIG_EXAMPLE = """[[agents]]
 name = "llama"

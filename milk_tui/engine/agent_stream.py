@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
-from ..agents.base import (
+from milk_tui.agents.base import (
     Agent,
     AgentRequest,
     Finished,
@@ -23,10 +23,10 @@ from ..agents.base import (
     ToolResultEvent,
     UsageEvent,
 )
-from ..memory.tags import TagInterceptor
-from . import events as ev
-from .session import TokenUsage
-from .turn_scratch import TurnScratch
+from milk_tui.engine.turn_scratch import TurnScratch
+from milk_tui.model import events as ev
+from milk_tui.model.session import TokenUsage
+from milk_tui.model.tags import TagInterceptor
 
 DELTA_FOLD_S = 0.002
 """Deltas arriving within 2 ms are published as one: invisible at 60 fps (16.7 ms frames),

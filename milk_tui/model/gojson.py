@@ -6,7 +6,7 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .session import Session
+    from milk_tui.model.session import Session
 
 
 def rfc3339(ts: float) -> str:

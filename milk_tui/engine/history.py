@@ -6,8 +6,8 @@ trailing user turn.  Labels follow reference core §2.6; trimming follows DESIGN
 
 from __future__ import annotations
 
-from ..agents.base import ChatMessage
-from .session import Turn
+from milk_tui.agents.base import ChatMessage
+from milk_tui.model.session import Turn
 
 
 def _label(t: Turn) -> str:

@@ -23,8 +23,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
-from ..config.settings import MilkConfig
-from .session import ESCALATION, PRIMARY, Session, State
+from milk_tui.config.settings import MilkConfig
+from milk_tui.model.session import ESCALATION, PRIMARY, Session, State
 
 Target = Literal["primary", "escalation"]
 Classifier = Callable[[str], Awaitable[str]]
@@ -424,7 +424,7 @@ def make_agent_classifier(
         complete = getattr(agent, "complete", None)
         if complete is not None:
             return await complete(text)
-        from ..agents.base import AgentRequest, TextChunk
+        from milk_tui.agents.base import AgentRequest, TextChunk
 
         parts: list[str] = []
         async for ev in agent.stream(AgentRequest(slot="primary", prompt=text, cwd=".")):

@@ -10,30 +10,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..agents.base import AgentRequest
-from ..agents.tools.box import CompositeToolBox
-from ..agents.tools.builtin import BuiltinToolBox
-from ..memory.tags import memory_instruction, need_instruction
-from ..memory.tools import MemoryToolBox
-from ..storage.db import StorageError
-from .context import assemble_messages
-from .escalation_context import (
+from milk_tui.agents.base import AgentRequest
+from milk_tui.agents.tools.box import CompositeToolBox
+from milk_tui.agents.tools.builtin import BuiltinToolBox
+from milk_tui.engine.context import assemble_messages
+from milk_tui.engine.escalation_context import (
     build_dynamic_context,
     build_static_context,
     need_block,
     orientation_for_http,
     should_inject_memory_instructions,
 )
-from .handoff import HandoffPlan
-from .prompts import role_prompt
-from .session import ESCALATION, PRIMARY
-from .turn_scratch import TurnScratch
+from milk_tui.engine.handoff import HandoffPlan
+from milk_tui.engine.memory_tools import MemoryToolBox
+from milk_tui.engine.prompts import role_prompt
+from milk_tui.engine.turn_scratch import TurnScratch
+from milk_tui.model.session import ESCALATION, PRIMARY
+from milk_tui.model.tags import memory_instruction, need_instruction
+from milk_tui.storage.db import StorageError
 
 if TYPE_CHECKING:
-    from ..agents.base import PermissionQuestion
-    from ..config.settings import MilkConfig
-    from .dispatch import AgentSlot
-    from .session import Session
+    from milk_tui.agents.base import PermissionQuestion
+    from milk_tui.config.settings import MilkConfig
+    from milk_tui.engine.dispatch import AgentSlot
+    from milk_tui.model.session import Session
 
 
 class TurnRequestsMixin:

@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..core.bus import EventBus
-from ..storage.db import Database
-from ..storage.sessions import SessionStore
-from .percept import Percept
-from .service import MemoryService
-from .store import PerceptFilter, PerceptStore
+from milk_tui.engine.bus import EventBus
+from milk_tui.memory.service import MemoryService
+from milk_tui.memory.store import PerceptFilter, PerceptStore
+from milk_tui.model.percept import Percept
+from milk_tui.storage.db import Database
+from milk_tui.storage.sessions import SessionStore
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -178,7 +178,7 @@ def run_memory(
 def run_import_go(
     args: argparse.Namespace, db: Database, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
-    from .import_go import GoImportError, import_go
+    from milk_tui.memory.import_go import GoImportError, import_go
 
     out = out or sys.stdout
     err = err or sys.stderr

@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.gojson import rfc3339
+from milk_tui.model.gojson import rfc3339
 
 
 class Producer(enum.StrEnum):

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..agents.base import ChatMessage
-from .history import build_agent_history, messages_size, trim_history
-from .session import PRIMARY, Session
+from milk_tui.agents.base import ChatMessage
+from milk_tui.engine.history import build_agent_history, messages_size, trim_history
+from milk_tui.model.session import PRIMARY, Session
 
 
 @dataclass

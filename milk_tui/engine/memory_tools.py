@@ -13,11 +13,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..agents.base import ToolOutcome, ToolSpec
-from ..storage.db import StorageError
-from .dedup import tokens
-from .percept import Percept
-from .store import PerceptFilter
+from milk_tui.agents.base import ToolOutcome, ToolSpec
+from milk_tui.memory.dedup import tokens
+from milk_tui.memory.store import PerceptFilter
+from milk_tui.model.percept import Percept
+from milk_tui.storage.db import StorageError
 
 DEFAULT_RESULT_MAX_BYTES = 2048
 """Reference §3.10 local_memory_result_max_bytes."""

@@ -13,7 +13,7 @@ import asyncio
 import collections
 from collections.abc import AsyncIterator, Callable
 
-from .events import BusEvent, TextDelta, ThinkingDelta, fast_delta
+from milk_tui.model.events import BusEvent, TextDelta, ThinkingDelta, fast_delta
 
 COALESCE_AFTER = 64
 """Queue length past which adjacent deltas merge; small enough that a stalled consumer

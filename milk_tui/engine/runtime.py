@@ -13,17 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ..agents.factory import build_agent
-from ..config.load import load_config
-from ..config.paths import data_dir, database_file, ensure_dir
-from ..config.settings import AgentConfig, MilkConfig
-from ..memory.service import MemoryService
-from ..memory.store import PerceptStore
-from ..storage.db import Database
-from ..storage.sessions import SessionStore
-from .bus import EventBus
-from .dispatch import AgentSlot, Dispatcher
-from .session import Session
+from milk_tui.agents.factory import build_agent
+from milk_tui.config.load import load_config
+from milk_tui.config.paths import data_dir, database_file, ensure_dir
+from milk_tui.config.settings import AgentConfig, MilkConfig
+from milk_tui.engine.bus import EventBus
+from milk_tui.engine.dispatch import AgentSlot, Dispatcher
+from milk_tui.memory.service import MemoryService
+from milk_tui.memory.store import PerceptStore
+from milk_tui.model.session import Session
+from milk_tui.storage.db import Database
+from milk_tui.storage.sessions import SessionStore
 
 LOCAL_SERVER_PROBES = (
     ("llama.cpp", "http://127.0.0.1:8080"),
@@ -146,8 +146,8 @@ def build_runtime(
         esc_cfg, slot="escalation", config=config, other_name=primary_cfg.name, debug_log=debug_log
     )
     session = store.resume(cwd, session_name, new=new)
-    from .availability import AvailabilityCache
-    from .router import Router, make_agent_classifier
+    from milk_tui.engine.availability import AvailabilityCache
+    from milk_tui.engine.router import Router, make_agent_classifier
 
     # Reference agents §5: inconclusive prompts are classified by the primary model, but
     # only a real model (HTTP / Bedrock) — the demo and CLI agents would answer in prose.

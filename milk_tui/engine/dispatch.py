@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..agents.base import (
+from milk_tui.agents.base import (
     Agent,
     AgentError,
     AgentRequest,
@@ -23,17 +23,16 @@ from ..agents.base import (
     SessionNotFound,
     Slot,
 )
-from ..config.settings import AgentConfig, MilkConfig
-from ..memory.tags import strip_tags
-from ..storage.db import StorageError
-from ..storage.sessions import SessionStore
-from . import events as ev
-from .agent_stream import consume_stream
-from .bus import EventBus
-from .handoff import HandoffPlan, plan_escalation
-from .nonce import new_nonce
-from .router import RouteFlags, Router
-from .session import (
+from milk_tui.config.settings import AgentConfig, MilkConfig
+from milk_tui.engine.agent_stream import consume_stream
+from milk_tui.engine.bus import EventBus
+from milk_tui.engine.handoff import HandoffPlan, plan_escalation
+from milk_tui.engine.router import RouteFlags, Router
+from milk_tui.engine.turn_requests import TurnRequestsMixin
+from milk_tui.engine.turn_scratch import PendingHandoff, SessionSnapshot, TurnScratch
+from milk_tui.model import events as ev
+from milk_tui.model.nonce import new_nonce
+from milk_tui.model.session import (
     ESCALATION,
     PRIMARY,
     Session,
@@ -42,8 +41,9 @@ from .session import (
     Turn,
     ends_with_question,
 )
-from .turn_requests import TurnRequestsMixin
-from .turn_scratch import PendingHandoff, SessionSnapshot, TurnScratch
+from milk_tui.model.tags import strip_tags
+from milk_tui.storage.db import StorageError
+from milk_tui.storage.sessions import SessionStore
 
 REPEATED_PROMPT_REASON = "user repeated the same question without expressing satisfaction"
 """Reference core §2.8: the brief handed to the escalation agent when the guard fires."""
@@ -278,7 +278,7 @@ class Dispatcher(TurnRequestsMixin):
             self._set_state(State.LOCAL)
             if not s.primary_nonce:
                 s.primary_nonce = new_nonce()
-            from .repeat_guard import is_repeated_prompt
+            from milk_tui.engine.repeat_guard import is_repeated_prompt
 
             answered = [t.content for t in s.history if t.role == "user"]
             if is_repeated_prompt(answered, prompt, s.repetition_baseline):

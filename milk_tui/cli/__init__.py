@@ -10,11 +10,11 @@ import signal
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from .config.load import ConfigError
-from .storage.db import StorageError
+from milk_tui.config.load import ConfigError
+from milk_tui.storage.db import StorageError
 
 if TYPE_CHECKING:
-    from .storage.sessions import SessionStore
+    from milk_tui.storage.sessions import SessionStore
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     ss.add_argument("id")
     ss.add_argument("--json", action="store_true")
     try:
-        from .memory.cli import add_import_parser, add_memory_parser
+        from milk_tui.cli.memory_cmd import add_import_parser, add_memory_parser
     except ImportError:  # pragma: no cover — memory CLI arrives with the memory issue
         pass
     else:
@@ -91,8 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .core.events import BusEvent, EscalationStarted, Notice, TextDelta, TurnFailed
-    from .core.runtime import build_runtime
+    from milk_tui.engine.runtime import build_runtime
+    from milk_tui.model.events import BusEvent, EscalationStarted, Notice, TextDelta, TurnFailed
 
     rt = build_runtime(
         config_path=args.config,
@@ -169,9 +169,9 @@ class _sigint_cancels:
 
 
 def _sessions(args: argparse.Namespace, out: TextIO) -> int:
-    from .config.paths import database_file
-    from .storage.db import Database
-    from .storage.sessions import SessionStore
+    from milk_tui.config.paths import database_file
+    from milk_tui.storage.db import Database
+    from milk_tui.storage.sessions import SessionStore
 
     db = Database(database_file())
     try:
@@ -216,7 +216,7 @@ def _sessions_in(args: argparse.Namespace, out: TextIO, store: SessionStore) -> 
 
 def _run_tui(args: argparse.Namespace) -> int:
     try:
-        from .tui.app import run_app
+        from milk_tui.tui.app import run_app
     except ImportError:
         print("milk-tui: the TUI is not available in this build; use -p PROMPT", file=sys.stderr)
         return EXIT_FAILED
@@ -231,9 +231,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "sessions":
             return _sessions(args, sys.stdout)
         if args.command in ("memory", "import-go"):
-            from .config.paths import database_file
-            from .memory.cli import run_import_go, run_memory
-            from .storage.db import Database
+            from milk_tui.cli.memory_cmd import run_import_go, run_memory
+            from milk_tui.config.paths import database_file
+            from milk_tui.storage.db import Database
 
             db = Database(database_file())
             try:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..agents.base import Agent, AgentError
+from milk_tui.agents.base import Agent, AgentError
 
 DEFAULT_TTL_S = 30.0
 """Long enough that a busy session probes about twice a minute, short enough that a

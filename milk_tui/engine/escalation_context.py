@@ -15,9 +15,9 @@ HTTP/Bedrock escalation agents get ``orientation_for_http`` as a pinned system m
 
 from __future__ import annotations
 
-from ..agents.base import ContextMode
-from ..memory.tags import memory_instruction, need_instruction
-from .session import ESCALATION, Session
+from milk_tui.agents.base import ContextMode
+from milk_tui.model.session import ESCALATION, Session
+from milk_tui.model.tags import memory_instruction, need_instruction
 
 BRIEF_HEADER = "[Escalation brief from primary agent]"
 NEED_HEADER = "[Current user goal]"

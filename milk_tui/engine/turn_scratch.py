@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from .session import Session, TokenUsage, Turn
+from milk_tui.model.session import Session, TokenUsage, Turn
 
 _ROLLBACK_FIELDS = (
     "state", "current_need", "current_need_set_at", "need_producer", "escalation_session_id",

@@ -218,7 +218,7 @@ class Session:
 
     def to_go_json(self) -> dict[str, Any]:
         """Go milk's session keys (DESIGN §3, ``sessions show --json``)."""
-        from .gojson import session_to_go_json
+        from milk_tui.model.gojson import session_to_go_json
 
         return session_to_go_json(self)
 

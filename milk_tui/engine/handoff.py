@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..agents.base import ContextMode
-from .session import Session, State
+from milk_tui.agents.base import ContextMode
+from milk_tui.model.session import Session, State
 
 DowngradeReason = Literal["need_changed", "turn_gap"]
 

@@ -1,0 +1,1 @@
+"""The application facade: the one API the TUI and the CLI use."""
