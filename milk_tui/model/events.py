@@ -205,6 +205,50 @@ class PermissionRequested(BusEvent):
     tool_input: dict[str, Any] = Field(default_factory=dict)
 
 
+class TokenTotal(BaseModel):
+    """Tokens and cost one model spent in one role (``primary``, ``escalation:subagent`` …)."""
+
+    model_config = ConfigDict(frozen=True)
+    model: str
+    role: str
+    prompt: int = 0
+    completion: int = 0
+    cache_read: int = 0
+    cache_creation: int = 0
+    cost_usd: float = 0.0
+
+
+class SessionChanged(BusEvent):
+    """What the panes show of the session: published by the application facade after a
+    session is loaded, switched or created and after every finished turn.
+
+    The TUI's panes (header, need, escalation, status line) build their view models from
+    this event and the live events; no widget holds the session itself.
+    """
+
+    type: Literal["session_changed"] = "session_changed"
+    name: str = ""
+    cwd: str = ""
+    state: str = ""
+    records: int = 0
+    """Turns in the history (user and assistant records)."""
+    exchanges: int = 0
+    """User turns answered: what a person calls "turns"."""
+    need: str = ""
+    need_set_at: int = 0
+    """1-based position of the user turn in which the need was recorded."""
+    need_producer: str = ""
+    need_stale: bool = False
+    escalation_session_id: str = ""
+    escalation_brief: str = ""
+    last_user_agent: str = ""
+    """Slot (``primary``/``escalation``) that answered the latest user turn; "" when none."""
+    local_turns_since_escalation: int = 0
+    last_escalation_context: str = ""
+    """The context text the escalation agent saw on its latest hand-off ("what it saw")."""
+    tokens: tuple[TokenTotal, ...] = ()
+
+
 AnyEvent = Annotated[
     TurnStarted
     | RouteDecided
@@ -223,7 +267,8 @@ AnyEvent = Annotated[
     | TurnCompleted
     | TurnFailed
     | Notice
-    | PermissionRequested,
+    | PermissionRequested
+    | SessionChanged,
     Field(discriminator="type"),
 ]
 
