@@ -1,13 +1,17 @@
-"""milk themes: TOML files in ``themes/`` (repo root) and in ``<data dir>/themes/`` (user).
+"""milk themes: TOML files shipped with the app, plus the user's own in ``<data dir>/themes/``.
 
 Themes are data so users can add their own without code; each file holds the keyword
 arguments of ``textual.theme.Theme``.  A broken user theme is skipped with a note, never
-fatal.
+fatal.  The built-in files live in the repository's top-level ``themes/`` folder, which the
+wheel carries as ``milk_tui/themes/`` (see ``[tool.setuptools.package-dir]`` in
+pyproject.toml).
 """
 
 from __future__ import annotations
 
 import tomllib
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from textual.theme import Theme
@@ -15,49 +19,30 @@ from textual.theme import Theme
 from milk_tui.config.paths import data_dir
 from milk_tui.tui.widgets.palette import Palette
 
-BUILTIN_DIR = Path(__file__).resolve().parents[2] / "themes"
-"""Repo-root ``themes/`` (DESIGN §2 layout); present in a source checkout / editable install."""
+CHECKOUT_DIR = Path(__file__).resolve().parents[2] / "themes"
+"""The top-level ``themes/`` of a source checkout or an editable install."""
 DEFAULT_DARK = "milk-dark"
 DEFAULT_LIGHT = "milk-light"
 
-_FALLBACK = {
-    DEFAULT_DARK: dict(
-        dark=True,
-        primary="#E0B040",
-        secondary="#5FAFD7",
-        accent="#D7875F",
-        foreground="#E4E1D8",
-        background="#14130F",
-        surface="#1C1B16",
-        panel="#26241D",
-        success="#87C05F",
-        warning="#E8C547",
-        error="#E0605A",
-    ),
-    DEFAULT_LIGHT: dict(
-        dark=False,
-        primary="#9A6B00",
-        secondary="#1F6FA8",
-        accent="#B0522A",
-        foreground="#2A2722",
-        background="#FBF8F1",
-        surface="#F2EEE4",
-        panel="#E6E0D2",
-        success="#3D7A1E",
-        warning="#A8790C",
-        error="#B3261E",
-    ),
-}
-"""Used only when the theme files are missing (e.g. a wheel built without them)."""
+
+def builtin_dir() -> Traversable:
+    """Where the built-in themes are: inside the installed package, else the checkout."""
+    packaged = resources.files("milk_tui") / "themes"
+    return packaged if packaged.is_dir() else CHECKOUT_DIR
 
 
-def theme_dirs() -> list[Path]:
-    return [BUILTIN_DIR, data_dir() / "themes"]
+def user_dir() -> Path:
+    return data_dir() / "themes"
 
 
-def load_theme_file(path: Path) -> Theme:
+def theme_dirs() -> list[Traversable]:
+    """Built-in first, so a user theme of the same name replaces the built-in one."""
+    return [builtin_dir(), user_dir()]
+
+
+def load_theme_file(path: Traversable) -> Theme:
     raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    raw.setdefault("name", path.stem)
+    raw.setdefault("name", path.name.removesuffix(".toml"))
     variables = raw.pop("variables", {}) or {}
     return Theme(**raw, variables={str(k): str(v) for k, v in variables.items()})
 
@@ -69,16 +54,23 @@ def load_themes() -> tuple[list[Theme], list[str]]:
     for d in theme_dirs():
         if not d.is_dir():
             continue
-        for path in sorted(d.glob("*.toml")):
+        for path in sorted((p for p in d.iterdir() if p.name.endswith(".toml")), key=_name):
             try:
                 t = load_theme_file(path)
             except (OSError, ValueError, TypeError) as e:
                 notes.append(f"theme file {path} skipped: {e}")
                 continue
             found[t.name] = t
-    for name, kw in _FALLBACK.items():
-        found.setdefault(name, Theme(name=name, **kw))  # type: ignore[arg-type]
+    for name, dark in ((DEFAULT_DARK, True), (DEFAULT_LIGHT, False)):
+        if name not in found:
+            # The app must always have its two defaults; a plain stand-in keeps it running.
+            notes.append(f"built-in theme {name} not found in {builtin_dir()}")
+            found[name] = Theme(name=name, primary="#E0B040", dark=dark)
     return list(found.values()), notes
+
+
+def _name(path: Traversable) -> str:
+    return path.name
 
 
 def palette_for(theme: Theme) -> Palette:
