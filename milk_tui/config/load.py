@@ -20,7 +20,7 @@ GO_ONLY_KEYS = {
     "experimental_lazy_history_management", "direct_bash", "direct_bash_allow",
     "local_memory_reinjection_turns", "local_memory_reinjection_bytes",
 }  # fmt: skip
-"""Keys a Go milk config.json may carry that we accept without a warning (reference agents §1.2)."""
+"""Keys a Go milk config.json may carry that we accept without a warning (not used here)."""
 
 GO_ONLY_AGENT_KEYS = {
     "tools", "mcp_servers", "system_prompt_tier", "extra_args", "run_cmd", "api_format",
@@ -89,7 +89,8 @@ def _format_validation(path: Path | None, err: ValidationError) -> str:
 
 
 SECRET_KEYS = frozenset({"api_key", "aws_key_id", "aws_secret", "aws_token", "headers"})
-"""Keys whose values never appear in an error (DESIGN §7); ``headers`` may carry Authorization."""
+"""Keys whose values never appear in an error (secrets stay out of every message);
+``headers`` may carry Authorization."""
 
 
 def _describe_input(loc: tuple[Any, ...], got: Any) -> str:
@@ -105,7 +106,7 @@ def _describe_input(loc: tuple[Any, ...], got: Any) -> str:
 
 
 def validation_warnings(cfg: MilkConfig) -> list[str]:
-    """Non-fatal problems Go milk also reports (reference agents §1.1)."""
+    """Non-fatal problems: reported at start-up, the app still runs."""
     out = []
     for a in cfg.agents:
         if a.kind in ("openai",) and not a.url:

@@ -1,4 +1,4 @@
-"""Where config and data live (DESIGN §3 "Paths")."""
+"""Where config and data live (docs/interfaces.md, "Paths")."""
 
 from __future__ import annotations
 

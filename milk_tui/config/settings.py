@@ -2,7 +2,8 @@
 
 Precedence: ``MILK_*`` environment > file > defaults.  Per-agent ``limits`` are resolved
 against the global knobs by the ``resolve_*`` helpers so callers never re-implement the
-"absent → global, negative → off, zero → default" rule (reference agents §1.4).
+"absent → global, negative → off, zero → default" rule.  The keys are listed in
+docs/interfaces.md.
 """
 
 from __future__ import annotations
@@ -12,18 +13,18 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-# Defaults from reference agents §1.2 / core §3.10.
-DEFAULT_CONTEXT_BUDGET = 12000
-DEFAULT_MESSAGE_BUDGET = 24000
-DEFAULT_RETURNING_FRESH_START = 8
-DEFAULT_PERCEPT_INJECT_MAX = 25
-DEFAULT_PERCEPT_INJECT_MAX_BYTES = 2048
-DEFAULT_MAX_TOOL_ITERATIONS = 20
-DEFAULT_MEMORY_REINJECTION_TURNS = 20
-DEFAULT_MEMORY_REINJECTION_BYTES = 40000
-DEFAULT_MEMORY_RESULT_MAX_BYTES = 2048
-DEFAULT_TURN_TIMEOUT_SECS = 600
-DEFAULT_TOOL_TIMEOUT_SECS = 120
+from milk_tui.config.defaults import (
+    DEFAULT_CONTEXT_BUDGET,
+    DEFAULT_MAX_TOOL_ITERATIONS,
+    DEFAULT_MEMORY_REINJECTION_BYTES,
+    DEFAULT_MEMORY_REINJECTION_TURNS,
+    DEFAULT_MEMORY_RESULT_MAX_BYTES,
+    DEFAULT_MESSAGE_BUDGET,
+    DEFAULT_PERCEPT_INJECT_MAX,
+    DEFAULT_PERCEPT_INJECT_MAX_BYTES,
+    DEFAULT_RETURNING_FRESH_START,
+    DEFAULT_TOOL_TIMEOUT_SECS,
+)
 
 BEARERLESS_PROVIDERS = {"", "local", "bedrock", "claude-cli", "demo", "aider-cli", "subprocess"}
 EXTERNAL_PROCESS_PROVIDERS = {"claude-cli", "aider-cli", "subprocess"}
@@ -141,7 +142,7 @@ class MilkConfig(BaseSettings):
         # Environment beats the file (which arrives as init kwargs).
         return (env_settings, init_settings)
 
-    # ----- agent selection (reference agents §1.5) ----------------------------------
+    # ----- agent selection: a built-in "claude" (the CLI on PATH) is always available ----
 
     def effective_agents(self) -> list[AgentConfig]:
         agents = list(self.agents)
@@ -178,16 +179,21 @@ class MilkConfig(BaseSettings):
             return 0
         return v or default
 
+    def _limit(self, ac: AgentConfig | None, key: str, default: int) -> int:
+        """``_resolve`` of the per-agent limit and the global knob that share the name ``key``."""
+        per = getattr(ac.limits, key) if ac is not None else None
+        return self._resolve(per, getattr(self, key), default)
+
     def resolve_returning_fresh_start(self, ac: AgentConfig | None) -> int:
-        """DESIGN §5.2: 0 or negative disables the turn gap; per-agent wins over global."""
+        """0 or negative disables the turn-gap check; per-agent wins over global
+        (docs/adr/0002-fresh-start-when-returning-on-stale-context.md)."""
         v = self.returning_fresh_start_local_turns
         if ac is not None and ac.limits.returning_fresh_start_local_turns is not None:
             v = ac.limits.returning_fresh_start_local_turns
         return max(v, 0)
 
     def resolve_context_budget(self, ac: AgentConfig | None) -> int:
-        per = ac.limits.context_budget_chars if ac else None
-        return self._resolve(per, self.context_budget_chars, DEFAULT_CONTEXT_BUDGET)
+        return self._limit(ac, "context_budget_chars", DEFAULT_CONTEXT_BUDGET)
 
     def resolve_message_budget(self, ac: AgentConfig | None) -> int:
         if ac is not None:
@@ -208,12 +214,10 @@ class MilkConfig(BaseSettings):
         return DEFAULT_MAX_TOOL_ITERATIONS
 
     def resolve_percept_inject_max(self, ac: AgentConfig | None) -> int:
-        per = ac.limits.percept_inject_max if ac else None
-        return self._resolve(per, self.percept_inject_max, DEFAULT_PERCEPT_INJECT_MAX)
+        return self._limit(ac, "percept_inject_max", DEFAULT_PERCEPT_INJECT_MAX)
 
     def resolve_percept_inject_max_bytes(self, ac: AgentConfig | None) -> int:
-        per = ac.limits.percept_inject_max_bytes if ac else None
-        return self._resolve(per, self.percept_inject_max_bytes, DEFAULT_PERCEPT_INJECT_MAX_BYTES)
+        return self._limit(ac, "percept_inject_max_bytes", DEFAULT_PERCEPT_INJECT_MAX_BYTES)
 
     def resolve_relevance_gate(self, ac: AgentConfig | None) -> bool:
         if ac is not None and ac.limits.percept_relevance_gate is not None:
@@ -221,18 +225,9 @@ class MilkConfig(BaseSettings):
         return self.percept_relevance_gate
 
     def resolve_memory_reinjection(self, ac: AgentConfig | None) -> tuple[int, int]:
-        lt = ac.limits if ac else AgentLimits()
         return (
-            self._resolve(
-                lt.memory_reinjection_turns,
-                self.memory_reinjection_turns,
-                DEFAULT_MEMORY_REINJECTION_TURNS,
-            ),
-            self._resolve(
-                lt.memory_reinjection_bytes,
-                self.memory_reinjection_bytes,
-                DEFAULT_MEMORY_REINJECTION_BYTES,
-            ),
+            self._limit(ac, "memory_reinjection_turns", DEFAULT_MEMORY_REINJECTION_TURNS),
+            self._limit(ac, "memory_reinjection_bytes", DEFAULT_MEMORY_REINJECTION_BYTES),
         )
 
     def resolve_tool_timeout(self, ac: AgentConfig | None) -> float | None:

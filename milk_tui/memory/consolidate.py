@@ -1,9 +1,9 @@
-"""End-of-session consolidation ("NREM", reference core §4.5): decay, prune, promote, cap.
+"""End-of-session consolidation: decay, prune, promote, cap (docs/adr/0005-percepts-in-sqlite-fts5.md).
 
 Runs as set-based SQL over the one session's facts, so its cost is a few index-driven
 statements whatever the size of the global store.  The constants are bound as
 parameters (Python floats), never as SQL literals, so SQLite does exactly the IEEE-754
-double arithmetic the reference pins (0.9 − 0.1 ≥ 0.8 is true; 0.7 dies on pass 6).
+double arithmetic the tests pin (0.9 − 0.1 ≥ 0.8 is true; 0.7 dies on pass 6).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from milk_tui.memory.store import PerceptStore
 
 DECAY_PER_SESSION = 0.10
-"""Reference §4.5 decayPerSession."""
+"""Weight a session-scoped fact loses at each session end."""
 PROMOTE_THRESHOLD = 0.80
-"""Reference §4.5 promoteThreshold (inclusive)."""
+"""A session fact at or above this weight becomes global."""
 PRUNE_THRESHOLD = 0.20
-"""Reference §4.5 pruneThreshold: only weights strictly above it survive."""
+"""Only weights strictly above it survive a consolidation."""
 
 
 @dataclass

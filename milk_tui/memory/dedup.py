@@ -1,4 +1,4 @@
-"""Tokenizer and near-duplicate test of reference core §4.4.
+"""Tokenizer and near-duplicate test (Jaccard over word sets) for remembered facts.
 
 The same tokenizer feeds the FTS5 index (we index our own token string, not the raw
 content), so FTS candidates, the relevance gate and Jaccard all agree on what a word is.
@@ -14,10 +14,10 @@ STOP_WORDS = frozenset(
     "my no not of on or our out so that the their them then there they this to up us was we "
     "when which who will with you your".split()
 )
-"""Reference core §4.4 stop-word list."""
+"""Words too common to tell two facts apart; they never count towards similarity."""
 
 DUPLICATE_THRESHOLD = 0.60
-"""Reference core §4.4 ``DuplicateSimilarityThreshold`` (inclusive)."""
+"""Jaccard similarity at or above which a new fact is the same as an old one."""
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -5,7 +5,7 @@ continued in milk-tui is overwritten), and a percept is keyed by its Go UUID (``
 Each session is one transaction and all percepts of one file are one transaction, so an
 interrupted import can simply be run again.
 
-Go's JSON quirks are accepted (reference core §1.10): ``\\u003c``-style escapes and NUL in
+The Go files' JSON quirks are accepted: ``\\u003c``-style escapes and NUL in
 token keys are plain JSON to Python; times are RFC 3339 with up to nine fractional digits
 and any offset; Go's zero time (year 1) becomes 0.
 """
@@ -29,7 +29,7 @@ _RFC3339 = re.compile(
     r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(Z|z|[+-]\d\d:\d\d)$"
 )
 _STATES = {"CLAUDE_WAITING": State.ESCALATION_WAITING, "CLAUDE": State.ESCALATION}
-"""Older Go builds wrote these names for the escalation states (reference core §1.1)."""
+"""Older Go milk session files name the escalation states like this."""
 _PRODUCERS = {"local": "primary", "claude": "escalation"}
 _CONSUMERS = {"": "all", "local": "primary", "claude": "escalation"}
 
@@ -94,9 +94,9 @@ def _session_from_go(data: dict[str, Any], index_entry: dict[str, Any]) -> Sessi
     )  # fmt: skip
     s.current_need = str(data.get("current_need") or "")
     go_set_at = int(data.get("current_need_set_at") or 0)
-    # Go stores len(history) at record time (reference §1.6); DESIGN §5.1 uses the 1-based
-    # position of the pending user turn, i.e. one more.  A need with SetAt 0 was recorded
-    # on the very first turn.
+    # A Go session file stores len(history) at record time; we store the 1-based position
+    # of the pending user turn, i.e. one more (docs/adr/0004-need-position-and-staleness.md).
+    # A need with SetAt 0 was recorded on the very first turn.
     s.current_need_set_at = go_set_at + 1 if s.current_need else 0
     s.escalation_session_id = str(data.get("claude_session_id") or "")
     s.escalation_brief = str(data.get("escalation_brief") or "")
@@ -174,10 +174,11 @@ def _percept_from_go(d: dict[str, Any], scope: str, session_id: str) -> Percept 
         consumer = Consumer.ALL.value
     core = bool(d.get("core"))
     created = parse_time(d.get("created_at"))
+    raw_w = d.get("w")
     return Percept(
         id=0, content=content, producer=producer, consumer=consumer,
         scope="global" if core else scope, core=core,
-        weight=min(1.0, max(0.0, float(d.get("w") if d.get("w") is not None else 0.7))),
+        weight=min(1.0, max(0.0, 0.7 if raw_w is None else float(raw_w))),
         created_at=created, updated_at=parse_time(d.get("updated_at")) or created,
         session_id=session_id,
     )  # fmt: skip

@@ -1,4 +1,4 @@
-"""Choosing the facts an agent sees with a prompt (reference core §4.6, DESIGN §5.7).
+"""Choosing the facts an agent sees with a prompt (docs/adr/0005-percepts-in-sqlite-fts5.md).
 
 Role filter and visibility are SQL predicates; relevance is FTS5 bm25 × weight over the
 prompt's tokens, so the cost follows the number of matching facts, not the store size.
@@ -8,15 +8,14 @@ The caps walk in rank order and stop at the first fact that would break one of t
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
+from milk_tui.config.defaults import DEFAULT_PERCEPT_INJECT_MAX, DEFAULT_PERCEPT_INJECT_MAX_BYTES
 from milk_tui.memory.dedup import fts_query, tokens
 from milk_tui.memory.store import PerceptStore
 
-DEFAULT_MAX_COUNT = 25
-"""Reference §3.10 percept_inject_max."""
-DEFAULT_MAX_BYTES = 2048
-"""Reference §3.10 percept_inject_max_bytes."""
+DEFAULT_MAX_COUNT = DEFAULT_PERCEPT_INJECT_MAX
+DEFAULT_MAX_BYTES = DEFAULT_PERCEPT_INJECT_MAX_BYTES
 _PAGE = 64
 
 _VISIBLE = "(p.scope = 'global' OR (p.scope = 'session' AND p.session_id = ?))"
@@ -77,7 +76,7 @@ def _by_weight(
 
 def _ranked(
     store: PerceptStore, words: list[str], slot: str, session_id: str, page: int, gate: bool
-) -> Iterator[tuple[int, str]]:
+) -> Generator[tuple[int, str], None, None]:
     where = f"{_VISIBLE} AND {ROLE_FILTER[slot]}"
     if not words:
         yield from _by_weight(store, None, where, session_id)
@@ -140,7 +139,7 @@ def _walk(
 
 
 def format_block(contents: list[str]) -> str:
-    """Reference §3.4 FormatPercepts."""
+    """The ``[Remembered facts]`` block both agents get; its header is part of the prompt contract."""
     if not contents:
         return ""
     return "[Remembered facts]\n" + "".join(f"- {c}\n" for c in contents)

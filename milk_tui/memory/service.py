@@ -8,6 +8,7 @@ of being lost; the failure is reported once as a ``notice`` naming the database.
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 import time
@@ -39,7 +40,8 @@ BULK_EVENT_LIMIT = 500
 """Above this many changed facts a consolidation publishes one reload event (percept_id 0)
 instead of one event per fact: a browser re-queries once rather than re-rendering 50k times."""
 REINFORCE_STEP = 0.10
-"""A re-recorded near-duplicate gains one session's worth of decay back (DESIGN §5.7)."""
+"""A re-recorded near-duplicate gains one session's worth of decay back
+(docs/adr/0005-percepts-in-sqlite-fts5.md)."""
 
 
 class MemoryService:
@@ -68,7 +70,7 @@ class MemoryService:
             consumer, content = consumer_from_hint(body, primary_name, escalation_name)
         else:
             content = body
-        args = dict(content=content, producer=producer, consumer=consumer, scope="session",
+        args: dict[str, Any] = dict(content=content, producer=producer, consumer=consumer, scope="session",
                     session_id=session_id, turn_index=turn_index)  # fmt: skip
         try:
             self.flush_pending()
@@ -104,7 +106,7 @@ class MemoryService:
         content = content.strip()
         if not content:
             return None
-        # "" is how Go milk and the tool schemas spell "both agents" (reference §4.1)
+        # "" is how imported facts and the tool schemas spell "both agents"
         producer, consumer = Producer(producer).value, Consumer(consumer or "all").value
         if core or not session_id:
             scope = Scope.GLOBAL.value
@@ -137,13 +139,13 @@ class MemoryService:
 
     def _find_duplicate(self, conn: Any, content: str, session_id: str) -> Percept | None:
         """Best Jaccard ≥ 0.60 among FTS candidates (global first, then session; ties keep
-        the earlier).  A content without tokens is never a duplicate (reference §4.4)."""
+        the earlier).  A content without tokens is never a duplicate."""
         words = tokens(content)
         if not words:
             return None
         mine = frozenset(words)
         best_id, best = 0, 0.0
-        # ties keep the earlier fact: global before session, then lower id (reference §4.4)
+        # ties keep the earlier fact: global before session, then lower id
         for pid, terms in self.store.duplicate_candidates(conn, words, session_id):
             j = jaccard(mine, frozenset(terms.split()))
             if j > best:
@@ -198,7 +200,7 @@ class MemoryService:
         limit: int = 100,
         offset: int = 0,
         any_word: bool = False,
-    ) -> list[Percept]:
+    ) -> builtins.list[Percept]:
         return self.store.search(query, filters, limit, offset, any_word)[0]
 
     def search_count(self, query: str, filters: PerceptFilter | None = None) -> int:
@@ -207,7 +209,7 @@ class MemoryService:
     def get(self, pid: int) -> Percept | None:
         return self.store.get(pid)
 
-    def history(self, pid: int) -> list[dict[str, Any]]:
+    def history(self, pid: int) -> builtins.list[dict[str, Any]]:
         return self.store.history(pid)
 
     # ----- user edits (undoable) -----------------------------------------------------------
@@ -238,7 +240,7 @@ class MemoryService:
                 want["weight"] = _clamp(weight)
             if core is not None and core != p.core:
                 want["core"] = core
-                if core:  # pinned facts are global and at full confidence (reference §4.2)
+                if core:  # pinned facts are global and at full confidence
                     want["scope"], want["weight"] = Scope.GLOBAL.value, 1.0
             if not want:
                 return p

@@ -2,7 +2,7 @@
 
 The FTS5 table indexes *our* token string (``dedup.tokens``, kept in ``percepts.terms``)
 rather than the raw content, so candidate search, the relevance gate and Jaccard agree on
-what a word is (reference §4.4 treats accented letters as separators; FTS's own tokenizers
+what a word is (our tokenizer treats accented letters as separators; FTS's own tokenizers
 do not).  It is an external-content index over ``percepts.terms``; we keep it and the
 per-word fact counts (``percept_terms``) in sync from Python inside the same transaction as
 the row change, which is why every write goes through this class.
@@ -10,6 +10,7 @@ the row change, which is why every write goes through this class.
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 import time
@@ -18,7 +19,7 @@ from typing import Any
 
 from milk_tui.memory.dedup import fts_query, min_shared, tokens
 from milk_tui.model.percept import Percept
-from milk_tui.storage.db import Database, register_migration
+from milk_tui.storage.db import Database, MigrationConnection, register_migration
 
 COLUMNS = ("id", "content", "producer", "consumer", "scope", "core", "weight", "created_at",
            "updated_at", "session_id", "turn_index")  # fmt: skip
@@ -26,7 +27,7 @@ _SELECT = "SELECT " + ", ".join(f"p.{c}" for c in COLUMNS) + " FROM percepts p"
 EDITABLE = ("content", "consumer", "core", "weight", "scope")
 
 
-def _m010_percepts(db: sqlite3.Connection) -> None:
+def _m010_percepts(db: MigrationConnection) -> None:
     db.executescript(
         """
         CREATE TABLE percepts (
@@ -369,7 +370,7 @@ class PerceptStore:
         limit: int = 100,
         offset: int = 0,
         any_word: bool = False,
-    ) -> tuple[list[Percept], int]:
+    ) -> tuple[builtins.list[Percept], int]:
         """Every query word as a prefix (AND; OR of whole words with ``any_word``), best
         bm25 × weight first; returns (page, total)."""
         words = tokens(query)

@@ -1,4 +1,5 @@
-"""Go milk's session JSON shape (DESIGN §3): keys, state strings and token-map keys."""
+"""The session JSON of ``sessions show --json``: keys, state strings and token-map keys match
+the Go milk session file, so tools written for it read ours (docs/interfaces.md)."""
 
 from __future__ import annotations
 

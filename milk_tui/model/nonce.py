@@ -1,4 +1,7 @@
-"""Tag nonces (DESIGN §5.6): 8 characters of [a-z0-9] from ``secrets``, one per slot per session."""
+"""Tag nonces: 8 characters of [a-z0-9] from ``secrets``, one per agent slot per session.
+
+Stable for a session so prompt prefixes stay cacheable; ``/escalate fresh`` rotates them.
+"""
 
 from __future__ import annotations
 

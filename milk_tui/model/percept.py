@@ -1,4 +1,4 @@
-"""A remembered fact ("percept") and its vocabularies (reference core §4.1, DESIGN §5.7)."""
+"""A remembered fact ("percept") and its vocabularies (docs/adr/0005-percepts-in-sqlite-fts5.md)."""
 
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ class Scope(enum.StrEnum):
 
 INITIAL_WEIGHT = {Producer.USER: 0.9, Producer.SYSTEM: 0.4, Producer.PRIMARY: 0.7,
                   Producer.ESCALATION: 0.7}  # fmt: skip
-"""Reference core §4.2 ``initialWeight``."""
+"""What the user says is trusted most, the system's own guesses least."""
 CORE_WEIGHT = 1.0
-"""Pinned ("core") facts start at, and are pinned to, full confidence (§4.2)."""
+"""Pinned ("core") facts start at, and are pinned to, full confidence."""
 
 
 def initial_weight(producer: str, core: bool = False) -> float:
@@ -55,7 +55,7 @@ class Percept:
     turn_index: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        """The ``memory list --json`` shape (DESIGN §3); times as RFC 3339 like Go milk."""
+        """The ``memory list --json`` shape (docs/interfaces.md); times as RFC 3339."""
         return {
             "id": self.id, "content": self.content, "producer": self.producer,
             "consumer": self.consumer, "scope": self.scope, "core": self.core,

@@ -1,8 +1,8 @@
 """Session state and the history queries every hand-off decision is made from.
 
-Mirrors Go milk's session model (reference core §1) with DESIGN §5.1: the need marker is
-the 1-based position of the user turn in which it was recorded, and loading a session
-never clears the need.  Pure data + queries; persistence lives in ``storage``.
+The need marker is the 1-based position of the user turn in which it was recorded, and
+loading a session never clears the need (docs/adr/0004-need-position-and-staleness.md).
+Pure data + queries; persistence lives in ``storage``.
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ PRIMARY = "primary"
 ESCALATION = "escalation"
 
 NEED_STALE_TURNS = 4
-"""Reference core §3.6: a need whose turnsAgo reaches 4 is labelled 'may already be fulfilled'."""
+"""A need this many turns old (``need_turns_ago``) is labelled 'may already be fulfilled'."""
 
 EMPTY_ESCALATION_BYTES = 200
-"""Reference core §1.8: an escalation slice with fewer bytes of answers keeps the old brick."""
+"""An escalation slice with fewer bytes of answers keeps the old brick: a short reply says
+too little to replace a real summary."""
 
 TOOL_RESULT_BRICK_BYTES = 500
-"""Reference core §1.8: tool results are cut to their first 500 bytes in a brick."""
+"""Tool results are cut to their first 500 bytes in a brick, so one big output cannot fill it."""
 
 _CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
@@ -68,6 +69,20 @@ class TokenUsage:
     cache_creation: int = 0
     cost_usd: float = 0.0
 
+    def add(
+        self,
+        prompt: int = 0,
+        completion: int = 0,
+        cache_read: int = 0,
+        cache_creation: int = 0,
+        cost_usd: float = 0.0,
+    ) -> None:
+        self.prompt += prompt
+        self.completion += completion
+        self.cache_read += cache_read
+        self.cache_creation += cache_creation
+        self.cost_usd += cost_usd
+
 
 @dataclass
 class Session:
@@ -90,11 +105,11 @@ class Session:
     primary_nonce: str = ""
     memory_instruction_injected_at: int = 0
     tokens: dict[tuple[str, str], TokenUsage] = field(default_factory=dict)
-    # Transient (never persisted), reference core §1.3.
+    # Transient: never persisted, reset when a session is loaded.
     force_fresh_escalation: bool = False
     repetition_baseline: int = 0
 
-    # ----- history queries (reference core §1.5) -------------------------------------
+    # ----- history queries ------------------------------------------------------------
 
     def _last_assistant_index(self, agent: str) -> int:
         for i in range(len(self.history) - 1, -1, -1):
@@ -137,14 +152,15 @@ class Session:
                 n += 1
         return total
 
-    # ----- current need (DESIGN §5.1) ------------------------------------------------
+    # ----- current need ---------------------------------------------------------------
 
     def pending_turn_position(self) -> int:
-        """1-based position the in-flight user turn will take (ADR-0038: not yet recorded)."""
+        """1-based position the in-flight user turn will take; it is recorded only once the turn
+        succeeds (docs/adr/0001-record-the-user-turn-after-the-agent-answers.md)."""
         return len(self.history) + 1
 
     def record_need(self, body: str, producer: str = "") -> bool:
-        """Set the need; returns False when unchanged (idempotent like Go's RecordNeed)."""
+        """Set the need; returns False when unchanged, so repeating a need publishes nothing."""
         body = body.strip()
         if not body or body == self.current_need:
             return False
@@ -154,7 +170,7 @@ class Session:
         return True
 
     def need_turns_ago(self) -> int:
-        """Reference core §3.6 with the pending turn counted: len(history) + 2 − set_at."""
+        """Turns since the need was set, the pending turn counted: len(history) + 2 − set_at."""
         if self.current_need_set_at <= 0:
             return 0
         return len(self.history) + 2 - self.current_need_set_at
@@ -168,7 +184,7 @@ class Session:
         pos = max(self.current_need_set_at - 1, 0)
         return not any(t.is_assistant_of(ESCALATION) for t in self.history[pos:])
 
-    # ----- tokens (reference core §1.4) ----------------------------------------------
+    # ----- tokens ---------------------------------------------------------------------
 
     def add_tokens(
         self,
@@ -187,25 +203,17 @@ class Session:
         u = self.tokens.get((model, role))
         if u is None:
             u = self.tokens[(model, role)] = TokenUsage(model=model, role=role)
-        u.prompt += prompt
-        u.completion += completion
-        u.cache_read += cache_read
-        u.cache_creation += cache_creation
-        u.cost_usd += cost_usd
+        u.add(prompt, completion, cache_read, cache_creation, cost_usd)
         return u
 
     def tokens_by_role_prefix(self, prefix: str) -> TokenUsage:
         agg = TokenUsage(model="*", role=prefix)
         for (_, role), u in self.tokens.items():
             if role == prefix or role.startswith(prefix + ":"):
-                agg.prompt += u.prompt
-                agg.completion += u.completion
-                agg.cache_read += u.cache_read
-                agg.cache_creation += u.cache_creation
-                agg.cost_usd += u.cost_usd
+                agg.add(u.prompt, u.completion, u.cache_read, u.cache_creation, u.cost_usd)
         return agg
 
-    # ----- summary bricks (reference core §1.8) --------------------------------------
+    # ----- summary bricks ---------------------------------------------------------------
 
     def rebuild_summary_bricks(self, budget: int) -> None:
         self.last_local_summary = build_brick(
@@ -217,14 +225,14 @@ class Session:
             self.last_escalation_summary = build_brick(esc_slice, ESCALATION, budget)
 
     def to_go_json(self) -> dict[str, Any]:
-        """Go milk's session keys (DESIGN §3, ``sessions show --json``)."""
+        """The ``sessions show --json`` shape, keys as in the Go milk session file."""
         from milk_tui.model.gojson import session_to_go_json
 
         return session_to_go_json(self)
 
 
 def ends_with_question(text: str) -> bool:
-    """Reference core §1.9: last non-blank line, trimmed, ends with '?'."""
+    """Whether an answer asks the user something: its last non-blank line ends with '?'."""
     for line in reversed(text.splitlines()):
         s = line.strip()
         if s:

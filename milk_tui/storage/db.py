@@ -21,7 +21,7 @@ class StorageError(Exception):
     """A database problem, worded for the user (path and cause)."""
 
 
-def _m001_sessions(db: sqlite3.Connection) -> None:
+def _m001_sessions(db: MigrationConnection) -> None:
     db.executescript(
         """
         CREATE TABLE sessions (
@@ -69,13 +69,15 @@ def _m001_sessions(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
+Migration = Callable[["MigrationConnection"], None]
+
+MIGRATIONS: list[tuple[str, Migration]] = [
     ("001_sessions", _m001_sessions),
 ]
 """Append-only. Other modules (memory) register theirs with ``register_migration``."""
 
 
-def register_migration(name: str, fn: Callable[[sqlite3.Connection], None]) -> None:
+def register_migration(name: str, fn: Migration) -> None:
     if name not in {n for n, _ in MIGRATIONS}:
         MIGRATIONS.append((name, fn))
         MIGRATIONS.sort(key=lambda m: m[0])
@@ -94,17 +96,18 @@ def run_script(conn: sqlite3.Connection, script: str) -> None:
         conn.execute(buf)
 
 
-class _MigrationConn:
-    """Hands migrations a connection whose ``executescript`` cannot end the transaction."""
+class MigrationConnection:
+    """What a migration gets: the connection, but an ``executescript`` that cannot end the
+    transaction (sqlite3's own commits first), so a failed migration leaves no trace."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
 
+    def execute(self, sql: str, params: tuple | dict = ()) -> sqlite3.Cursor:
+        return self._conn.execute(sql, params)
+
     def executescript(self, script: str) -> None:
         run_script(self._conn, script)
-
-    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
-        return getattr(self._conn, name)
 
 
 class Database:
@@ -141,7 +144,7 @@ class Database:
             done = {r[0] for r in db.execute("SELECT name FROM schema_migrations")}
             for name, fn in MIGRATIONS:
                 if name not in done:
-                    fn(_MigrationConn(db))  # type: ignore[arg-type]
+                    fn(MigrationConnection(db))
                     db.execute(
                         "INSERT INTO schema_migrations VALUES (?, strftime('%s','now'))", (name,)
                     )

@@ -7,6 +7,7 @@ any instant leaves either the whole turn or none of it.
 
 from __future__ import annotations
 
+import builtins
 import json
 import time
 import uuid
@@ -21,7 +22,7 @@ _META_FIELDS = (
     "primary_nonce", "memory_instruction_injected_at",
 )  # fmt: skip
 INPUT_HISTORY_KEEP = 500
-"""Reference core §1.10: only the last 500 input lines are kept per scope."""
+"""Only the last 500 input lines are kept per session: enough to recall, bounded on disk."""
 
 
 @dataclass
@@ -245,7 +246,9 @@ class SessionStore:
                 (session_id, session_id, INPUT_HISTORY_KEEP),
             )
 
-    def inputs(self, session_id: str | None = None, limit: int = INPUT_HISTORY_KEEP) -> list[str]:
+    def inputs(
+        self, session_id: str | None = None, limit: int = INPUT_HISTORY_KEEP
+    ) -> builtins.list[str]:
         """Oldest first; ``session_id=None`` gives the global history across sessions."""
         if session_id is None:
             rows = self.db.query(

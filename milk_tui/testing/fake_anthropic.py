@@ -2,9 +2,8 @@
 
 Tests point the npm-installed ``claude`` at it (``ANTHROPIC_BASE_URL``) and then assert on
 what the CLI actually SENT (system prompt, messages) — the only honest way to check our
-``--append-system-prompt-file`` / ``--resume`` wiring.  Behaviour verified against the CLI
-in ``reference/real-test-peers.md`` §2: it probes ``HEAD /`` first and posts to
-``/v1/messages?beta=true`` with ``stream: true``.
+``--append-system-prompt-file`` / ``--resume`` wiring.  The CLI probes ``HEAD /`` first
+and posts to ``/v1/messages?beta=true`` with ``stream: true``; both are served here.
 
 The server runs in a daemon thread (stdlib ``ThreadingHTTPServer``) so it works the same
 from sync and asyncio tests.
@@ -13,85 +12,37 @@ from sync and asyncio tests.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import threading
 import time
-import uuid
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
-# Anthropic error "type" per HTTP status (docs.anthropic.com errors page).
-_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    429: "rate_limit_error",
-    500: "api_error",
-    529: "overloaded_error",
-}
+from milk_tui.testing.claude_env import claude_env, find_claude_bin
+from milk_tui.testing.fake_anthropic_reply import (
+    ERROR_TYPES,
+    Block,
+    Reply,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    sse_events,
+    whole_message,
+)
 
-
-# ----- what a reply is made of ----------------------------------------------------------
-
-
-@dataclass
-class TextBlock:
-    text: str
-    chunk_size: int = 0
-    """0 = split into ~3 pieces so the CLI emits several text_delta stream events."""
-
-
-@dataclass
-class ThinkingBlock:
-    thinking: str
-
-
-@dataclass
-class ToolUseBlock:
-    name: str
-    input: dict[str, Any]
-    id: str = field(default_factory=lambda: "toolu_" + uuid.uuid4().hex[:20])
-
-
-Block = TextBlock | ThinkingBlock | ToolUseBlock
-
-
-@dataclass
-class Reply:
-    blocks: list[Block] = field(default_factory=list)
-    status: int = 200
-    error_message: str = ""
-    input_tokens: int = 10
-    output_tokens: int = 8
-    cache_read: int = 0
-    cache_creation: int = 0
-    delay_s: float = 0.0
-    """Sleep between SSE events (cancellation tests want a reply that takes a while)."""
-
-    @classmethod
-    def text(cls, text: str, **kw: Any) -> Reply:
-        return cls(blocks=[TextBlock(text)], **kw)
-
-    @classmethod
-    def tool(cls, name: str, input: dict[str, Any], **kw: Any) -> Reply:
-        return cls(blocks=[ToolUseBlock(name, input)], **kw)
-
-    @classmethod
-    def error(cls, status: int, message: str = "") -> Reply:
-        return cls(status=status, error_message=message or f"fake {status}")
-
-    @property
-    def stop_reason(self) -> str:
-        return "tool_use" if any(isinstance(b, ToolUseBlock) for b in self.blocks) else "end_turn"
-
-
-# ----- what the CLI sent ------------------------------------------------------------------
+__all__ = [
+    "Block",
+    "FakeAnthropic",
+    "RecordedRequest",
+    "Reply",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolUseBlock",
+    "claude_env",
+    "find_claude_bin",
+]
 
 
 @dataclass
@@ -215,8 +166,7 @@ class FakeAnthropic:
     @property
     def url(self) -> str:
         assert self._server is not None, "server not started"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._server.server_port}"
 
     def start(self) -> FakeAnthropic:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
@@ -292,13 +242,13 @@ def _make_handler(owner: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
                 )
             reply = owner._next_reply(req)
             if reply.status != 200:
-                etype = _ERROR_TYPES.get(reply.status, "api_error")
+                etype = ERROR_TYPES.get(reply.status, "api_error")
                 return self._json(
                     reply.status,
                     {"type": "error", "error": {"type": etype, "message": reply.error_message}},
                 )
             if not body.get("stream"):
-                return self._json(200, _whole_message(reply, body.get("model", "claude-fake")))
+                return self._json(200, whole_message(reply, body.get("model", "claude-fake")))
             self._stream(reply, body.get("model", "claude-fake"))
 
         def _stream(self, reply: Reply, model: str) -> None:
@@ -309,7 +259,7 @@ def _make_handler(owner: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.close_connection = True
             try:
-                for name, data in _sse_events(reply, model):
+                for name, data in sse_events(reply, model):
                     self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
                     self.wfile.flush()
                     if reply.delay_s:
@@ -318,195 +268,3 @@ def _make_handler(owner: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
                 pass  # the client went away (cancellation tests)
 
     return Handler
-
-
-def _usage(reply: Reply) -> dict[str, int]:
-    return {
-        "input_tokens": reply.input_tokens,
-        "output_tokens": reply.output_tokens,
-        "cache_creation_input_tokens": reply.cache_creation,
-        "cache_read_input_tokens": reply.cache_read,
-    }
-
-
-def _whole_message(reply: Reply, model: str) -> dict[str, Any]:
-    content: list[dict[str, Any]] = []
-    for b in reply.blocks:
-        if isinstance(b, TextBlock):
-            content.append({"type": "text", "text": b.text})
-        elif isinstance(b, ThinkingBlock):
-            content.append({"type": "thinking", "thinking": b.thinking, "signature": "sig"})
-        else:
-            content.append({"type": "tool_use", "id": b.id, "name": b.name, "input": b.input})
-    return {
-        "id": "msg_" + uuid.uuid4().hex[:24],
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": content,
-        "stop_reason": reply.stop_reason,
-        "stop_sequence": None,
-        "usage": _usage(reply),
-    }
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    if not text:
-        return [""]
-    if size <= 0:
-        size = max(1, -(-len(text) // 3))
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
-
-def _sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
-    mid = "msg_" + uuid.uuid4().hex[:24]
-    start_usage = dict(_usage(reply), output_tokens=1)
-    out: list[tuple[str, dict[str, Any]]] = [
-        (
-            "message_start",
-            {
-                "type": "message_start",
-                "message": {
-                    "id": mid,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": model,
-                    "content": [],
-                    "stop_reason": None,
-                    "stop_sequence": None,
-                    "usage": start_usage,
-                },
-            },
-        )
-    ]
-    for i, b in enumerate(reply.blocks):
-        if isinstance(b, TextBlock):
-            out.append(
-                (
-                    "content_block_start",
-                    {
-                        "type": "content_block_start",
-                        "index": i,
-                        "content_block": {"type": "text", "text": ""},
-                    },
-                )
-            )
-            for piece in _pieces(b.text, b.chunk_size):
-                out.append(
-                    (
-                        "content_block_delta",
-                        {
-                            "type": "content_block_delta",
-                            "index": i,
-                            "delta": {"type": "text_delta", "text": piece},
-                        },
-                    )
-                )
-        elif isinstance(b, ThinkingBlock):
-            out.append(
-                (
-                    "content_block_start",
-                    {
-                        "type": "content_block_start",
-                        "index": i,
-                        "content_block": {"type": "thinking", "thinking": ""},
-                    },
-                )
-            )
-            for piece in _pieces(b.thinking, 0):
-                out.append(
-                    (
-                        "content_block_delta",
-                        {
-                            "type": "content_block_delta",
-                            "index": i,
-                            "delta": {"type": "thinking_delta", "thinking": piece},
-                        },
-                    )
-                )
-            out.append(
-                (
-                    "content_block_delta",
-                    {
-                        "type": "content_block_delta",
-                        "index": i,
-                        "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"},
-                    },
-                )
-            )
-        else:
-            out.append(
-                (
-                    "content_block_start",
-                    {
-                        "type": "content_block_start",
-                        "index": i,
-                        "content_block": {
-                            "type": "tool_use",
-                            "id": b.id,
-                            "name": b.name,
-                            "input": {},
-                        },
-                    },
-                )
-            )
-            out.append(
-                (
-                    "content_block_delta",
-                    {
-                        "type": "content_block_delta",
-                        "index": i,
-                        "delta": {"type": "input_json_delta", "partial_json": json.dumps(b.input)},
-                    },
-                )
-            )
-        out.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
-    out.append(
-        (
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
-                "usage": {"output_tokens": reply.output_tokens},
-            },
-        )
-    )
-    out.append(("message_stop", {"type": "message_stop"}))
-    return out
-
-
-# ----- helpers for tests that run the real CLI --------------------------------------------
-
-
-def claude_env(tmp_path: Path, base_url: str) -> dict[str, str]:
-    """Environment that isolates the CLI (own config dir, no telemetry, no retries).
-
-    ``CLAUDE_CODE_MAX_RETRIES=0`` matters: without it a 401 is retried 10 times with
-    backoff (real-test-peers §2).
-    """
-    home = Path(tmp_path) / "claude-home"
-    home.mkdir(parents=True, exist_ok=True)
-    return {
-        "ANTHROPIC_BASE_URL": base_url,
-        "ANTHROPIC_API_KEY": "dummy",
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "HOME": str(home),
-        "DISABLE_TELEMETRY": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "CLAUDE_CODE_MAX_RETRIES": "0",
-    }
-
-
-_REPO_ROOT = Path(__file__).resolve().parents[2]
-_NPM_BIN = Path(".npm-claude") / "node_modules" / ".bin" / "claude"
-
-
-def find_claude_bin() -> str | None:
-    """The real CLI for tests: $MILK_TEST_CLAUDE_BIN, the repo's npm install, else PATH."""
-    explicit = os.environ.get("MILK_TEST_CLAUDE_BIN", "").strip()
-    if explicit:
-        return explicit if Path(explicit).exists() or shutil.which(explicit) else None
-    local = _REPO_ROOT / _NPM_BIN
-    if local.exists():
-        return str(local)
-    return shutil.which("claude")

@@ -1,5 +1,5 @@
 """Generate a tiny random-weight llama GGUF so tests can run a REAL llama.cpp server with
-no model download (real-test-peers §3 / appendix C describes the recipe; code is ours).
+no model download.
 
 The model is nonsense but well-formed: 2 layers, 64-dim, F32, an SPM vocabulary with all 256
 byte-fallback tokens (llama.cpp's tokenizer needs every one of them, otherwise unknown

@@ -1,0 +1,17 @@
+"""Defaults of the config keys of the same names (docs/interfaces.md).
+
+Kept apart from ``settings`` so that code needing only a default (memory selection) does
+not import pydantic-settings, which costs cold-start time.
+"""
+
+DEFAULT_CONTEXT_BUDGET = 12000
+DEFAULT_MESSAGE_BUDGET = 24000
+DEFAULT_RETURNING_FRESH_START = 8
+DEFAULT_PERCEPT_INJECT_MAX = 25
+DEFAULT_PERCEPT_INJECT_MAX_BYTES = 2048
+DEFAULT_MAX_TOOL_ITERATIONS = 20
+DEFAULT_MEMORY_REINJECTION_TURNS = 20
+DEFAULT_MEMORY_REINJECTION_BYTES = 40000
+DEFAULT_MEMORY_RESULT_MAX_BYTES = 2048
+DEFAULT_TURN_TIMEOUT_SECS = 600
+DEFAULT_TOOL_TIMEOUT_SECS = 120

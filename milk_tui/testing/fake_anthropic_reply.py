@@ -1,0 +1,236 @@
+"""What the fake Anthropic Messages server answers: reply blocks, and their wire encodings.
+
+A ``Reply`` is a list of content blocks plus usage figures; ``whole_message`` renders it as
+one JSON message and ``sse_events`` as the ``event:``/``data:`` stream of the Messages API
+(https://docs.anthropic.com/en/api/messages-streaming).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+# Anthropic error "type" per HTTP status (docs.anthropic.com errors page).
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+# ----- what a reply is made of ----------------------------------------------------------
+
+
+@dataclass
+class TextBlock:
+    text: str
+    chunk_size: int = 0
+    """0 = split into ~3 pieces so the CLI emits several text_delta stream events."""
+
+
+@dataclass
+class ThinkingBlock:
+    thinking: str
+
+
+@dataclass
+class ToolUseBlock:
+    name: str
+    input: dict[str, Any]
+    id: str = field(default_factory=lambda: "toolu_" + uuid.uuid4().hex[:20])
+
+
+Block = TextBlock | ThinkingBlock | ToolUseBlock
+
+
+@dataclass
+class Reply:
+    blocks: list[Block] = field(default_factory=list)
+    status: int = 200
+    error_message: str = ""
+    input_tokens: int = 10
+    output_tokens: int = 8
+    cache_read: int = 0
+    cache_creation: int = 0
+    delay_s: float = 0.0
+    """Sleep between SSE events (cancellation tests want a reply that takes a while)."""
+
+    @classmethod
+    def text(cls, text: str, **kw: Any) -> Reply:
+        return cls(blocks=[TextBlock(text)], **kw)
+
+    @classmethod
+    def tool(cls, name: str, input: dict[str, Any], **kw: Any) -> Reply:
+        return cls(blocks=[ToolUseBlock(name, input)], **kw)
+
+    @classmethod
+    def error(cls, status: int, message: str = "") -> Reply:
+        return cls(status=status, error_message=message or f"fake {status}")
+
+    @property
+    def stop_reason(self) -> str:
+        return "tool_use" if any(isinstance(b, ToolUseBlock) for b in self.blocks) else "end_turn"
+
+
+# ----- what the CLI sent ------------------------------------------------------------------
+
+
+def usage(reply: Reply) -> dict[str, int]:
+    return {
+        "input_tokens": reply.input_tokens,
+        "output_tokens": reply.output_tokens,
+        "cache_creation_input_tokens": reply.cache_creation,
+        "cache_read_input_tokens": reply.cache_read,
+    }
+
+
+def whole_message(reply: Reply, model: str) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    for b in reply.blocks:
+        if isinstance(b, TextBlock):
+            content.append({"type": "text", "text": b.text})
+        elif isinstance(b, ThinkingBlock):
+            content.append({"type": "thinking", "thinking": b.thinking, "signature": "sig"})
+        else:
+            content.append({"type": "tool_use", "id": b.id, "name": b.name, "input": b.input})
+    return {
+        "id": "msg_" + uuid.uuid4().hex[:24],
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": reply.stop_reason,
+        "stop_sequence": None,
+        "usage": usage(reply),
+    }
+
+
+def pieces(text: str, size: int) -> list[str]:
+    if not text:
+        return [""]
+    if size <= 0:
+        size = max(1, -(-len(text) // 3))
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
+    mid = "msg_" + uuid.uuid4().hex[:24]
+    start_usage = dict(usage(reply), output_tokens=1)
+    out: list[tuple[str, dict[str, Any]]] = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": mid,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": start_usage,
+                },
+            },
+        )
+    ]
+    for i, b in enumerate(reply.blocks):
+        if isinstance(b, TextBlock):
+            out.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": i,
+                        "content_block": {"type": "text", "text": ""},
+                    },
+                )
+            )
+            for piece in pieces(b.text, b.chunk_size):
+                out.append(
+                    (
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": i,
+                            "delta": {"type": "text_delta", "text": piece},
+                        },
+                    )
+                )
+        elif isinstance(b, ThinkingBlock):
+            out.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": i,
+                        "content_block": {"type": "thinking", "thinking": ""},
+                    },
+                )
+            )
+            for piece in pieces(b.thinking, 0):
+                out.append(
+                    (
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": i,
+                            "delta": {"type": "thinking_delta", "thinking": piece},
+                        },
+                    )
+                )
+            out.append(
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": i,
+                        "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"},
+                    },
+                )
+            )
+        else:
+            out.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": i,
+                        "content_block": {
+                            "type": "tool_use",
+                            "id": b.id,
+                            "name": b.name,
+                            "input": {},
+                        },
+                    },
+                )
+            )
+            out.append(
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": i,
+                        "delta": {"type": "input_json_delta", "partial_json": json.dumps(b.input)},
+                    },
+                )
+            )
+        out.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+    out.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": reply.output_tokens},
+            },
+        )
+    )
+    out.append(("message_stop", {"type": "message_stop"}))
+    return out
