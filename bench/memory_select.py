@@ -1,8 +1,8 @@
 """Shared-memory benchmark: selection, recording with dedup, consolidation at 100,000 facts.
 
-Each figure is printed next to a linear-scan baseline measured in the same run (what the
-Go original does: walk every fact, tokenize, compare), with the ratio.  Budgets (DESIGN §6,
-issue 3): selection ≤ 5 ms median, recording ≤ 2 ms median, consolidation ≤ 2 s.
+Each figure is printed next to a linear-scan baseline measured in the same run (walk every
+fact, tokenize, compare), with the ratio.  Budgets (docs/ARCHITECTURE.md, "Performance
+budgets"): selection ≤ 5 ms median, recording ≤ 2 ms median, consolidation ≤ 2 s.
 
     python bench/memory_select.py           # 100,000 facts
     python bench/memory_select.py --quick   # 10,000 facts, fewer samples
@@ -96,7 +96,7 @@ def timed(fn, *args, **kw) -> float:
     return (time.perf_counter() - t) * 1000
 
 
-# ----- linear-scan baselines (the Go original's algorithms, in Python) -------------------
+# ----- linear-scan baselines: the same rules, applied to every fact ------------------------
 
 
 def linear_select(rows: list[Percept], prompt: str, slot: str) -> list[str]:

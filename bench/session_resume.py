@@ -1,6 +1,6 @@
 """Resume a 10,000-turn session and append turns at 10 vs 10,000 turns of history.
 
-Targets (DESIGN §6): resume ≤ 150 ms; appending is O(1) in history length (ratio ≈ 1).
+Targets (docs/ARCHITECTURE.md, "Performance budgets"): resume ≤ 150 ms; appending is O(1) in history length (ratio ≈ 1).
 Baseline in the same run: a bare ``SELECT`` of the same rows with sqlite3, so the figure
 says how much our loading adds on top of the database itself.
 """
