@@ -23,7 +23,7 @@ from milk_tui.memory.store import PerceptStore
 from milk_tui.model.percept import Consumer, Percept, Producer
 from milk_tui.model.session import Session, State, TokenUsage, ToolCallRecord, Turn
 from milk_tui.storage.db import Database
-from milk_tui.storage.sessions import _meta, _turn_row
+from milk_tui.storage.sessions import _meta, _turn_row, token_row
 
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(Z|z|[+-]\d\d:\d\d)$"
@@ -151,9 +151,8 @@ def _import_session(db: Database, s: Session, history: list[str], report: Import
         conn.executemany(
             "INSERT INTO tokens (session_id, model, role, prompt, completion, cache_read, "
             "cache_creation, cost_usd) VALUES (?,?,?,?,?,?,?,?)",
-            [(s.id, u.model, u.role, u.prompt, u.completion, u.cache_read, u.cache_creation, 0.0)
-             for u in s.tokens.values()],
-        )  # fmt: skip
+            [(s.id, *token_row(u)) for u in s.tokens.values()],
+        )
         conn.executemany(
             "INSERT INTO input_history (session_id, text, ts) VALUES (?,?,?)",
             [(s.id, text, s.last_used) for text in history],

@@ -106,6 +106,12 @@ class PerceptFilter:
         return (" AND ".join(parts) or "1"), params
 
 
+def _values(p: Percept) -> tuple:
+    """The stored columns from ``content`` to ``updated_at``, in INSERT order."""
+    return (p.content, p.producer, p.consumer, p.scope, p.session_id, p.turn_index, int(p.core),
+            p.weight, p.created_at, p.updated_at)  # fmt: skip
+
+
 def row_to_percept(r: sqlite3.Row | tuple) -> Percept:
     return Percept(
         id=r[0],
@@ -169,20 +175,7 @@ class PerceptStore:
         cur = conn.execute(
             "INSERT INTO percepts (content, producer, consumer, scope, session_id, turn_index, "
             "core, weight, created_at, updated_at, ext_id, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                p.content,
-                p.producer,
-                p.consumer,
-                p.scope,
-                p.session_id,
-                p.turn_index,
-                int(p.core),
-                p.weight,
-                p.created_at,
-                p.updated_at,
-                ext_id,
-                terms,
-            ),
+            (*_values(p), ext_id, terms),
         )
         pid = int(cur.lastrowid or 0)
         self._index(conn, pid, terms)
@@ -204,20 +197,7 @@ class PerceptStore:
         conn.execute(
             "INSERT INTO percepts (id, content, producer, consumer, scope, session_id, turn_index, "
             "core, weight, created_at, updated_at, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                p.id,
-                p.content,
-                p.producer,
-                p.consumer,
-                p.scope,
-                p.session_id,
-                p.turn_index,
-                int(p.core),
-                p.weight,
-                p.created_at,
-                p.updated_at,
-                terms,
-            ),
+            (p.id, *_values(p), terms),
         )
         self._index(conn, p.id, terms)
 

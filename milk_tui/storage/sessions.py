@@ -21,6 +21,10 @@ _META_FIELDS = (
     "escalation_brief", "last_local_summary", "last_escalation_summary", "escalation_nonce",
     "primary_nonce", "memory_instruction_injected_at",
 )  # fmt: skip
+TOKEN_COLUMNS = ("model", "role", "prompt", "completion", "cache_read", "cache_creation",
+                 "cost_usd")  # fmt: skip
+"""Columns of the ``tokens`` table, named like the ``TokenUsage`` fields they hold."""
+_SUMMARY_COLUMNS = ("id", "name", "cwd", "created_at", "last_used", "state")
 INPUT_HISTORY_KEEP = 500
 """Only the last 500 input lines are kept per session: enough to recall, bounded on disk."""
 
@@ -53,6 +57,10 @@ def _turn_row(t: Turn) -> tuple:
         t.context_text,
         t.timestamp,
     )
+
+
+def token_row(u: TokenUsage) -> tuple:
+    return tuple(getattr(u, c) for c in TOKEN_COLUMNS)
 
 
 class SessionStore:
@@ -99,28 +107,12 @@ class SessionStore:
         )
         hist = s.history
         for role, agent, agent_name, content, thinking, calls, ctx, ts in cur:
-            t = Turn(
-                role=role,
-                content=content,
-                agent=agent,
-                agent_name=agent_name,
-                thinking=thinking,
-                timestamp=ts,
-                context_text=ctx,
-            )
+            t = Turn(role, content, agent, agent_name, thinking, timestamp=ts, context_text=ctx)
             if calls:
                 t.tool_calls = [ToolCallRecord(**c) for c in json.loads(calls)]
             hist.append(t)
         for tr in self.db.query("SELECT * FROM tokens WHERE session_id = ?", (session_id,)):
-            s.tokens[(tr["model"], tr["role"])] = TokenUsage(
-                model=tr["model"],
-                role=tr["role"],
-                prompt=tr["prompt"],
-                completion=tr["completion"],
-                cache_read=tr["cache_read"],
-                cache_creation=tr["cache_creation"],
-                cost_usd=tr["cost_usd"],
-            )
+            s.tokens[(tr["model"], tr["role"])] = TokenUsage(**{c: tr[c] for c in TOKEN_COLUMNS})
         return s
 
     def find(self, cwd: str, name: str = "") -> str | None:
@@ -172,16 +164,7 @@ class SessionStore:
                     "cache_read = cache_read + excluded.cache_read, "
                     "cache_creation = cache_creation + excluded.cache_creation, "
                     "cost_usd = cost_usd + excluded.cost_usd",
-                    (
-                        s.id,
-                        u.model,
-                        u.role,
-                        u.prompt,
-                        u.completion,
-                        u.cache_read,
-                        u.cache_creation,
-                        u.cost_usd,
-                    ),
+                    (s.id, *token_row(u)),
                 )
             db.execute(
                 "UPDATE sessions SET last_used = ?, state = ?, meta = ?, name = ? WHERE id = ?",
@@ -210,12 +193,7 @@ class SessionStore:
         )
         return [
             SessionSummary(
-                id=r["id"],
-                name=r["name"],
-                cwd=r["cwd"],
-                created_at=r["created_at"],
-                last_used=r["last_used"],
-                state=r["state"],
+                **{c: r[c] for c in _SUMMARY_COLUMNS},
                 turns=r["n"],
                 current_need=json.loads(r["meta"] or "{}").get("current_need", ""),
             )

@@ -119,118 +119,47 @@ def pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
+def _event(name: str, **fields: Any) -> tuple[str, dict[str, Any]]:
+    """An SSE event: its ``event:`` name and its ``data:`` object, whose ``type`` repeats it."""
+    return name, {"type": name, **fields}
+
+
+def _block(b: Block) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A content block's ``content_block_start`` body and the deltas that fill it."""
+    if isinstance(b, TextBlock):
+        texts = pieces(b.text, b.chunk_size)
+        return {"type": "text", "text": ""}, [{"type": "text_delta", "text": t} for t in texts]
+    if isinstance(b, ThinkingBlock):
+        deltas = [{"type": "thinking_delta", "thinking": t} for t in pieces(b.thinking, 0)]
+        deltas.append({"type": "signature_delta", "signature": "c2lnbmF0dXJl"})
+        return {"type": "thinking", "thinking": ""}, deltas
+    start = {"type": "tool_use", "id": b.id, "name": b.name, "input": {}}
+    return start, [{"type": "input_json_delta", "partial_json": json.dumps(b.input)}]
+
+
 def sse_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
-    mid = "msg_" + uuid.uuid4().hex[:24]
-    start_usage = dict(usage(reply), output_tokens=1)
-    out: list[tuple[str, dict[str, Any]]] = [
-        (
-            "message_start",
-            {
-                "type": "message_start",
-                "message": {
-                    "id": mid,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": model,
-                    "content": [],
-                    "stop_reason": None,
-                    "stop_sequence": None,
-                    "usage": start_usage,
-                },
-            },
-        )
-    ]
+    message: dict[str, Any] = {
+        "id": "msg_" + uuid.uuid4().hex[:24],
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": dict(usage(reply), output_tokens=1),
+    }
+    out = [_event("message_start", message=message)]
     for i, b in enumerate(reply.blocks):
-        if isinstance(b, TextBlock):
-            out.append(
-                (
-                    "content_block_start",
-                    {
-                        "type": "content_block_start",
-                        "index": i,
-                        "content_block": {"type": "text", "text": ""},
-                    },
-                )
-            )
-            for piece in pieces(b.text, b.chunk_size):
-                out.append(
-                    (
-                        "content_block_delta",
-                        {
-                            "type": "content_block_delta",
-                            "index": i,
-                            "delta": {"type": "text_delta", "text": piece},
-                        },
-                    )
-                )
-        elif isinstance(b, ThinkingBlock):
-            out.append(
-                (
-                    "content_block_start",
-                    {
-                        "type": "content_block_start",
-                        "index": i,
-                        "content_block": {"type": "thinking", "thinking": ""},
-                    },
-                )
-            )
-            for piece in pieces(b.thinking, 0):
-                out.append(
-                    (
-                        "content_block_delta",
-                        {
-                            "type": "content_block_delta",
-                            "index": i,
-                            "delta": {"type": "thinking_delta", "thinking": piece},
-                        },
-                    )
-                )
-            out.append(
-                (
-                    "content_block_delta",
-                    {
-                        "type": "content_block_delta",
-                        "index": i,
-                        "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"},
-                    },
-                )
-            )
-        else:
-            out.append(
-                (
-                    "content_block_start",
-                    {
-                        "type": "content_block_start",
-                        "index": i,
-                        "content_block": {
-                            "type": "tool_use",
-                            "id": b.id,
-                            "name": b.name,
-                            "input": {},
-                        },
-                    },
-                )
-            )
-            out.append(
-                (
-                    "content_block_delta",
-                    {
-                        "type": "content_block_delta",
-                        "index": i,
-                        "delta": {"type": "input_json_delta", "partial_json": json.dumps(b.input)},
-                    },
-                )
-            )
-        out.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+        start, deltas = _block(b)
+        out.append(_event("content_block_start", index=i, content_block=start))
+        out.extend(_event("content_block_delta", index=i, delta=d) for d in deltas)
+        out.append(_event("content_block_stop", index=i))
     out.append(
-        (
+        _event(
             "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
-                "usage": {"output_tokens": reply.output_tokens},
-            },
+            delta={"stop_reason": reply.stop_reason, "stop_sequence": None},
+            usage={"output_tokens": reply.output_tokens},
         )
     )
-    out.append(("message_stop", {"type": "message_stop"}))
+    out.append(_event("message_stop"))
     return out

@@ -99,6 +99,27 @@ def _ev(sid: str, event: dict[str, Any]) -> None:
     )
 
 
+def _tool_use(sid: str, id_prefix: str, name: str, tool_input: dict[str, Any]) -> str:
+    """An assistant message holding one tool call; returns the call's id."""
+    call_id = id_prefix + uuid.uuid4().hex[:8]
+    _message(sid, [{"type": "tool_use", "id": call_id, "name": name, "input": tool_input}])
+    return call_id
+
+
+def _block_events(b: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A content block's ``content_block_start`` body and the deltas that stream it."""
+    if b["type"] == "text":
+        t = b["text"]
+        step = max(1, len(t) // 3)
+        texts = [t[j : j + step] for j in range(0, len(t), step)]
+        return {"type": "text", "text": ""}, [{"type": "text_delta", "text": x} for x in texts]
+    if b["type"] == "thinking":
+        delta = {"type": "thinking_delta", "thinking": b["thinking"]}
+        return {"type": "thinking", "thinking": ""}, [delta]
+    start = {"type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}
+    return start, [{"type": "input_json_delta", "partial_json": json.dumps(b["input"])}]
+
+
 def _message(sid: str, blocks: list[dict[str, Any]]) -> None:
     """One assistant message: stream events first, then the whole message (like the CLI)."""
     mid = "msg_" + uuid.uuid4().hex[:20]
@@ -110,65 +131,10 @@ def _message(sid: str, blocks: list[dict[str, Any]]) -> None:
         },
     )
     for i, b in enumerate(blocks):
-        if b["type"] == "text":
-            _ev(
-                sid,
-                {
-                    "type": "content_block_start",
-                    "index": i,
-                    "content_block": {"type": "text", "text": ""},
-                },
-            )
-            t = b["text"]
-            step = max(1, len(t) // 3)
-            for j in range(0, len(t), step):
-                _ev(
-                    sid,
-                    {
-                        "type": "content_block_delta",
-                        "index": i,
-                        "delta": {"type": "text_delta", "text": t[j : j + step]},
-                    },
-                )
-        elif b["type"] == "thinking":
-            _ev(
-                sid,
-                {
-                    "type": "content_block_start",
-                    "index": i,
-                    "content_block": {"type": "thinking", "thinking": ""},
-                },
-            )
-            _ev(
-                sid,
-                {
-                    "type": "content_block_delta",
-                    "index": i,
-                    "delta": {"type": "thinking_delta", "thinking": b["thinking"]},
-                },
-            )
-        else:
-            _ev(
-                sid,
-                {
-                    "type": "content_block_start",
-                    "index": i,
-                    "content_block": {
-                        "type": "tool_use",
-                        "id": b["id"],
-                        "name": b["name"],
-                        "input": {},
-                    },
-                },
-            )
-            _ev(
-                sid,
-                {
-                    "type": "content_block_delta",
-                    "index": i,
-                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(b["input"])},
-                },
-            )
+        start, deltas = _block_events(b)
+        _ev(sid, {"type": "content_block_start", "index": i, "content_block": start})
+        for d in deltas:
+            _ev(sid, {"type": "content_block_delta", "index": i, "delta": d})
         _ev(sid, {"type": "content_block_stop", "index": i})
     _out(
         {
@@ -289,18 +255,7 @@ def main(argv: list[str]) -> int:
         _message(sid, [{"type": "thinking", "thinking": turn["thinking"]}])
     if turn.get("permission"):
         perm = turn["permission"]
-        call_id = "toolu_perm_" + uuid.uuid4().hex[:8]
-        _message(
-            sid,
-            [
-                {
-                    "type": "tool_use",
-                    "id": call_id,
-                    "name": perm["tool_name"],
-                    "input": perm.get("input", {}),
-                }
-            ],
-        )
+        call_id = _tool_use(sid, "toolu_perm_", perm["tool_name"], perm.get("input", {}))
         _out(
             {
                 "type": "control_request",
@@ -319,18 +274,7 @@ def main(argv: list[str]) -> int:
         _tool_result(sid, call_id, "ran" if behavior == "allow" else "denied", behavior != "allow")
     if turn.get("tool"):
         tool = turn["tool"]
-        call_id = "toolu_" + uuid.uuid4().hex[:8]
-        _message(
-            sid,
-            [
-                {
-                    "type": "tool_use",
-                    "id": call_id,
-                    "name": tool["name"],
-                    "input": tool.get("input", {}),
-                }
-            ],
-        )
+        call_id = _tool_use(sid, "toolu_", tool["name"], tool.get("input", {}))
         _tool_result(sid, call_id, tool.get("result", "ok"), bool(tool.get("is_error")))
     text = turn.get("text", f"Fake Claude received: {prompt}" if not turn else "")
     if text:
