@@ -95,7 +95,7 @@ def test_agent_selection_and_builtin_claude():
     ],
 )
 def test_config_errors_never_echo_secrets(tmp_path: Path, agent: dict):
-    """DESIGN §7: secrets never reach error messages, even when the entry around them is bad."""
+    """Secrets never reach error messages, even when the entry around them is bad."""
     f = tmp_path / "c.json"
     f.write_text(json.dumps({"agents": [agent]}))
     with pytest.raises(ConfigError) as e:

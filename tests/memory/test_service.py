@@ -174,7 +174,7 @@ def test_list_count_search_filters(mem: MemoryService) -> None:
     assert mem.search("topi", PerceptFilter(scope="global"))[0].core  # prefix search
 
 
-# ----- consolidation (reference §4.5 pins) ------------------------------------------------
+# ----- consolidation: the exact weights the thresholds produce -------------------------
 
 
 def _weights_after(mem: MemoryService, w: float, passes: int) -> list:
