@@ -25,7 +25,12 @@ def test_every_package_is_listed_and_themes_map_to_the_top_level_folder():
     on_disk = {
         ".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "milk_tui").rglob("__init__.py")
     }
-    assert set(cfg["packages"]) == on_disk | {"milk_tui.themes"}
+    listed = set(cfg["packages"])
+    wanted = on_disk | {"milk_tui.themes"}
+    assert listed == wanted, (
+        f"[tool.setuptools] packages in pyproject.toml: add {sorted(wanted - listed)}, "
+        f"remove {sorted(listed - wanted)}"
+    )
     assert cfg["package-dir"] == {"milk_tui.themes": "themes"}
     assert cfg["package-data"]["milk_tui.themes"] == ["*.toml"]
     assert {p.name for p in (ROOT / "themes").glob("*.toml")} >= {
