@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Generator, Iterator
+from typing import TypedDict
 
 from milk_tui.config.defaults import DEFAULT_PERCEPT_INJECT_MAX, DEFAULT_PERCEPT_INJECT_MAX_BYTES
 from milk_tui.memory.dedup import fts_query, tokens
@@ -97,6 +98,14 @@ def _ranked(
         yield from _by_weight(store, common, where, session_id)
     if not gate:
         yield from _by_weight(store, None, where, session_id)
+
+
+class SelectionCaps(TypedDict, total=False):
+    """The optional caps of ``select_contents``, for callers that pass them through."""
+
+    max_count: int
+    max_bytes: int
+    relevance_gate: bool
 
 
 def select_contents(

@@ -13,16 +13,11 @@ import json
 import sqlite3
 import time
 from dataclasses import asdict
-from typing import Any, Protocol
+from typing import Any, Protocol, Unpack
 
 from milk_tui.memory.consolidate import ConsolidationReport, consolidate_in
 from milk_tui.memory.dedup import jaccard, tokenize, tokens
-from milk_tui.memory.select import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_COUNT,
-    format_block,
-    select_contents,
-)
+from milk_tui.memory.select import SelectionCaps, format_block, select_contents
 from milk_tui.memory.store import PerceptFilter, PerceptStore
 from milk_tui.model.events import BusEvent, Notice, PerceptDeleted, PerceptRecorded, PerceptUpdated
 from milk_tui.model.percept import Consumer, Percept, Producer, Scope, initial_weight
@@ -164,14 +159,11 @@ class MemoryService:
         prompt: str,
         slot: str,
         session_id: str,
-        *,
-        max_count: int = DEFAULT_MAX_COUNT,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        relevance_gate: bool = True,
+        **caps: Unpack[SelectionCaps],
     ) -> list[str]:
+        """``select_contents`` with a database failure reported as ``StorageError``."""
         try:
-            return select_contents(self.store, prompt, slot, session_id, max_count=max_count,
-                                   max_bytes=max_bytes, relevance_gate=relevance_gate)  # fmt: skip
+            return select_contents(self.store, prompt, slot, session_id, **caps)
         except sqlite3.Error as e:  # a read-side failure must fail soft, like writes do
             raise StorageError(f"{self.store.db.path}: {e}") from None
 
