@@ -6,7 +6,7 @@ import asyncio
 import sqlite3
 
 from milk_tui.agents.base import AgentError, Finished, SessionNotFound, TextChunk, UsageEvent
-from milk_tui.engine.dispatch import REPEATED_PROMPT_REASON
+from milk_tui.engine.repeat_guard import ESCALATION_REASON as REPEATED_PROMPT_REASON
 from milk_tui.model.session import State
 from milk_tui.testing.scripted_agent import say
 
