@@ -1,7 +1,7 @@
 """The milk tag grammar and its one parser: a streaming machine over agent output.
 
-Grammar (docs/adr/0009-one-tag-parser.md, docs/interfaces.md): ``<milk:KIND:NONCE>body</milk:KIND:NONCE>``
-with KIND one of ``need``, ``percept``, ``escalate``.  The rules:
+Grammar: ``<milk:KIND:NONCE>body</milk:KIND:NONCE>`` with KIND one of ``need``, ``percept``,
+``escalate`` (docs/interfaces.md; the one-parser decision: docs/adr/0009-one-tag-parser.md).  The rules:
 
 * the output is a pure function of the character sequence: chunk boundaries never matter;
 * backtick code spans (inline or fenced) are left alone; an inline span (one or two

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from milk_tui.config.settings import MilkConfig
-from milk_tui.engine.router import CLASSIFIER_PROMPT, RouteFlags, Router, RouterRules
+from milk_tui.engine.router import CLASSIFIER_PROMPT, RouteFlags, Router
+from milk_tui.engine.router_rules import RouterRules
 from milk_tui.model.session import Session, State
 
 PAD = " qqq" * 32
