@@ -86,19 +86,10 @@ class Dispatcher:
         availability: AvailabilityCache | None = None,
         permission_policy: PermissionPolicy = "ask",
     ) -> None:
-        self.state = DispatchState(
-            config=config,
-            store=store,
-            session=session,
-            bus=bus,
-            cwd=cwd,
-            primary=primary,
-            escalation=escalation,
-            router=router or Router(config, cwd),
-            memory=memory,
-            availability=availability,
-            permission_policy=permission_policy,
-        )
+        router = router or Router(config, cwd)
+        self.state = DispatchState(config, store, session, bus, cwd, primary, escalation, router)
+        self.state.memory, self.state.availability = memory, availability
+        self.state.permission_policy = permission_policy
         self._publisher = TurnPublisher(self.state)
         self._permissions = PermissionBroker(self.state, self._publisher)
         self._turns = TurnRunner(

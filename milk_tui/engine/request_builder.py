@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from milk_tui.agents.base import AgentRequest, PermissionQuestion, ToolBox
+from milk_tui.agents.base import AgentRequest, PermissionQuestion, Slot, ToolBox
 from milk_tui.agents.tools.box import CompositeToolBox
 from milk_tui.agents.tools.builtin import BuiltinToolBox
 from milk_tui.engine.agent_slot import AgentSlot
@@ -48,12 +48,7 @@ class RequestBuilder:
         st = self._state
         slot, s, cfg = st.primary, st.session, st.config
         assert slot is not None
-        system = role_prompt(PRIMARY, slot.name, st.escalation_name, st.cwd)
-        system += (
-            "\n"
-            + need_instruction(s.primary_nonce)
-            + memory_instruction(s.primary_nonce, st.primary_name, st.escalation_name)
-        )
+        system = self._system_prompt(PRIMARY, slot.name, st.escalation_name, s.primary_nonce)
         built = assemble_messages(
             s,
             self_agent=PRIMARY,
@@ -84,30 +79,25 @@ class RequestBuilder:
         if inject:
             s.memory_instruction_injected_at = s.escalation_turn_count()
         block = self._percepts_block(prompt, slot)
-        if slot.is_cli:
+        request = AgentRequest(
+            slot=ESCALATION,
+            prompt=prompt,
+            cwd=st.cwd,
+            mode=plan.mode,
+            nonce=s.escalation_nonce,
+            ask_permission=self._ask_permission,
+        )
+        if slot.is_cli:  # the CLI keeps its own conversation: our context is appended to it
             static = build_static_context(
                 s.escalation_nonce, block, plan.mode, inject, st.primary_name, slot.name
             )
             dynamic = build_dynamic_context(s, plan.mode)
             context_text = static + "\n" + dynamic if (static or dynamic) else ""
-            request = AgentRequest(
-                slot=ESCALATION,
-                prompt=prompt,
-                cwd=st.cwd,
-                append_system_prompt=context_text,
-                mode=plan.mode,
-                resume_session_id=plan.resume_session_id,
-                nonce=s.escalation_nonce,
-                ask_permission=self._ask_permission,
-            )
+            request.append_system_prompt = context_text
+            request.resume_session_id = plan.resume_session_id
             return request, context_text
         orientation = orientation_for_http(s, plan.mode)
-        system = role_prompt(ESCALATION, slot.name, st.primary_name, st.cwd)
-        system += (
-            "\n"
-            + need_instruction(s.escalation_nonce)
-            + memory_instruction(s.escalation_nonce, st.primary_name, slot.name)
-        )
+        system = self._system_prompt(ESCALATION, slot.name, st.primary_name, s.escalation_nonce)
         built = assemble_messages(
             s,
             self_agent=ESCALATION,
@@ -116,18 +106,19 @@ class RequestBuilder:
             system_prompt=system,
             history_start=plan.history_start,
         )
-        request = AgentRequest(
-            slot=ESCALATION,
-            prompt=prompt,
-            cwd=st.cwd,
-            system_prompt=system,
-            messages=built.messages,
-            mode=plan.mode,
-            nonce=s.escalation_nonce,
-            tools=self._toolbox(slot, scratch, prompt, allow_escalate=False),
-            ask_permission=self._ask_permission,
-        )
+        request.system_prompt, request.messages = system, built.messages
+        request.tools = self._toolbox(slot, scratch, prompt, allow_escalate=False)
         return request, orientation + block
+
+    def _system_prompt(self, role: Slot, name: str, other: str, nonce: str) -> str:
+        """The role, then how to write the need and percept tags with this slot's nonce."""
+        st = self._state
+        return (
+            role_prompt(role, name, other, st.cwd)
+            + "\n"
+            + need_instruction(nonce)
+            + memory_instruction(nonce, st.primary_name, st.escalation_name)
+        )
 
     def _toolbox(
         self, slot: AgentSlot, scratch: TurnScratch, prompt: str, *, allow_escalate: bool

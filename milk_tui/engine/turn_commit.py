@@ -47,16 +47,7 @@ class TurnCommitter:
             pub.set_state(State.ROUTING)
             self._save(new_turns, deltas)
             self._record_percepts(scratch, PRIMARY, len(s.history) - len(new_turns) + 1)
-        pub.publish(
-            ev.TurnCompleted(
-                slot=PRIMARY,
-                agent_name=slot.name,
-                text=text,
-                thinking=scratch.joined_thinking(),
-                history_len=len(s.history),
-                self_escalated=bool(scratch.escalation_reason),
-            )
-        )
+        self._completed(slot, text, scratch, self_escalated=bool(scratch.escalation_reason))
         return TurnOutcome(
             ok=True,
             slot=PRIMARY,
@@ -116,16 +107,22 @@ class TurnCommitter:
                 cost_usd=scratch.cost_usd,
             )
         )
-        pub.publish(
+        self._completed(slot, text, scratch)
+        return TurnOutcome(ok=True, slot=ESCALATION, text=text)
+
+    def _completed(
+        self, slot: AgentSlot, text: str, scratch: TurnScratch, *, self_escalated: bool = False
+    ) -> None:
+        self._publisher.publish(
             ev.TurnCompleted(
-                slot=ESCALATION,
+                slot=slot.slot,
                 agent_name=slot.name,
                 text=text,
                 thinking=scratch.joined_thinking(),
-                history_len=len(s.history),
+                history_len=len(self._state.session.history),
+                self_escalated=self_escalated,
             )
         )
-        return TurnOutcome(ok=True, slot=ESCALATION, text=text)
 
     def _save(self, new_turns: list[Turn], deltas: list[TokenUsage]) -> None:
         try:
