@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from milk_tui.agents.base import ToolOutcome, ToolSpec
+from milk_tui.agents.base import Slot, ToolOutcome, ToolSpec
 from milk_tui.memory.dedup import tokens
 from milk_tui.memory.store import PerceptFilter
 from milk_tui.model.percept import Percept
@@ -82,8 +82,8 @@ class MemoryToolBox:
 
     def __init__(
         self,
-        memory: Any,
-        slot: str,
+        memory: Any,  # MemoryService; its method named ``list`` hides the builtin from mypy
+        slot: Slot,
         session_id: str,
         primary_name: str,
         escalation_name: str,
