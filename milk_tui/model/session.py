@@ -11,10 +11,10 @@ import enum
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-PRIMARY = "primary"
-ESCALATION = "escalation"
+PRIMARY: Final = "primary"
+ESCALATION: Final = "escalation"
 
 NEED_STALE_TURNS = 4
 """A need this many turns old (``need_turns_ago``) is labelled 'may already be fulfilled'."""
