@@ -22,7 +22,8 @@ Determinism rules — every snapshot obeys them, so an SVG changes only when the
 6. Fixed terminal size: ``MAIN`` (120×40) unless a test asks for ``SMALL`` (80×24),
    ``LARGE`` (200×50) or another size on purpose.
 7. Theme pinned: ``milk-dark`` unless the test names another; the UI state is passed in,
-   never read from disk.  ``NO_COLOR`` and ``FORCE_COLOR`` are unset.
+   never read from disk.  ``NO_COLOR``/``FORCE_COLOR`` are unset and Textual's filters,
+   colour system and animation level are reset, whatever the terminal's environment says.
 8. Scripted agents with fixed text: the demo agents (replies are a function of the prompt,
    ``MILK_DEMO_PACE=0``), or bus events published exactly as the dispatcher would
    (``publish``).  Steps wait on conditions (``settle``, ``until``), never on guessed sleeps.
@@ -47,6 +48,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+import textual.constants
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
@@ -56,8 +58,20 @@ from milk_tui.model import events as ev
 from milk_tui.tui.app import MilkApp
 from tui.conftest import FIXED_NOW, SNAP_CWD, SNAP_SESSION, make_app, settle, type_and_send
 
-__all__ = ["FIXED_NOW", "LARGE", "MAIN", "SMALL", "SNAP_CWD", "SNAP_SESSION", "SnapshotCase",
-           "ev", "press", "publish", "send", "until"]  # fmt: skip
+__all__ = [
+    "FIXED_NOW",
+    "LARGE",
+    "MAIN",
+    "SMALL",
+    "SNAP_CWD",
+    "SNAP_SESSION",
+    "SnapshotCase",
+    "ev",
+    "press",
+    "publish",
+    "send",
+    "until",
+]
 
 MAIN = (120, 40)
 SMALL = (80, 24)
@@ -176,6 +190,10 @@ def _pin_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HOME", str(home))
     for name in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES"):
         monkeypatch.delenv(name, raising=False)
+    # Textual read its TEXTUAL_* variables at import; these three reach every new App.
+    monkeypatch.setattr(textual.constants, "FILTERS", "")
+    monkeypatch.setattr(textual.constants, "COLOR_SYSTEM", "auto")
+    monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "full")
 
 
 def _offline(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,8 +23,9 @@ def turn_started(prompt: str, target: str = "primary", agent: str = "demo-local"
     """The events that open a turn, as the dispatcher publishes them."""
     return (
         ev.TurnStarted(prompt=prompt, turn_index=1),
-        ev.RouteDecided(target=target, agent_name=agent, reason="short question",
-                        rule="short_prompt", **route),  # fmt: skip
+        ev.RouteDecided(
+            target=target, agent_name=agent, reason="short question", rule="short_prompt", **route
+        ),
         ev.StateChanged(state="LOCAL" if target == "primary" else "ESCALATION", previous="ROUTING"),
     )
 
@@ -64,16 +65,30 @@ class TestReplies(SnapshotCase):
 
     def test_tool_lines(self) -> None:
         calls = [
-            ev.ToolCall(slot="primary", call_id="c1", name="read_file",
-                        arguments='{"path": "milk_tui/model/tags.py"}'),
+            ev.ToolCall(
+                slot="primary",
+                call_id="c1",
+                name="read_file",
+                arguments='{"path": "milk_tui/model/tags.py"}',
+            ),
             ev.ToolResult(slot="primary", call_id="c1", name="read_file", content="x" * 2048),
-            ev.ToolCall(slot="primary", call_id="c2", name="run_tests",
-                        arguments='{"paths": ["tests/model"], "quiet": true, "timeout": 120}'),
-            ev.ToolResult(slot="primary", call_id="c2", name="run_tests",
-                          content="exit status 1", is_error=True),
-            ev.ToolCall(slot="primary", call_id="c3", name="grep",
-                        arguments='{"pattern": "TagInterceptor"}'),
-        ]  # fmt: skip
+            ev.ToolCall(
+                slot="primary",
+                call_id="c2",
+                name="run_tests",
+                arguments='{"paths": ["tests/model"], "quiet": true, "timeout": 120}',
+            ),
+            ev.ToolResult(
+                slot="primary",
+                call_id="c2",
+                name="run_tests",
+                content="exit status 1",
+                is_error=True,
+            ),
+            ev.ToolCall(
+                slot="primary", call_id="c3", name="grep", arguments='{"pattern": "TagInterceptor"}'
+            ),
+        ]
         assert self.shot(publish(*turn_started("why do the tag tests fail?"), *calls))
 
 
@@ -87,16 +102,22 @@ class TestHandOff(SnapshotCase):
     def test_returning_handoff(self) -> None:
         """Same need, one turn away: the escalation agent resumes its own session."""
         assert self.shot(
-            send("/escalate fix the flaky test", "/primary fix the flaky test",
-                 "/escalate fix the flaky test"),  # fmt: skip
+            send(
+                "/escalate fix the flaky test",
+                "/primary fix the flaky test",
+                "/escalate fix the flaky test",
+            ),
             size=(130, 48),
         )
 
     def test_handoff_downgraded_to_fresh_start(self) -> None:
         """Back to the primary on a new goal, then escalate: the need changed, so fresh."""
         assert self.shot(
-            send("/escalate fix the flaky test", "/primary what is a monad?",
-                 "/escalate now refactor the parser"),  # fmt: skip
+            send(
+                "/escalate fix the flaky test",
+                "/primary what is a monad?",
+                "/escalate now refactor the parser",
+            ),
             size=(130, 48),
         )
 
@@ -115,19 +136,33 @@ class TestNeed(SnapshotCase):
         assert self.shot(send("what is a monad?", "fix the build", "/need"))
 
 
+ROLLED_BACK = ev.StateChanged(state="ROUTING", previous="LOCAL")
+"""A failed or cancelled turn restores the session first, state included."""
+
+
 class TestErrors(SnapshotCase):
     def test_turn_failed_inline(self) -> None:
         failed = ev.TurnFailed(
-            slot="primary", agent_name="demo-local", prompt="what is a monad?",
+            slot="primary",
+            agent_name="demo-local",
+            prompt="what is a monad?",
             error="connection refused: http://127.0.0.1:8080/v1/chat/completions",
-        )  # fmt: skip
+        )
         partial = ev.TextDelta(slot="primary", text="A monad is a")
-        assert self.shot(publish(*turn_started("what is a monad?"), partial, failed))
+        assert self.shot(publish(*turn_started("what is a monad?"), partial, ROLLED_BACK, failed))
 
     def test_interrupted_turn(self) -> None:
-        cancelled = ev.TurnFailed(slot="primary", agent_name="demo-local", error="cancelled",
-                                  cancelled=True)  # fmt: skip
-        assert self.shot(publish(*turn_started("what is a monad?"), cancelled))
+        cancelled = ev.TurnFailed(
+            slot="primary",
+            agent_name="demo-local",
+            error="cancelled",
+            cancelled=True,
+            prompt="what is a monad?",
+        )
+        partial = ev.TextDelta(slot="primary", text="A monad is")
+        assert self.shot(
+            publish(*turn_started("what is a monad?"), partial, ROLLED_BACK, cancelled)
+        )
 
     def test_notices(self) -> None:
         assert self.shot(
@@ -144,10 +179,12 @@ class TestErrors(SnapshotCase):
 
 class TestStatusLine(SnapshotCase):
     def test_busy_with_a_tool(self) -> None:
-        call = ev.ToolCall(slot="escalation", call_id="c1", name="Bash",
-                           arguments='{"command": "pytest -q"}')  # fmt: skip
-        usage = ev.Usage(role="primary", model="demo-small", prompt_tokens=1234,
-                         completion_tokens=56)  # fmt: skip
+        call = ev.ToolCall(
+            slot="escalation", call_id="c1", name="Bash", arguments='{"command": "pytest -q"}'
+        )
+        usage = ev.Usage(
+            role="primary", model="demo-small", prompt_tokens=1234, completion_tokens=56
+        )
         started = turn_started("run the tests", "escalation", "demo-claude", label="pinned")
         assert self.shot(publish(usage, *started, call))
 

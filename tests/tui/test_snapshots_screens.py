@@ -26,7 +26,9 @@ def on_screen(kind: type) -> Any:
 
 
 def palette_listed(app: Any) -> bool:
-    return isinstance(app.screen, CommandPalette) and app.screen.query_one(OptionList).option_count > 0
+    return (
+        isinstance(app.screen, CommandPalette) and app.screen.query_one(OptionList).option_count > 0
+    )
 
 
 class TestModals(SnapshotCase):
@@ -48,13 +50,14 @@ class TestModals(SnapshotCase):
     def test_help_80x24(self) -> None:
         assert self.shot(press("f1"), size=SMALL)
 
-    def test_command_palette(self) -> None:
-        assert self.shot(press("ctrl+p"), until(palette_listed, "palette lists commands"))
+    # The bare palette is not shot: Textual lists the hits of its providers (its own and
+    # ours) in the order they arrive, which varies with scheduling.  A query ranks them.
 
     def test_command_palette_search(self) -> None:
-        assert self.shot(
-            press("ctrl+p"), until(palette_listed), press("e", "s", "c"), until(palette_listed)
-        )
+        assert self.shot(press("ctrl+p"), until(palette_listed), press(*"esc"))
+
+    def test_command_palette_search_80x24(self) -> None:
+        assert self.shot(press("ctrl+p"), until(palette_listed), press(*"toggle"), size=SMALL)
 
     def test_history_search(self) -> None:
         assert self.shot(send("what is a monad?", "fix the build"), press("ctrl+r"))

@@ -3,11 +3,12 @@ the rules that keep them stable are in ``tests/tui/snapshot_base.py``)."""
 
 from __future__ import annotations
 
+from tui.snapshot_base import SMALL, SnapshotCase, press, until
+
 from milk_tui.memory.service import MemoryService
 from milk_tui.testing.percept_fixtures import bulk_facts
 from milk_tui.tui.facts import FactEditModal
 from milk_tui.tui.screens.confirm_modal import ConfirmModal
-from tui.snapshot_base import SMALL, SnapshotCase, press, until
 from tui_facts.conftest import FIXED_NOW, Host
 
 SNAP_SESSION = "5e55104d-0000-4000-8000-000000000001"
@@ -42,17 +43,21 @@ class TestFactBrowser(SnapshotCase):
 
 class TestFactModals(SnapshotCase):
     def test_edit_modal(self, memory: MemoryService) -> None:
-        assert self.shot(press("down", "down", "e"), on_screen(FactEditModal),
-                         app=host(memory), size=BROWSER)  # fmt: skip
+        assert self.shot(
+            press("down", "down", "e"), on_screen(FactEditModal), app=host(memory), size=BROWSER
+        )
 
     def test_edit_modal_80x24(self, memory: MemoryService) -> None:
-        assert self.shot(press("down", "down", "e"), on_screen(FactEditModal),
-                         app=host(memory), size=SMALL)  # fmt: skip
+        assert self.shot(
+            press("down", "down", "e"), on_screen(FactEditModal), app=host(memory), size=SMALL
+        )
 
     def test_add_modal_with_errors(self, memory: MemoryService) -> None:
-        assert self.shot(press("a"), on_screen(FactEditModal), press("ctrl+s"),
-                         app=host(memory), size=BROWSER)  # fmt: skip
+        assert self.shot(
+            press("a"), on_screen(FactEditModal), press("ctrl+s"), app=host(memory), size=BROWSER
+        )
 
     def test_confirm_delete(self, memory: MemoryService) -> None:
-        assert self.shot(press("down", "d"), on_screen(ConfirmModal),
-                         app=host(memory), size=BROWSER)  # fmt: skip
+        assert self.shot(
+            press("down", "d"), on_screen(ConfirmModal), app=host(memory), size=BROWSER
+        )
