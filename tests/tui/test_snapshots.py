@@ -6,6 +6,11 @@ the rules that keep them stable are in ``snapshot_base.py``.
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual.pilot import Pilot
+
+from milk_tui.tui.widgets.tool_line import ToolLine
 from tui.snapshot_base import SMALL, SnapshotCase, ev, press, publish, send
 
 MID_STREAM = [
@@ -16,6 +21,32 @@ MID_STREAM = [
     "```python\nstream.write(",
     "chunk)\n```\n\n",
     "Only the tail block is still chang",
+]
+
+TOOL_CALLS = [
+    ev.ToolCall(
+        slot="primary",
+        call_id="c1",
+        name="read_file",
+        arguments='{"path": "milk_tui/model/tags.py"}',
+    ),
+    ev.ToolResult(slot="primary", call_id="c1", name="read_file", content="x" * 2048),
+    ev.ToolCall(
+        slot="primary",
+        call_id="c2",
+        name="run_tests",
+        arguments='{"paths": ["tests/model"], "quiet": true, "timeout": 120}',
+    ),
+    ev.ToolResult(
+        slot="primary",
+        call_id="c2",
+        name="run_tests",
+        content="exit status 1",
+        is_error=True,
+    ),
+    ev.ToolCall(
+        slot="primary", call_id="c3", name="grep", arguments='{"pattern": "TagInterceptor"}'
+    ),
 ]
 
 
@@ -64,32 +95,14 @@ class TestReplies(SnapshotCase):
         assert self.shot(publish(*started, thinking), show_thinking=True)
 
     def test_tool_lines(self) -> None:
-        calls = [
-            ev.ToolCall(
-                slot="primary",
-                call_id="c1",
-                name="read_file",
-                arguments='{"path": "milk_tui/model/tags.py"}',
-            ),
-            ev.ToolResult(slot="primary", call_id="c1", name="read_file", content="x" * 2048),
-            ev.ToolCall(
-                slot="primary",
-                call_id="c2",
-                name="run_tests",
-                arguments='{"paths": ["tests/model"], "quiet": true, "timeout": 120}',
-            ),
-            ev.ToolResult(
-                slot="primary",
-                call_id="c2",
-                name="run_tests",
-                content="exit status 1",
-                is_error=True,
-            ),
-            ev.ToolCall(
-                slot="primary", call_id="c3", name="grep", arguments='{"pattern": "TagInterceptor"}'
-            ),
-        ]
-        assert self.shot(publish(*turn_started("why do the tag tests fail?"), *calls))
+        assert self.shot(publish(*turn_started("why do the tag tests fail?"), *TOOL_CALLS))
+
+    def test_tool_line_expanded(self) -> None:
+        async def open_second(pilot: Pilot[Any]) -> None:
+            await pilot.click(pilot.app.screen.query(ToolLine)[1])
+
+        tools = publish(*turn_started("why do the tag tests fail?"), *TOOL_CALLS)
+        assert self.shot(tools, open_second)
 
 
 class TestHandOff(SnapshotCase):
