@@ -70,6 +70,7 @@ __all__ = [
     "press",
     "publish",
     "send",
+    "on_screen",
     "until",
 ]
 
@@ -111,10 +112,10 @@ def publish(*events: ev.BusEvent) -> Step:
     """Publish bus events as the dispatcher would, then wait until the panes drew them."""
 
     async def step(pilot: Pilot[Any]) -> None:
-        bus = cast(MilkApp, pilot.app).runtime.bus
+        app = cast(MilkApp, pilot.app)
         for e in events:
-            bus.publish(e)
-        await settle(pilot, pilot.app)
+            app.runtime.bus.publish(e)
+        await settle(pilot, app)
 
     return step
 
@@ -132,6 +133,11 @@ def until(predicate: Callable[[App[Any]], bool], what: str = "") -> Step:
         await pilot.pause()
 
     return step
+
+
+def on_screen(kind: type) -> Step:
+    """Wait until a screen of this class is on top (modals pushed from a bus event …)."""
+    return until(lambda app: isinstance(app.screen, kind), f"{kind.__name__} on top")
 
 
 async def steady(pilot: Pilot[Any], *, keep_toasts: bool = False) -> None:

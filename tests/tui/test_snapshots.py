@@ -50,7 +50,9 @@ TOOL_CALLS = [
 ]
 
 
-def turn_started(prompt: str, target: str = "primary", agent: str = "demo-local", **route: str):
+def turn_started(
+    prompt: str, target: str = "primary", agent: str = "demo-local", **route: str
+) -> tuple[ev.BusEvent, ...]:
     """The events that open a turn, as the dispatcher publishes them."""
     return (
         ev.TurnStarted(prompt=prompt, turn_index=1),

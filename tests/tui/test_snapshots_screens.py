@@ -11,7 +11,7 @@ from textual.widgets import OptionList
 from milk_tui.tui.facts import FactEditModal
 from milk_tui.tui.screens.confirm_modal import ConfirmModal
 from milk_tui.tui.screens.permission_modal import PermissionModal
-from tui.snapshot_base import LARGE, SMALL, SnapshotCase, ev, press, publish, send, until
+from tui.snapshot_base import LARGE, SMALL, SnapshotCase, ev, on_screen, press, publish, send, until
 
 PERMISSION = ev.PermissionRequested(
     request_id="perm-1",
@@ -19,10 +19,6 @@ PERMISSION = ev.PermissionRequested(
     tool_name="Bash",
     tool_input={"command": "rm -rf build/ && make", "description": "clean and rebuild"},
 )
-
-
-def on_screen(kind: type) -> Any:
-    return until(lambda app: isinstance(app.screen, kind), f"{kind.__name__} on top")
 
 
 def palette_listed(app: Any) -> bool:

@@ -3,7 +3,7 @@ the rules that keep them stable are in ``tests/tui/snapshot_base.py``)."""
 
 from __future__ import annotations
 
-from tui.snapshot_base import SMALL, SnapshotCase, press, until
+from tui.snapshot_base import SMALL, SnapshotCase, on_screen, press
 
 from milk_tui.memory.service import MemoryService
 from milk_tui.testing.percept_fixtures import bulk_facts
@@ -20,10 +20,6 @@ def host(memory: MemoryService, facts: int = 400, *, compact: bool = False) -> H
     if facts:
         bulk_facts(memory.store, facts, session_id=SNAP_SESSION, now=FIXED_NOW)
     return Host(memory, SNAP_SESSION, compact=compact, clock=lambda: FIXED_NOW + 30)
-
-
-def on_screen(kind: type) -> object:
-    return until(lambda app: isinstance(app.screen, kind), f"{kind.__name__} on top")
 
 
 class TestFactBrowser(SnapshotCase):
