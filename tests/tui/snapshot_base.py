@@ -29,8 +29,14 @@ Determinism rules — every snapshot obeys them, so an SVG changes only when the
    (``publish``).  Steps wait on conditions (``settle``, ``until``), never on guessed sleeps.
 9. No network: connecting an IPv4/IPv6 socket raises ``OSError``.
 
-A step is ``async (pilot) -> None``; ``press``, ``send``, ``publish`` and ``until`` make the
-common ones.
+Snapshots of the whole app live under ``tests/tui/`` (whose conftest pins rules 1 and 5 for
+the panes); ``tests/tui_facts/`` shoots the fact browser on its ``Host``.  A step is
+``async (pilot) -> None``; ``press``, ``send``, ``publish``, ``until`` and ``on_screen`` make
+the common ones, so a new snapshot is a few lines::
+
+    class TestHelp(SnapshotCase):
+        def test_help_80x24(self) -> None:
+            assert self.shot(press("f1"), size=SMALL)
 """
 
 from __future__ import annotations
