@@ -1,111 +1,213 @@
-"""Snapshots of the app on the demo agents (SVGs in snapshots/tui/).
+"""Snapshots of the main screen on the demo agents (SVGs in snapshots/tui/test_snapshots/).
 
-Update with ``pytest tests/tui/test_snapshots.py --snapshot-update`` and LOOK at the SVGs.
+Update with ``pytest tests/tui/test_snapshots*.py --snapshot-update`` and LOOK at the SVGs;
+the rules that keep them stable are in ``snapshot_base.py``.
 """
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
+from typing import Any
 
-import pytest
 from textual.pilot import Pilot
 
-from milk_tui.model import events as ev
-from tui.conftest import make_app, no_blink, settle, type_and_send
+from milk_tui.tui.widgets.tool_line import ToolLine
+from tui.snapshot_base import SMALL, SnapshotCase, ev, press, publish, send
 
-SNAP_HOME = Path("/tmp/milk-snap/home")
-"""The welcome view prints the config path: a per-test tmp dir would never match."""
+MID_STREAM = [
+    "Render **finished** blocks once.\n\n",
+    "- keep the open block ",
+    "cheap\n",
+    "- coalesce frames\n\n",
+    "```python\nstream.write(",
+    "chunk)\n```\n\n",
+    "Only the tail block is still chang",
+]
+
+TOOL_CALLS = [
+    ev.ToolCall(
+        slot="primary",
+        call_id="c1",
+        name="read_file",
+        arguments='{"path": "milk_tui/model/tags.py"}',
+    ),
+    ev.ToolResult(slot="primary", call_id="c1", name="read_file", content="x" * 2048),
+    ev.ToolCall(
+        slot="primary",
+        call_id="c2",
+        name="run_tests",
+        arguments='{"paths": ["tests/model"], "quiet": true, "timeout": 120}',
+    ),
+    ev.ToolResult(
+        slot="primary",
+        call_id="c2",
+        name="run_tests",
+        content="exit status 1",
+        is_error=True,
+    ),
+    ev.ToolCall(
+        slot="primary", call_id="c3", name="grep", arguments='{"pattern": "TagInterceptor"}'
+    ),
+]
 
 
-@pytest.fixture(autouse=True)
-def _fixed_home(milk_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    shutil.rmtree(SNAP_HOME, ignore_errors=True)
-    SNAP_HOME.mkdir(parents=True)
-    monkeypatch.setenv("MILK_HOME", str(SNAP_HOME))
-
-
-async def _idle(pilot: Pilot) -> None:
-    no_blink(pilot.app)  # type: ignore[arg-type]
-    await pilot.pause()
-
-
-def test_welcome(snap_compare) -> None:
-    assert snap_compare(make_app(), terminal_size=(120, 40), run_before=_idle)
-
-
-def test_welcome_80x24(snap_compare) -> None:
-    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_idle)
-
-
-async def _mid_stream(pilot: Pilot) -> None:
-    """A reply half-way: events published on the bus exactly as the dispatcher would."""
-    app = pilot.app
-    no_blink(app)  # type: ignore[arg-type]
-    bus = app.runtime.bus  # type: ignore[attr-defined]
-    bus.publish(ev.TurnStarted(prompt="how do I stream markdown efficiently?", turn_index=1))
-    bus.publish(
+def turn_started(
+    prompt: str, target: str = "primary", agent: str = "demo-local", **route: str
+) -> tuple[ev.BusEvent, ...]:
+    """The events that open a turn, as the dispatcher publishes them."""
+    return (
+        ev.TurnStarted(prompt=prompt, turn_index=1),
         ev.RouteDecided(
-            target="primary", agent_name="demo-local", reason="short question", rule="short_prompt"
+            target=target, agent_name=agent, reason="short question", rule="short_prompt", **route
+        ),
+        ev.StateChanged(state="LOCAL" if target == "primary" else "ESCALATION", previous="ROUTING"),
+    )
+
+
+class TestWelcome(SnapshotCase):
+    def test_welcome(self) -> None:
+        assert self.shot()
+
+    def test_welcome_80x24(self) -> None:
+        assert self.shot(size=SMALL)
+
+    def test_welcome_light(self) -> None:
+        assert self.shot(theme="milk-light")
+
+
+class TestReplies(SnapshotCase):
+    def test_reply_mid_stream(self) -> None:
+        deltas = [ev.TextDelta(slot="primary", text=t) for t in MID_STREAM]
+        assert self.shot(publish(*turn_started("how do I stream markdown efficiently?"), *deltas))
+
+    def test_turn_80x24(self) -> None:
+        assert self.shot(send("what is a monad?"), size=SMALL)
+
+    def test_two_turns_with_a_fact(self) -> None:
+        assert self.shot(send("remember that I prefer tabs", "what is a monad?"))
+
+    def test_thinking_hidden(self) -> None:
+        assert self.shot(send("/escalate explain the tag grammar"))
+
+    def test_thinking_shown(self) -> None:
+        assert self.shot(send("/escalate explain the tag grammar"), show_thinking=True)
+
+    def test_thinking_mid_stream(self) -> None:
+        thinking = ev.ThinkingDelta(slot="escalation", text="The user wants the grammar; start")
+        started = turn_started("explain the tag grammar", "escalation", "demo-claude")
+        assert self.shot(publish(*started, thinking), show_thinking=True)
+
+    def test_tool_lines(self) -> None:
+        assert self.shot(publish(*turn_started("why do the tag tests fail?"), *TOOL_CALLS))
+
+    def test_tool_line_expanded(self) -> None:
+        async def open_second(pilot: Pilot[Any]) -> None:
+            await pilot.click(pilot.app.screen.query(ToolLine)[1])
+
+        tools = publish(*turn_started("why do the tag tests fail?"), *TOOL_CALLS)
+        assert self.shot(tools, open_second)
+
+
+class TestHandOff(SnapshotCase):
+    def test_first_handoff(self) -> None:
+        assert self.shot(send("/escalate fix the flaky test"))
+
+    def test_self_escalation_by_the_primary(self) -> None:
+        assert self.shot(send("refactor the parser"))
+
+    def test_returning_handoff(self) -> None:
+        """Same need, one turn away: the escalation agent resumes its own session."""
+        assert self.shot(
+            send(
+                "/escalate fix the flaky test",
+                "/primary fix the flaky test",
+                "/escalate fix the flaky test",
+            ),
+            size=(130, 48),
         )
-    )
-    bus.publish(ev.StateChanged(state="LOCAL", previous="ROUTING"))
-    for piece in [
-        "Render **finished** blocks once.\n\n",
-        "- keep the open block ",
-        "cheap\n",
-        "- coalesce frames\n\n",
-        "```python\nstream.write(",
-        "chunk)\n```\n\n",
-        "Only the tail block is still chang",
-    ]:
-        bus.publish(ev.TextDelta(slot="primary", text=piece))
-    app.bridge.flush()  # type: ignore[attr-defined]
-    await pilot.pause()
-    await pilot.pause()
+
+    def test_handoff_downgraded_to_fresh_start(self) -> None:
+        """Back to the primary on a new goal, then escalate: the need changed, so fresh."""
+        assert self.shot(
+            send(
+                "/escalate fix the flaky test",
+                "/primary what is a monad?",
+                "/escalate now refactor the parser",
+            ),
+            size=(130, 48),
+        )
+
+    def test_escalation_waiting_for_an_answer(self) -> None:
+        assert self.shot(send("/escalate plan the migration"))
 
 
-def test_reply_mid_stream(snap_compare) -> None:
-    assert snap_compare(make_app(), terminal_size=(120, 40), run_before=_mid_stream)
+class TestNeed(SnapshotCase):
+    def test_stale_need_label(self) -> None:
+        assert self.shot(send("refactor the parser"))
+
+    def test_need_history(self) -> None:
+        assert self.shot(send("what is a monad?", "fix the build", "what is a functor?"))
+
+    def test_need_command(self) -> None:
+        assert self.shot(send("what is a monad?", "fix the build", "/need"))
 
 
-async def _downgraded_handoff(pilot: Pilot) -> None:
-    """Escalate, go back to the primary on a new goal, escalate again: the returning
-    hand-off is downgraded to a fresh start because the need changed."""
-    app = pilot.app
-    no_blink(app)  # type: ignore[arg-type]
-    await type_and_send(pilot, "/escalate fix the flaky test")
-    await type_and_send(pilot, "/primary what is a monad?")
-    await type_and_send(pilot, "/escalate now refactor the parser")
-    await settle(pilot, app)  # type: ignore[arg-type]
+ROLLED_BACK = ev.StateChanged(state="ROUTING", previous="LOCAL")
+"""A failed or cancelled turn restores the session first, state included."""
 
 
-def test_handoff_downgraded_to_fresh_start(snap_compare) -> None:
-    assert snap_compare(make_app(), terminal_size=(130, 48), run_before=_downgraded_handoff)
+class TestErrors(SnapshotCase):
+    def test_turn_failed_inline(self) -> None:
+        failed = ev.TurnFailed(
+            slot="primary",
+            agent_name="demo-local",
+            prompt="what is a monad?",
+            error="connection refused: http://127.0.0.1:8080/v1/chat/completions",
+        )
+        partial = ev.TextDelta(slot="primary", text="A monad is a")
+        assert self.shot(publish(*turn_started("what is a monad?"), partial, ROLLED_BACK, failed))
+
+    def test_interrupted_turn(self) -> None:
+        cancelled = ev.TurnFailed(
+            slot="primary",
+            agent_name="demo-local",
+            error="cancelled",
+            cancelled=True,
+            prompt="what is a monad?",
+        )
+        partial = ev.TextDelta(slot="primary", text="A monad is")
+        assert self.shot(
+            publish(*turn_started("what is a monad?"), partial, ROLLED_BACK, cancelled)
+        )
+
+    def test_notices(self) -> None:
+        assert self.shot(
+            publish(
+                ev.Notice(level="info", message="consolidated 3 facts"),
+                ev.Notice(level="warning", message="escalation agent unavailable; using primary"),
+                ev.Notice(level="error", message="memory: database is locked"),
+            )
+        )
+
+    def test_unknown_command_and_bad_argument(self) -> None:
+        assert self.shot(send("/frobnicate", "/forget 999", "/think sideways"))
 
 
-async def _stale_need(pilot: Pilot) -> None:
-    app = pilot.app
-    no_blink(app)  # type: ignore[arg-type]
-    await type_and_send(pilot, "refactor the parser")  # primary hands over; need ages 2 turns
-    await settle(pilot, app)  # type: ignore[arg-type]
+class TestStatusLine(SnapshotCase):
+    def test_busy_with_a_tool(self) -> None:
+        call = ev.ToolCall(
+            slot="escalation", call_id="c1", name="Bash", arguments='{"command": "pytest -q"}'
+        )
+        usage = ev.Usage(
+            role="primary", model="demo-small", prompt_tokens=1234, completion_tokens=56
+        )
+        started = turn_started("run the tests", "escalation", "demo-claude", label="pinned")
+        assert self.shot(publish(usage, *started, call))
 
+    def test_quit_hint(self) -> None:
+        assert self.shot(press("ctrl+c"))
 
-def test_stale_need_label(snap_compare) -> None:
-    assert snap_compare(make_app(), terminal_size=(120, 40), run_before=_stale_need)
+    def test_slash_completion_hint(self) -> None:
+        assert self.shot(press("slash", "e"))
 
-
-async def _one_turn(pilot: Pilot) -> None:
-    app = pilot.app
-    no_blink(app)  # type: ignore[arg-type]
-    await type_and_send(pilot, "what is a monad?")
-
-
-def test_turn_80x24(snap_compare) -> None:
-    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_one_turn)
-
-
-def test_light_theme(snap_compare) -> None:
-    assert snap_compare(
-        make_app(theme="milk-light"), terminal_size=(120, 40), run_before=_stale_need
-    )
+    def test_light_theme(self) -> None:
+        assert self.shot(send("refactor the parser"), theme="milk-light")

@@ -1,33 +1,59 @@
-"""Snapshot of the fact browser with the edit modal open (issue 5, tests)."""
+"""Snapshots of the fact browser on its own host app (SVGs in snapshots/tui_facts/;
+the rules that keep them stable are in ``tests/tui/snapshot_base.py``)."""
 
 from __future__ import annotations
 
-from textual.pilot import Pilot
-from textual.widgets import TextArea
+from tui.snapshot_base import SMALL, SnapshotCase, on_screen, press
 
 from milk_tui.memory.service import MemoryService
 from milk_tui.testing.percept_fixtures import bulk_facts
+from milk_tui.tui.facts import FactEditModal
+from milk_tui.tui.screens.confirm_modal import ConfirmModal
 from tui_facts.conftest import FIXED_NOW, Host
 
 SNAP_SESSION = "5e55104d-0000-4000-8000-000000000001"
-"""A fixed id: the modal shows the producing session, and a random uuid would drift."""
+"""A fixed id: the edit modal shows the producing session."""
+BROWSER = (120, 32)
 
 
-def _app(memory: MemoryService, compact: bool = False) -> Host:
-    bulk_facts(memory.store, 400, session_id=SNAP_SESSION, now=FIXED_NOW)
+def host(memory: MemoryService, facts: int = 400, *, compact: bool = False) -> Host:
+    if facts:
+        bulk_facts(memory.store, facts, session_id=SNAP_SESSION, now=FIXED_NOW)
     return Host(memory, SNAP_SESSION, compact=compact, clock=lambda: FIXED_NOW + 30)
 
 
-async def _open_editor(pilot: Pilot) -> None:
-    await pilot.press("down", "down", "e")
-    await pilot.pause()
-    pilot.app.screen.query_one(TextArea).cursor_blink = False
-    await pilot.pause()
+class TestFactBrowser(SnapshotCase):
+    def test_empty(self, memory: MemoryService) -> None:
+        assert self.shot(app=host(memory, 0), size=BROWSER)
+
+    def test_10k_facts(self, memory: MemoryService) -> None:
+        assert self.shot(app=host(memory, 10_000), size=BROWSER)
+
+    def test_filter_active(self, memory: MemoryService) -> None:
+        search = press("b", "slash", *"python", "space", *"tabs", "enter")
+        assert self.shot(search, app=host(memory), size=BROWSER)
+
+    def test_compact_pane(self, memory: MemoryService) -> None:
+        assert self.shot(app=host(memory, compact=True), size=(44, 20))
 
 
-def test_fact_browser_with_edit_modal(snap_compare, memory: MemoryService) -> None:
-    assert snap_compare(_app(memory), terminal_size=(120, 32), run_before=_open_editor)
+class TestFactModals(SnapshotCase):
+    def test_edit_modal(self, memory: MemoryService) -> None:
+        assert self.shot(
+            press("down", "down", "e"), on_screen(FactEditModal), app=host(memory), size=BROWSER
+        )
 
+    def test_edit_modal_80x24(self, memory: MemoryService) -> None:
+        assert self.shot(
+            press("down", "down", "e"), on_screen(FactEditModal), app=host(memory), size=SMALL
+        )
 
-def test_fact_browser_compact_pane(snap_compare, memory: MemoryService) -> None:
-    assert snap_compare(_app(memory, compact=True), terminal_size=(44, 20))
+    def test_add_modal_with_errors(self, memory: MemoryService) -> None:
+        assert self.shot(
+            press("a"), on_screen(FactEditModal), press("ctrl+s"), app=host(memory), size=BROWSER
+        )
+
+    def test_confirm_delete(self, memory: MemoryService) -> None:
+        assert self.shot(
+            press("down", "d"), on_screen(ConfirmModal), app=host(memory), size=BROWSER
+        )
