@@ -59,9 +59,9 @@ def child_milk(until_main: bool) -> None:
     from milk_tui.tui.app import MilkApp
 
     def factory():  # type: ignore[no-untyped-def]
-        from milk_tui.engine.runtime import build_runtime
+        from milk_tui.facade.application import start
 
-        return build_runtime(demo=True, new=True)
+        return start(demo=True, new=True, cooperative=True)
 
     class Timed(MilkApp):
         def on_ready(self, event) -> None:  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from milk_tui.facade.errors import ConfigError, StorageError
 
@@ -128,7 +128,9 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             failures.append(event)
 
     app.add_listener(on_event)
-    force = "escalate" if args.escalate else ("primary" if args.primary else None)
+    force: Literal["escalate", "primary"] | None = (
+        "escalate" if args.escalate else ("primary" if args.primary else None)
+    )
     loop = asyncio.get_running_loop()
     try:
         with _sigint_cancels(loop, app.cancel):
@@ -177,11 +179,11 @@ def _sessions(args: argparse.Namespace, out: TextIO) -> int:
         return _sessions_in(args, out, admin.sessions)
 
 
-def _sessions_in(args: argparse.Namespace, out: TextIO, store: SessionCatalog) -> int:
+def _sessions_in(args: argparse.Namespace, out: TextIO, sessions: SessionCatalog) -> int:
     import datetime as dt
 
     if args.sessions_cmd == "list":
-        rows = store.list(None if args.all else os.getcwd())
+        rows = sessions.recent(None if args.all else os.getcwd(), limit=200)
         if args.json:
             out.write(json.dumps([r.__dict__ for r in rows], indent=2) + "\n")
             return EXIT_OK
@@ -193,8 +195,8 @@ def _sessions_in(args: argparse.Namespace, out: TextIO, store: SessionCatalog) -
                 f"{r.id}  {when}  {r.turns:>5} turns  {r.name or '-':<16} {r.current_need[:50]}\n"
             )
         return EXIT_OK
-    sid = store.find(os.getcwd(), args.id) or args.id
-    s = store.load(sid)
+    sid = sessions.find(os.getcwd(), args.id) or args.id
+    s = sessions.load(sid)
     if s is None:
         print(f"milk-tui: no session with id or name '{args.id}'", file=sys.stderr)
         return EXIT_FAILED

@@ -2,9 +2,11 @@
 
 ``Application`` wraps the engine's ``Runtime`` (config, database, agents, dispatcher, bus).
 Commands return typed values; everything that happens during a turn arrives as bus events
-through ``add_listener``.  After each event that changes what the panes show of the session
-(a finished or failed turn, a need, usage, a state change) and after a session switch, the
-facade publishes a ``SessionChanged`` with the new values, so no view reads the live session.
+through ``add_listener``.  With every finished or failed turn (just before its
+``TurnCompleted``/``TurnFailed``) and after a session switch the facade publishes a
+``SessionChanged`` with the session's committed values (tokens included), so no view reads
+the live session.  Mid-turn changes arrive as their own events (``Usage``,
+``NeedChanged``, ``StateChanged``).
 """
 
 from __future__ import annotations
@@ -62,9 +64,17 @@ def start(
     yield to the event loop every few ms: an interactive UI asks for it, print mode not.
     Raises ``ConfigError`` or ``StorageError``."""
     return Application(
-        build_runtime(cwd=cwd, config_path=config_path, new=new, session_name=session_name,
-                      demo=demo, debug=debug, permission_policy=permission_policy,
-                      config=config, cooperative=cooperative)  # fmt: skip
+        build_runtime(
+            cwd=cwd,
+            config_path=config_path,
+            new=new,
+            session_name=session_name,
+            demo=demo,
+            debug=debug,
+            permission_policy=permission_policy,
+            config=config,
+            cooperative=cooperative,
+        )  # fmt: skip
     )
 
 
@@ -91,22 +101,23 @@ class Application:
     # ----- events -------------------------------------------------------------------------
 
     def add_listener(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener`` inline for every bus event, in publication order (a
-        ``SessionChanged`` right after the event that caused it); returns its remover."""
+        """Call ``listener`` inline for every bus event, in publication order; returns its
+        remover.  A turn's ``SessionChanged`` comes right before its ``TurnCompleted`` or
+        ``TurnFailed`` (for bus listeners added after this application too)."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def _on_event(self, event: ev.BusEvent) -> None:
+        match event:
+            case ev.TurnCompleted() | ev.TurnFailed():
+                # The turn is committed (or rolled back) when this is published: announce the
+                # session's new view first, so every listener has it when the end arrives.
+                self.publish_session()
         for listener in list(self._listeners):
             listener(event)
-        match event:
-            case ev.TurnCompleted() | ev.TurnFailed() | ev.NeedChanged() | ev.Usage() | (
-                ev.StateChanged()
-            ):
-                self.publish_session()
 
     def publish_session(self) -> None:
-        """Publish the session's current view (listeners get it after the event in hand)."""
+        """Publish the session's current view as a ``SessionChanged``."""
         self.runtime.bus.publish(self.session_view())
 
     def session_view(self) -> ev.SessionChanged:

@@ -3,7 +3,7 @@ each session's input history.  Switching the live session is the application's
 (``Application.switch_session``): only the dispatcher may change it between turns.
 
 Listing counts every session's turns (6-10 ms for every folder at 600 sessions of 100
-turns), so the UI calls the ``a…`` variants, which run in a worker thread; the database
+turns), so the UI calls ``arecent`` and the other ``a…`` variants, which run in a worker thread; the database
 connection is shared with that thread under the ``Database`` lock.  Renames, deletes and
 input lines touch one row (< 1 ms) and also have async variants for symmetry of use.
 """
@@ -27,11 +27,11 @@ class SessionCatalog:
     def __init__(self, store: SessionStore) -> None:
         self._store = store
 
-    def list(self, cwd: str | None, limit: int = LIST_LIMIT) -> list[SessionSummary]:
+    def recent(self, cwd: str | None, limit: int = LIST_LIMIT) -> list[SessionSummary]:
         """Sessions of ``cwd`` (every folder when None), most recently used first."""
         return self._store.list(cwd, limit)
 
-    async def alist(self, cwd: str | None, limit: int = LIST_LIMIT) -> list[SessionSummary]:
+    async def arecent(self, cwd: str | None, limit: int = LIST_LIMIT) -> list[SessionSummary]:
         return await asyncio.to_thread(self._store.list, cwd, limit)
 
     def find(self, cwd: str, name_or_id: str = "") -> str | None:

@@ -40,9 +40,15 @@ def session_view(s: Session) -> SessionChanged:
         local_turns_since_escalation=s.local_turns_since_last_escalation(),
         last_escalation_context=last_context,
         tokens=tuple(
-            TokenTotal(model=u.model, role=u.role, prompt=u.prompt, completion=u.completion,
-                       cache_read=u.cache_read, cache_creation=u.cache_creation,
-                       cost_usd=u.cost_usd)  # fmt: skip
+            TokenTotal(
+                model=u.model,
+                role=u.role,
+                prompt=u.prompt,
+                completion=u.completion,
+                cache_read=u.cache_read,
+                cache_creation=u.cache_creation,
+                cost_usd=u.cost_usd,
+            )  # fmt: skip
             for u in s.tokens.values()
         ),
     )

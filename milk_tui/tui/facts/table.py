@@ -141,7 +141,7 @@ class FactTable(ScrollView, can_focus=True):
         self.compact = compact
         self.clock = clock
         self.empty_text = empty_text
-        self.columns = COMPACT_COLUMNS if compact else FULL_COLUMNS
+        self.columns: tuple[Column, ...] = COMPACT_COLUMNS if compact else FULL_COLUMNS
         """Chosen per width on resize (``columns_for``)."""
 
     # ----- data ------------------------------------------------------------------------
