@@ -79,8 +79,8 @@ async def first_paint(session_name: str, new: bool) -> tuple[float, int]:
             await asyncio.sleep(0)
         await pilot.pause()  # the frame that shows it
         dt = time.perf_counter() - t0
-        n = len(rt.session.history)
-    rt.db.close()
+        n = len(application.history())
+    application.close_database()
     return dt, n
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from milk_tui.cli import build_parser
 from milk_tui.cli.memory_cmd import run_import_go, run_memory
-from milk_tui.facade.admin import Admin
 from milk_tui.engine.bus import EventBus
+from milk_tui.facade.admin import Admin
 from milk_tui.memory.import_go import import_go, parse_time
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptFilter, PerceptStore
