@@ -1,4 +1,4 @@
-"""Fact browser first paint with 100,000 facts (issue 5: ≤ 300 ms) next to baselines.
+"""Fact browser first paint with 100,000 facts (budget: ≤ 300 ms) next to baselines.
 
 Measured in the same run, headless ``run_test``, medians over several launches:
 
@@ -40,7 +40,7 @@ from milk_tui.tui.facts.window import FactWindow
 SESSION = "bench-session"
 SIZE = (140, 45)
 TARGET_MS = 300.0
-"""Issue 5 benchmark target for the fact browser's first paint with 100,000 facts."""
+"""Budget for the fact browser's first paint with 100,000 facts."""
 
 
 class _Timed(App[None]):

@@ -1,5 +1,5 @@
 """Cold start to first frame: ``milk-tui --demo`` vs a bare Textual app with the same widgets
-(issue 5 budget: ≤ 1.3×).
+(budget: ≤ 1.3×).
 
 Each sample is a fresh interpreter (``python bench/tui_cold_start.py --child milk|bare``)
 that runs its app headless and exits on ``Ready`` (sent once the first frame is on screen);

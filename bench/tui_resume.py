@@ -1,4 +1,4 @@
-"""Resume a 2,000-turn session to first paint (issue 5 budget: ≤ 300 ms).
+"""Resume a 2,000-turn session to first paint (budget: ≤ 300 ms).
 
 Measured in the same run, alternating, headless ``run_test`` at 120×40:
 

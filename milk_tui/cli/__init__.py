@@ -77,13 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
     ss = ssub.add_parser("show", help="one session with its history")
     ss.add_argument("id")
     ss.add_argument("--json", action="store_true")
-    try:
-        from milk_tui.cli.memory_cmd import add_import_parser, add_memory_parser
-    except ImportError:  # pragma: no cover — memory CLI arrives with the memory issue
-        pass
-    else:
-        add_memory_parser(sub)
-        add_import_parser(sub)
+    from milk_tui.cli.memory_cmd import add_import_parser, add_memory_parser
+
+    add_memory_parser(sub)
+    add_import_parser(sub)
     return p
 
 

@@ -3,7 +3,7 @@
 Start-up order matters for the cold-start budget: the first frame needs only Textual and
 this module; the application (pydantic, httpx, SQLite, agents) is built in a thread right
 after it, then the main screen replaces the startup screen.  Once it is up, the
-objects alive at that point are frozen out of the cyclic GC (as Toad does): a full
+objects alive at that point are frozen out of the cyclic GC: a full
 collection over the whole widget tree otherwise stalls keys for 50–100 ms mid-stream.
 """
 

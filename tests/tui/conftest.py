@@ -82,7 +82,7 @@ async def type_and_send(pilot: Any, text: str) -> None:
     await settle(pilot, app)
 
 
-# ----- snapshots kept in <repo>/snapshots/tui/ (issue 5) ----------------------------------
+# ----- snapshots kept in <repo>/snapshots/tui/ ----------------------------------------------
 
 SNAPSHOT_DIR = Path(__file__).resolve().parents[2] / "snapshots" / "tui"
 
