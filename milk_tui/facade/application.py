@@ -15,9 +15,8 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, ParamSpec
 
-from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.dispatch import BusyError, TurnOutcome
 from milk_tui.engine.runtime import Runtime, build_runtime
 from milk_tui.facade.facts import Facts
@@ -29,6 +28,7 @@ from milk_tui.model.session import Session, Turn
 Force = Literal["escalate", "primary"] | None
 """Route a prompt to one agent regardless of the router (``/escalate``, ``/primary``, -p)."""
 Listener = Callable[[ev.BusEvent], None]
+P = ParamSpec("P")
 
 SHUTDOWN_WAIT_S = 1.0
 """How long leaving waits for a cancelled turn to unwind before consolidating anyway."""
@@ -48,34 +48,19 @@ class TurnResult:
         return TurnResult(outcome.ok, outcome.cancelled, outcome.error, outcome.text)
 
 
-def start(
-    *,
-    cwd: str | None = None,
-    config_path: str | None = None,
-    new: bool = False,
-    session_name: str = "",
-    demo: bool = False,
-    debug: bool = False,
-    permission_policy: Literal["ask", "allow", "deny"] = "ask",
-    config: MilkConfig | None = None,
-    cooperative: bool = False,
-) -> Application:
-    """Open config, database, session and agents.  ``cooperative`` makes the agents' streams
-    yield to the event loop every few ms: an interactive UI asks for it, print mode not.
-    Raises ``ConfigError`` or ``StorageError``."""
-    return Application(
-        build_runtime(
-            cwd=cwd,
-            config_path=config_path,
-            new=new,
-            session_name=session_name,
-            demo=demo,
-            debug=debug,
-            permission_policy=permission_policy,
-            config=config,
-            cooperative=cooperative,
-        )  # fmt: skip
-    )
+def _opening_application(build: Callable[P, Runtime]) -> Callable[P, Application]:
+    def start(*args: P.args, **kwargs: P.kwargs) -> Application:
+        return Application(build(*args, **kwargs))
+
+    return start
+
+
+start = _opening_application(build_runtime)
+"""``start(cwd=…, config_path=…, new=…, session_name=…, demo=…, debug=…, permission_policy=…,
+config=…, cooperative=…)``: open config, database, session and agents (``build_runtime``'s
+options) and wrap them.  ``cooperative=True`` makes the agents' streams yield to the event
+loop every few ms: an interactive UI asks for it, print mode not.  Raises ``ConfigError``
+or ``StorageError``."""
 
 
 def as_application(target: Application | Runtime, *, cooperative: bool = False) -> Application:
@@ -126,10 +111,6 @@ class Application:
     # ----- what the UI shows --------------------------------------------------------------
 
     @property
-    def config(self) -> MilkConfig:
-        return self.runtime.config
-
-    @property
     def keymap(self) -> dict[str, str]:
         return dict(self.runtime.config.keymap)
 
@@ -145,14 +126,6 @@ class Application:
     @property
     def session_id(self) -> str:
         return self.runtime.dispatcher.session.id
-
-    @property
-    def primary_name(self) -> str:
-        return self.runtime.dispatcher.primary_name
-
-    @property
-    def escalation_name(self) -> str:
-        return self.runtime.dispatcher.escalation_name
 
     def startup_info(self) -> StartupInfo:
         d, rt = self.runtime.dispatcher, self.runtime

@@ -80,10 +80,11 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         a = self.facade
+        info = a.startup_info()
         yield AppHeader(id="header")
         with Horizontal(id="body"):
             yield Conversation(
-                names={"primary": a.primary_name, "escalation": a.escalation_name},
+                names={"primary": info.primary.name, "escalation": info.escalation.name},
                 palette=self.milk.palette,
                 show_thinking=self.milk.ui_state.show_thinking,
                 id="conversation",

@@ -30,7 +30,7 @@ def need_pane(app: MilkApp) -> NeedPane:
 
 
 def escalation_pane(app: MilkApp) -> EscalationPane:
-    name = app.facade.escalation_name
+    name = app.facade.startup_info().escalation.name
     if LEGACY:
         return _legacy_pane(EscalationPane)(app.runtime.dispatcher.session, name, id="escalation")
     return _legacy_pane(EscalationPane)(agent_name=name, id="escalation")
