@@ -29,8 +29,7 @@ from milk_tui.tui.ui_state import UIState
 from milk_tui.tui.widgets.palette import Palette
 
 if TYPE_CHECKING:
-    from milk_tui.engine.runtime import Runtime
-    from milk_tui.facade.application import Application
+    from milk_tui.facade.application import Application, Runtime
     from milk_tui.model.events import BusEvent
     from milk_tui.tui.bridge import BusBridge
     from milk_tui.tui.facts.browser import FactBrowser
