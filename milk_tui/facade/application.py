@@ -193,7 +193,7 @@ class Application:
         Raises ``BusyError`` while a turn runs."""
         if self.busy:
             raise BusyError("cannot switch sessions while a turn is running")
-        s = self.sessions.load(session_id)
+        s = await asyncio.to_thread(self.sessions.load, session_id)  # a long history: ms
         if s is None:
             return None
         await self._switch(s)
