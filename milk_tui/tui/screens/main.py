@@ -146,10 +146,7 @@ class MainScreen(Screen[None]):
         need = self.query_one(NeedPane)
         esc = self.query_one(EscalationPane)
         facts = self.query_one(FactsPane)
-        for e in batch:
-            if isinstance(e, (ev.TextDelta, ev.ThinkingDelta)):
-                conv.handle_bus_event(e)  # the hot path: nothing else shows deltas
-                continue
+        for e in batch:  # deltas come coalesced, a few per frame: every pane sees every event
             conv.handle_bus_event(e)
             status.handle_bus_event(e)
             need.handle_bus_event(e)
