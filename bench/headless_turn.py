@@ -1,6 +1,6 @@
 """A full headless turn (dispatcher + tag interception + bus + commit) vs bare httpx.
 
-DESIGN §6 budget: a headless turn on 20,000 chunks ≤ 1.15× the time bare httpx takes to
+The budget: a headless turn on 20,000 chunks ≤ 1.15× the time bare httpx takes to
 read the same stream.  Both run in this process against the same local fake server,
 alternating, medians.  ``--quick`` for a short run.
 """

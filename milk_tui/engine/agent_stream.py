@@ -1,19 +1,22 @@
 """Drive one agent stream: agent events → scratch (for the commit) and bus events (for the UI).
 
-This is the per-chunk hot path of every turn (DESIGN §6 budget: ≤ 1.15× a bare httpx
-read), so it dispatches on exact types, binds everything it touches to locals, folds
-deltas that arrive within 2 ms into one bus event, and builds them without validation.  Text passes through the slot's tag interceptor here — once,
-for every agent — so no backend has to know about milk tags.
+This is the per-chunk hot path of every turn (budget: at most 1.15x a bare httpx read,
+``bench/headless_turn.py``), so it dispatches on exact types, binds everything it touches
+to locals, folds deltas that arrive within 2 ms into one bus event, and builds them
+without validation.  Text passes through the tag machine here — once per reply, for every
+agent — so no backend has to know about milk tags (docs/adr/0009-one-tag-parser.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
+from typing import cast
 
 from milk_tui.agents.base import (
     Agent,
+    AgentEvent,
     AgentRequest,
     Finished,
     Slot,
@@ -76,21 +79,23 @@ async def consume_stream(
             timer[0] = loop.call_later(DELTA_FOLD_S, flush)
 
     try:
-        async with contextlib.aclosing(agent.stream(request)) as events:
+        # Agents implement ``stream`` as async generators; aclosing ends one that we leave
+        # early (cancel, error) at once instead of at garbage collection.
+        stream = cast("AsyncGenerator[AgentEvent, None]", agent.stream(request))
+        async with contextlib.aclosing(stream) as events:
             async for item in events:
-                kind = type(item)
-                if kind is TextChunk:
+                if type(item) is TextChunk:
                     visible = feed(item.text)
                     if visible:
                         text_parts.append(visible)
                         fold(text_cls, visible)
                     continue
-                if kind is ThinkingChunk:
+                if type(item) is ThinkingChunk:
                     scratch.thinking.append(item.text)
                     fold(thinking_cls, item.text)
                     continue
                 flush()  # keep the bus in stream order around every other event
-                if kind is ToolCallEvent:
+                if type(item) is ToolCallEvent:
                     publish(
                         ev.ToolCall(
                             slot=slot,
@@ -100,7 +105,7 @@ async def consume_stream(
                             session_id=sid,
                         )
                     )
-                elif kind is ToolResultEvent:
+                elif type(item) is ToolResultEvent:
                     publish(
                         ev.ToolResult(
                             slot=slot,
@@ -111,9 +116,9 @@ async def consume_stream(
                             session_id=sid,
                         )
                     )
-                elif kind is UsageEvent:
+                elif type(item) is UsageEvent:
                     _usage(item, scratch, slot, fallback_model, sid, publish)
-                elif kind is Finished:
+                elif type(item) is Finished:
                     if item.session_id:
                         scratch.backend_session_id = item.session_id
                     if item.escalation_reason:

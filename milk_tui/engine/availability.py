@@ -1,4 +1,4 @@
-"""Graceful degradation (reference agents §7.11): which slot can take a turn right now.
+"""Graceful degradation: which slot can take a turn right now.
 
 ``Agent.available()`` may cost a network round trip (an HTTP ``/health`` probe) or a
 subprocess (``claude --version``), so answers are cached per slot for ``ttl_s`` seconds
@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from milk_tui.agents.base import Agent, AgentError
+from milk_tui.agents.base import Agent, AgentError, Slot
 
 DEFAULT_TTL_S = 30.0
 """Long enough that a busy session probes about twice a minute, short enough that a
@@ -90,14 +90,14 @@ class AvailabilityCache:
             return e
         return None
 
-    async def apply_fallback(self, target: str) -> tuple[str, str, str | None]:
+    async def apply_fallback(self, target: Slot) -> tuple[Slot, str, str | None]:
         """(target, label, notice): reroute a decision when its slot is down.
 
         Only the chosen slot is probed when it is up; the other one only when needed.
         Both down raises AgentError so the turn fails with one clear message and the app
         keeps running.
         """
-        other = "escalation" if target == "primary" else "primary"
+        other: Slot = "escalation" if target == "primary" else "primary"
         if await self.check(target):
             return target, "", None
         if await self.check(other):

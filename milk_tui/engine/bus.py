@@ -56,8 +56,8 @@ class Subscription:
                 tail.parts.append(event.text)
                 self.coalesced += 1
                 return
-            if type(tail) is type(event) and tail.slot == event.slot:  # type: ignore[union-attr]
-                merged = _Merged(tail)  # type: ignore[arg-type]
+            if type(tail) is type(event) and tail.slot == event.slot:
+                merged = _Merged(tail)
                 merged.parts.append(event.text)
                 q[-1] = merged
                 self.coalesced += 1
@@ -66,7 +66,7 @@ class Subscription:
         self._wakeup.set()
 
     def get_nowait_all(self) -> list[BusEvent]:
-        items = [i.materialise() if type(i) is _Merged else i for i in self._queue]
+        items = [i.materialise() if isinstance(i, _Merged) else i for i in self._queue]
         self._queue.clear()
         self._wakeup.clear()
         return items
@@ -78,7 +78,7 @@ class Subscription:
             self._wakeup.clear()
             await self._wakeup.wait()
         item = self._queue.popleft()
-        return item.materialise() if type(item) is _Merged else item  # type: ignore[return-value]
+        return item.materialise() if isinstance(item, _Merged) else item
 
     def __aiter__(self) -> AsyncIterator[BusEvent]:
         return self

@@ -1,7 +1,7 @@
-"""Builds what each agent receives for a turn (the "context builder" of DESIGN §2).
+"""The messages of an HTTP agent's request: pinned system blocks, then the trimmed history.
 
-The pinned system blocks (need / orientation, remembered facts) are counted once as
-overhead and never trimmed (DESIGN §5.4); only the conversation history is trimmed.
+The pinned blocks (need / orientation, remembered facts) are counted once as overhead
+and never trimmed; only the conversation history is trimmed to the message budget.
 """
 
 from __future__ import annotations

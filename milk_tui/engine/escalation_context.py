@@ -1,4 +1,6 @@
-"""The orientation text an escalation agent receives (reference core §3.2–§3.8, seed ADR-0032).
+"""The orientation text an escalation agent receives.
+
+When a fresh start replaces a return: docs/adr/0002-fresh-start-when-returning-on-stale-context.md.
 
 Two parts with different lifetimes:
 
@@ -30,7 +32,7 @@ PRIOR_SUMMARY_HEADER = (
     "you last did together]"
 )
 PRIMARY_ACTIVITY_HEADER = "[Recent primary agent activity]"
-# Header wording of the five blocks above: reference core §3.3 (the UI and tests key on them).
+# The wording of the five headers above is part of the interface: the UI and tests key on them.
 
 _RESUMING_MODES: frozenset[str] = frozenset({"resume", "continuation"})
 
@@ -64,11 +66,10 @@ def build_static_context(
 ) -> str:
     """Identity, then (when injecting) need + memory instructions and the remembered facts.
 
-    Deliberate difference from Go (reference core §3.8 "subtle defect"): on Continuation
-    the instructions ARE sent when ``inject_instructions`` is true.  Go returned the
-    identity alone there while the caller still moved the injection marker, so in sticky
-    sessions the instructions were never re-sent.  A Continuation turn that is under the
-    thresholds still gets the identity alone, as before.
+    The instructions are sent whenever ``inject_instructions`` is true, Continuation
+    included: the caller moves the injection marker when it says yes, so sending nothing
+    then would mean a sticky session never got them again.  A Continuation turn under
+    the re-injection thresholds gets the identity alone.
     """
     del mode  # the decision is carried by inject_instructions (see docstring)
     out = identity_block()
@@ -117,7 +118,7 @@ def _orientation(
 
 
 def build_dynamic_context(session: Session, mode: ContextMode) -> str:
-    """Reference core §3.3.  MUTATES ``session.last_local_summary_injected``.
+    """The per-turn part of the CLI context.  MUTATES ``session.last_local_summary_injected``.
 
     Resume / Continuation: only the primary-activity block, and only when it changed
     since it was last injected.  First / Returning: brief, need, (First only) the prior
@@ -129,7 +130,7 @@ def build_dynamic_context(session: Session, mode: ContextMode) -> str:
 
 
 def orientation_for_http(session: Session, mode: ContextMode) -> str:
-    """First system message for HTTP / Bedrock escalation agents (seed ADR-0032, DESIGN §5).
+    """First system message for HTTP / Bedrock escalation agents.
 
     Those backends keep no conversation of their own: every request is rebuilt from our
     history and this message is never remembered by them.  So it is always the full
@@ -145,12 +146,12 @@ def orientation_for_http(session: Session, mode: ContextMode) -> str:
 def should_inject_memory_instructions(
     session: Session, resuming: bool, turns_threshold: int, bytes_threshold: int
 ) -> bool:
-    """Reference core §3.8: always when not resuming; otherwise when either resolved threshold
+    """Always when not resuming; otherwise when either resolved threshold
     (0 = off) has been reached since ``memory_instruction_injected_at``.
 
     Pure: the caller moves the marker to ``escalation_turn_count()`` when this says yes, and
-    ``build_static_context`` then really sends the instructions in every mode, Continuation
-    included — so a reset can no longer be swallowed.
+    ``build_static_context`` then sends the instructions in every mode, Continuation
+    included, so a moved marker always means the instructions went out.
     """
     if not resuming:
         return True

@@ -1,4 +1,6 @@
-"""Which context mode an escalation turn runs in, and the fresh-start downgrade (seed ADR-0032).
+"""Which context mode an escalation turn runs in, and the fresh-start downgrade.
+
+The rules: docs/adr/0002-fresh-start-when-returning-on-stale-context.md.
 
 Kept apart from the dispatcher so the decision is a pure function of the session and
 config that tests can pin row by row.  The same plan serves the Claude CLI path (resume or
@@ -31,10 +33,12 @@ class HandoffPlan:
 def plan_escalation(
     session: Session, turn_gap_threshold: int, *, forced_fresh: bool = False
 ) -> HandoffPlan:
-    """Reference core §2.3 precedence, then the ADR-0032 downgrade applied to Returning only.
+    """Precedence: forced fresh, waiting question (resume), no primary turn since the last
+    escalation (continuation), never escalated (first), else returning — downgraded to a
+    fresh start when the need changed or the turn gap reached the threshold.
 
-    ``turn_gap_threshold`` is already resolved (DESIGN §5.2: 0 disables the gap check);
-    the need-staleness check cannot be disabled.
+    ``turn_gap_threshold`` is already resolved (0 disables the gap check); the
+    need-staleness check cannot be disabled.
     """
     sid = session.escalation_session_id
     ever = session.escalation_ever_active()

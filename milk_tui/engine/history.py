@@ -1,7 +1,9 @@
 """Session history → chat messages for an HTTP agent, and the budget trimmer.
 
-ADR-0038: the history never contains the current prompt, so nothing here strips a
-trailing user turn.  Labels follow reference core §2.6; trimming follows DESIGN §5.4.
+The history never contains the current prompt
+(docs/adr/0001-record-the-user-turn-after-the-agent-answers.md), so nothing here strips
+a trailing user turn.  Turns of the other agent are labelled (``[user to X]``,
+``[X as escalation]``); trimming drops the oldest turns first and never the pinned blocks.
 """
 
 from __future__ import annotations

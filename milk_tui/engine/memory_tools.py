@@ -1,9 +1,9 @@
-"""Memory tools for OpenAI-compatible agents (reference core §4.7), over MemoryService.
+"""Memory tools for API agents (OpenAI-compatible, Bedrock), over MemoryService.
 
-Differences from the Go tools, on purpose: ids are our integer ids (``#12``); a
-near-duplicate reinforces the existing fact and says so; ``get_memory`` ranks by FTS
-relevance × weight and honours the calling slot's role filter instead of always reading
-as the primary; an omitted ``producer`` is the calling slot.  Every result is capped at
+Ids are our integer ids (``#12``); a near-duplicate reinforces the existing fact and says
+so; ``get_memory`` ranks by FTS relevance × weight
+(docs/adr/0005-percepts-in-sqlite-fts5.md) and honours the calling slot's role filter;
+an omitted ``producer`` is the calling slot.  Every result is capped at
 ``max_bytes`` so a large store cannot flood a small model's context.
 """
 
@@ -13,18 +13,18 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from milk_tui.agents.base import ToolOutcome, ToolSpec
+from milk_tui.agents.base import Slot, ToolOutcome, ToolSpec
 from milk_tui.memory.dedup import tokens
 from milk_tui.memory.store import PerceptFilter
 from milk_tui.model.percept import Percept
 from milk_tui.storage.db import StorageError
 
 DEFAULT_RESULT_MAX_BYTES = 2048
-"""Reference §3.10 local_memory_result_max_bytes."""
+"""Default of the ``local_memory_result_max_bytes`` config key."""
 GET_MIN_CONFIDENCE = 0.4
-"""Reference §4.7 get_memory default min_confidence."""
+"""``get_memory``'s default ``min_confidence``."""
 GET_MAX_RESULTS = 5
-"""Reference §4.7 get_memory default max_results."""
+"""``get_memory``'s default ``max_results``."""
 LIST_ROWS = 50
 """Rows list_memory fetches before the byte cap trims them."""
 
@@ -68,7 +68,7 @@ def cap(text: str, max_bytes: int) -> str:
 
 
 def format_table(rows: list[Percept]) -> str:
-    """Reference §4.7 FormatList columns; SCOPE is our real scope, not 'global only if core'."""
+    """The ``list_memory`` table: one row per fact, content cut at 50 characters."""
     lines = [f"{'ID':<7} {'SCOPE':<7} {'W':<4} {'CORE':<4} {'PRODUCER':<10} {'FOR':<10} CONTENT"]
     for p in rows:
         content = p.content if len(p.content) <= 50 else p.content[:47] + "..."
@@ -82,8 +82,8 @@ class MemoryToolBox:
 
     def __init__(
         self,
-        memory: Any,
-        slot: str,
+        memory: Any,  # MemoryService; its method named ``list`` hides the builtin from mypy
+        slot: Slot,
         session_id: str,
         primary_name: str,
         escalation_name: str,
@@ -153,7 +153,7 @@ class MemoryToolBox:
         return ToolOutcome(f"recorded percept #{p.id}")
 
     def _visible(self, p: Percept) -> bool:
-        """The role filter of reference §4.6 (SQL twin: ``select.ROLE_FILTER``)."""
+        """Which facts the calling slot may read (SQL twin: ``select.ROLE_FILTER``)."""
         if self.slot == "escalation":
             return p.producer != "escalation" and p.consumer != "primary"
         return p.consumer != "escalation"

@@ -1,20 +1,20 @@
-"""The repeated-prompt guard (reference core §2.8): a user asking the same thing again is
+"""The repeated-prompt guard: a user asking the same thing again is
 taken as dissatisfaction with the primary, which then hands off to the escalation agent.
 
 Pure function, no I/O: the dispatcher calls it before the primary agent runs, passing only
-ANSWERED user turns (ADR-0038 — the current prompt is never in the history, otherwise an
+ANSWERED user turns (the current prompt is never in the history, otherwise an
 immediate "repeat" of itself would fire on every turn).
 """
 
 from __future__ import annotations
 
 REPEAT_WINDOW = 10
-"""Reference core §2.8: only the last 10 prior user prompts are compared."""
+"""Only the last 10 prior user prompts are compared."""
 REPEAT_THRESHOLD = 0.9
-"""Reference core §2.8: fire when the 1/distance score reaches 0.9 (inclusive)."""
+"""Fire when the 1/distance score reaches 0.9 (inclusive)."""
 SHORT_PROMPT_BYTES = 20
 SHORT_PROMPT_WORDS = 3
-"""Reference core §2.8: prompts under 20 bytes AND under 3 words ("ok", "yes") never fire."""
+"""Prompts under 20 bytes AND under 3 words ("ok", "yes") never fire."""
 _LABEL_PREFIX = "[user to "
 
 ESCALATION_REASON = "user repeated the same question without expressing satisfaction"

@@ -1,15 +1,15 @@
 """Which agent gets a prompt: explicit flags, state, rules, weighted score, classifier.
 
-Reference agents §5 (decision order) and §6 (sticky / pinned / auto-sticky).  The router
-is agent-agnostic: the classifier is a callable the dispatcher supplies, which sends the
+Decision order: single-turn forces, pins and stickiness (``RouteFlags``); a waiting
+escalation question; the hard rules and the weighted score (``RouterRules``); for an
+inconclusive score the configured fallback or the classifier.  The router is
+agent-agnostic: the classifier is a callable the runtime supplies, which sends the
 router's own classification prompt to the primary model and returns its raw answer.
 
-Deliberate deviations from the Go original (each one a case where Go's behaviour comes
-from an accident of its flag plumbing rather than a decision):
+Two rules that are ours on purpose:
 
-* A single-turn ``force_primary`` beats pinned / auto-sticky escalation.  Go checks every
-  escalate flag first and relies on ``/primary <msg>`` having cleared them; here a caller
-  that forces primary gets primary even if it skipped ``primary_command``.
+* A single-turn ``force_primary`` beats pinned / auto-sticky escalation: a caller that
+  forces primary gets primary even if it skipped ``primary_command``.
   ``force_escalate`` still beats ``force_primary``.
 * While primary is pinned, a successful escalated turn (``/escalate <msg>``, a waiting
   follow-up, a fallback) does not switch auto-sticky on: the pin is the user's standing
@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from milk_tui.config.settings import MilkConfig
+from milk_tui.engine.router_rules import RouterRules
 from milk_tui.model.session import ESCALATION, PRIMARY, Session, State
 
 Target = Literal["primary", "escalation"]
@@ -35,154 +36,10 @@ CLASSIFIER_PROMPT = (
     'deep reasoning. Answer "primary" for shell commands, reading files, grep, simple code '
     "questions, debugging and small functions.\n\nTask: {prompt}"
 )
-"""Reference agents §2.12: one-word verdict; escalate iff the answer starts with "escalate"."""
+"""One-word verdict: the prompt escalates iff the answer starts with "escalate"."""
 
 ESCALATE_FALLBACKS = {"claude", "escalation", "escalate"}
 """classifier_fallback values that send inconclusive prompts straight to escalation."""
-
-
-@dataclass
-class RouterRules:
-    """The ``rules`` object of the config, with the Go defaults (English + Italian lists)."""
-
-    escalate_above_tokens: int = 2000
-    local_below_tokens: int = 30
-    escalate_threshold: int = 6
-    local_threshold: int = -4
-    local_verb_weight: int = -3
-    escalate_verb_weight: int = 4
-    path_ref_weight: int = -2
-    code_block_weight: int = -2
-    open_question_weight: int = 3
-    classifier_fallback: str = "local"
-    escalate_keywords: list[str] = field(
-        default_factory=lambda: [
-            "refactor entire",
-            "context brick",
-            "memory panel",
-            "panel memory",
-        ]
-    )
-    local_verbs: list[str] = field(
-        default_factory=lambda: [
-            "grep",
-            "find",
-            "list",
-            "run",
-            "read",
-            "fix",
-            "debug",
-            "show",
-            "cat",
-            "ls",
-            "check",
-            "print",
-            "count",
-            "search",
-            "add",
-            "create",
-            "write",
-            "implement",
-            "rename",
-            "delete",
-            "move",
-            "aggiungi",
-            "crea",
-            "scrivi",
-            "implementa",
-            "rinomina",
-            "elimina",
-            "sposta",
-            "cerca",
-            "mostra",
-            "controlla",
-            "esegui",
-            "leggi",
-        ]
-    )
-    escalate_verbs: list[str] = field(
-        default_factory=lambda: [
-            "architect",
-            "design",
-            "refactor",
-            "explain why",
-            "compare",
-            "evaluate",
-            "plan",
-            "propose",
-            "summarize",
-            "review",
-            "analyze",
-            "describe",
-            "progetta",
-            "refactorizza",
-            "spiega perché",
-            "confronta",
-            "valuta",
-            "pianifica",
-            "proponi",
-            "riassumi",
-            "revisiona",
-            "analizza",
-            "descrivi",
-        ]
-    )
-    open_question_prefixes: list[str] = field(
-        default_factory=lambda: [
-            "what",
-            "why",
-            "how",
-            "when",
-            "where",
-            "who",
-            "which",
-            "could you",
-            "can you",
-            "would you",
-            "should",
-            "is it",
-            "are there",
-            "do you",
-            "does",
-            "cosa",
-            "come",
-            "perché",
-            "quando",
-            "dove",
-            "chi",
-            "quale",
-            "quali",
-            "potresti",
-            "puoi",
-            "dovresti",
-            "è possibile",
-            "ci sono",
-            "sai",
-        ]
-    )
-
-    @classmethod
-    def from_config(cls, rules: dict[str, Any]) -> RouterRules:
-        """Keys present override (lists wholesale, like Go's JSON merge); unknown keys ignored."""
-        out = cls()
-        for f in fields(cls):
-            if f.name not in rules or rules[f.name] is None:
-                continue
-            value = rules[f.name]
-            current = getattr(out, f.name)
-            try:
-                if isinstance(current, list):
-                    value = [str(v) for v in value]
-                    if f.name == "open_question_prefixes" and not value:
-                        continue  # reference §5: an empty list falls back to the built-ins
-                elif isinstance(current, int):
-                    value = int(value)
-                else:
-                    value = str(value)
-            except (TypeError, ValueError):
-                continue
-            setattr(out, f.name, value)
-        return out
 
 
 @dataclass
@@ -269,7 +126,7 @@ class Router:
         """Hard rules then the weighted score; a ``Score`` back means inconclusive."""
         r = self.rules
         lower = prompt.lower()
-        approx_tokens = len(prompt) // 4  # reference §5: rune count / 4, integer division
+        approx_tokens = len(prompt) // 4  # characters / 4, rounded down
         if approx_tokens > r.escalate_above_tokens:
             return RouteDecision(
                 ESCALATION,
@@ -296,7 +153,7 @@ class Router:
         r = self.rules
         lower = prompt.lower()
         s = Score()
-        # Substring matches, first hit only (reference: "ls" hits "also", "add" hits "address").
+        # Substring matches, first hit only (so "ls" hits "also", "add" hits "address").
         verb = next((v for v in r.local_verbs if v and v.lower() in lower), None)
         if verb is not None:
             s.add(f"local verb '{verb}'", r.local_verb_weight)
@@ -317,7 +174,7 @@ class Router:
         for word in prompt.split():
             if not _looks_like_path(word):
                 continue
-            # "~" is deliberately not expanded (reference §5).
+            # "~" is deliberately not expanded.
             candidates = [word] if os.path.isabs(word) else [word, os.path.join(self.cwd, word)]
             if any(os.path.exists(c) for c in candidates):
                 return word
@@ -342,12 +199,12 @@ class Router:
             return RouteDecision(PRIMARY, f"{why}; classifier said primary", "classifier")
         return RouteDecision(PRIMARY, f"{why}; default route", "default")
 
-    # ----- sticky state (reference §6) ------------------------------------------------
+    # ----- sticky state ---------------------------------------------------------------
 
     def after_turn(
         self,
         flags: RouteFlags,
-        final_target: str,
+        final_target: Target,
         ok: bool,
         forced: str | bool | None,
         sticky_escalation: bool,
@@ -356,7 +213,7 @@ class Router:
 
         ``final_target`` is where the router (plus availability fallback) sent the turn —
         NOT where the answer finally came from: a primary that escalated itself was
-        routed to primary, so it leaves auto-sticky alone (reference §6).
+        routed to primary, so it leaves auto-sticky alone.
         ``forced`` is "escalate" / "primary" / None (True means "escalate").
         """
         forced_primary = forced == "primary"

@@ -1,8 +1,9 @@
-"""What one in-flight turn has produced so far, and how to undo its effect on the session.
+"""What one in-flight turn has produced so far, how to undo it, and how it ended.
 
-A failed or cancelled turn must leave the session exactly as it was (ADR-0038 + DESIGN
-§2), but the need is shown live as agents emit it; so the dispatcher snapshots the
-session's scalar state before a turn and restores it on failure.
+A failed or cancelled turn leaves the session exactly as it was
+(docs/adr/0001-record-the-user-turn-after-the-agent-answers.md), but the need is shown
+live as agents emit it; so the turn snapshots the session's scalar state before it starts
+and restores it on failure.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
+from milk_tui.agents.base import Slot
 from milk_tui.model.session import Session, TokenUsage, Turn
 
 _ROLLBACK_FIELDS = (
@@ -38,6 +40,10 @@ class SessionSnapshot:
         del s.history[self.history_len :]
         s.tokens = self.tokens
 
+    def restore_field(self, s: Session, name: str) -> None:
+        """Put back one field as it was when the snapshot was taken."""
+        setattr(s, name, self.values[name])
+
 
 @dataclass
 class TurnScratch:
@@ -50,8 +56,9 @@ class TurnScratch:
     escalation_reason: str = ""
     cost_usd: float = 0.0
 
-    def joined_text(self) -> str:
-        return "".join(self.text)
+    def reply_text(self) -> str:
+        """The visible reply, trimmed: the tag machine already removed the tags."""
+        return "".join(self.text).strip()
 
     def joined_thinking(self) -> str:
         return "".join(self.thinking)
@@ -61,13 +68,25 @@ class TurnScratch:
 class PendingHandoff:
     """The primary's half of a self-escalated turn, held back until the escalation succeeds.
 
-    ADR-0038 says the history an agent sees never contains the prompt it is answering; if
-    the primary's user turn were committed before the hand-off, the escalation agent would
-    be handed the current prompt twice.  So both halves are committed in one transaction at
-    the end (Go milk's turn shape, but atomic), and a failed escalation records neither.
+    The history an agent sees never contains the prompt it is answering; if the primary's
+    user turn were committed before the hand-off, the escalation agent would be handed the
+    current prompt twice.  So both halves are committed in one transaction at the end, and
+    a failed escalation records neither
+    (docs/adr/0001-record-the-user-turn-after-the-agent-answers.md).
     """
 
     turns: list[Turn]
     usage: list[TokenUsage]
     scratch: TurnScratch
     snapshot: SessionSnapshot
+
+
+@dataclass
+class TurnOutcome:
+    ok: bool
+    slot: Slot | None = None
+    text: str = ""
+    error: str = ""
+    cancelled: bool = False
+    escalation_reason: str = ""
+    handoff: PendingHandoff | None = None

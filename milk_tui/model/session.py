@@ -11,10 +11,10 @@ import enum
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-PRIMARY = "primary"
-ESCALATION = "escalation"
+PRIMARY: Final = "primary"
+ESCALATION: Final = "escalation"
 
 NEED_STALE_TURNS = 4
 """Reference core §3.6: a need whose turnsAgo reaches 4 is labelled 'may already be fulfilled'."""

@@ -1,15 +1,19 @@
-"""Streaming interception of milk tag markup (need / percept / escalate) in agent output.
+"""The milk tag grammar and its one parser: a streaming machine over agent output.
 
-Behaviour (reference core §5.2): the output is a pure function of the character sequence,
-so chunk boundaries never matter; backtick code spans (inline or fenced) are left alone;
-unlike the reference, an inline span (one or two backticks) also ends at a blank line, so a
-stray backtick cannot expose every later tag of the reply;
-a tag whose nonce is not the slot's is hidden but not recorded; at end of stream an
-unclosed tag is dropped and a dangling partial prefix is emitted as text.
+Grammar: ``<milk:KIND:NONCE>body</milk:KIND:NONCE>`` with KIND one of ``need``, ``percept``,
+``escalate`` (docs/interfaces.md; the one-parser decision: docs/adr/0009-one-tag-parser.md).  The rules:
 
-Our one deliberate tightening: a nonce may not contain whitespace and is at most
-``MAX_NONCE_LEN`` characters, so prose that merely *mentions* ``<milk:need:`` does not
-swallow the rest of the reply.  The same rule is applied by ``strip_tags``.
+* the output is a pure function of the character sequence: chunk boundaries never matter;
+* backtick code spans (inline or fenced) are left alone; an inline span (one or two
+  backticks) also ends at a blank line, so a stray backtick cannot expose every later tag;
+* a tag whose nonce is not the slot's is hidden but not recorded;
+* a nonce holds no whitespace and at most ``MAX_NONCE_LEN`` characters, so prose that
+  merely mentions ``<milk:need:`` does not swallow the rest of the reply;
+* at end of stream a tag still open falls back to the first close of its kind with any
+  nonce (hidden, not recorded) and the text after it is parsed again; with no close at
+  all the tag is dropped; a dangling partial prefix is emitted as text.
+
+``strip_tags`` (finished text) is this same machine fed the whole text at once.
 
 Hot path: ``feed`` is called once per streamed chunk.  When nothing is pending and the
 chunk holds neither ``<`` nor a backtick it is returned unchanged after two C-level scans.
@@ -27,7 +31,7 @@ _PREFIXES = tuple(f"<milk:{k}:" for k in KINDS)
 _MAX_PREFIX = max(len(p) for p in _PREFIXES)
 
 MAX_NONCE_LEN = 32
-"""DESIGN §5.6 nonces are 8 chars; 32 leaves room for hand-made ones while stopping prose
+"""Our nonces are 8 characters (``model.nonce``); 32 leaves room for hand-made ones while stopping prose
 that mentions a tag prefix from swallowing the reply."""
 
 TEXT, OPEN, TAG, CODE = 0, 1, 2, 3
@@ -43,8 +47,8 @@ class TagInterceptor:
     def __init__(
         self,
         nonce: str,
-        on_need: Callable[[str], None],
-        on_percept: Callable[[str], None],
+        on_need: Callable[[str], None] | None = None,
+        on_percept: Callable[[str], None] | None = None,
         on_escalate: Callable[[str], None] | None = None,
     ) -> None:
         self.nonce = nonce
@@ -77,15 +81,27 @@ class TagInterceptor:
         return "".join(out)
 
     def flush(self) -> str:
-        """End of stream: drop an unclosed tag, emit a dangling partial prefix verbatim."""
-        rest = ""
+        """End of stream: the rest of the visible text; the machine is ready for a new stream.
+
+        A tag still open ends at the first close of its kind (any nonce, not recorded) and
+        what follows is parsed again; with no such close the tag is dropped.  A dangling
+        partial prefix is emitted verbatim.
+        """
+        out: list[str] = []
+        while self._mode == TAG:
+            held, self._mode, self._buf = self._buf, TEXT, ""
+            close = held.find(f"</milk:{self._kind}:")
+            end = held.find(">", close) if close >= 0 else -1
+            if end < 0:
+                break
+            self._run(held[end + 1 :], out)
         if self._mode == TEXT:
-            rest = self._buf
+            out.append(self._buf)
         elif self._mode == OPEN:
-            rest = f"<milk:{self._kind}:{self._buf}"
+            out.append(f"<milk:{self._kind}:{self._buf}")
         self._mode, self._buf, self._bt_run, self._code_open, self._code_bt = TEXT, "", 0, 0, 0
         self._prev_nl = False
-        return rest
+        return "".join(out)
 
     # ----- state machine --------------------------------------------------------------
 
@@ -203,88 +219,22 @@ class TagInterceptor:
         return i + consumed
 
 
-# ----- post-hoc strip (persisted text) -------------------------------------------------
-
-
-def _code_span_end(text: str, i: int) -> int:
-    """``text[i]`` starts a backtick run of length k; return the index after the closing run,
-    after the blank line that ends an unclosed inline span, or len(text)."""
-    n = len(text)
-    j = i
-    while j < n and text[j] == "`":
-        j += 1
-    k = j - i
-    para = text.find("\n\n", j) if k < 3 else -1
-    while True:
-        j = text.find("`", j)
-        if para >= 0 and (j < 0 or j > para):
-            return para + 2
-        if j < 0:
-            return n
-        e = j
-        while e < n and text[e] == "`":
-            e += 1
-        if e - j >= k:
-            return j + k
-        j = e
+# ----- finished text ------------------------------------------------------------------
 
 
 def strip_tags(text: str) -> str:
     """Remove every milk tag (any nonce, any kind) from finished text, trimmed.
 
-    Unlike the stream, the whole text is known, so a missing exact close falls back to the
-    first close of the same kind (reference §5.3); with no close at all everything from the
-    open tag on is dropped.  Code spans are left alone.
+    The streaming machine fed the whole text at once, so it equals what a stream of the
+    same text shows, however it was chunked.
     """
-    text = text.strip()  # reference §5.3: the accumulated text is trimmed first
-    if "<milk:" not in text:
-        return text
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        lt = text.find("<milk:", i)
-        bt = text.find("`", i)
-        if lt < 0:
-            out.append(text[i:])
-            break
-        if 0 <= bt < lt:
-            end = _code_span_end(text, bt)
-            out.append(text[i:end])
-            i = end
-            continue
-        out.append(text[i:lt])
-        kind = next(
-            (k for k, p in zip(KINDS, _PREFIXES, strict=True) if text.startswith(p, lt)), ""
-        )
-        if not kind:
-            out.append("<")
-            i = lt + 1
-            continue
-        start = lt + len(_PREFIXES[KINDS.index(kind)])
-        gt = start
-        while gt < n and text[gt] != ">" and text[gt] != "`" and not text[gt].isspace():
-            gt += 1
-        if gt - start > MAX_NONCE_LEN or (gt < n and text[gt] != ">"):
-            out.append(text[lt:gt])
-            i = gt
-            continue
-        if gt >= n:  # open tag never finished: as in the stream, a dangling prefix is text
-            out.append(text[lt:])
-            break
-        close = f"</milk:{kind}:{text[start:gt]}>"
-        c = text.find(close, gt + 1)
-        if c >= 0:
-            i = c + len(close)
-            continue
-        any_close = text.find(f"</milk:{kind}:", gt + 1)
-        c_end = text.find(">", any_close) if any_close >= 0 else -1
-        if c_end < 0:
-            break
-        i = c_end + 1
-    return "".join(out).strip()
+    if "<milk:" not in text:  # no tag can open: the machine would return the text as is
+        return text.strip()
+    machine = TagInterceptor("")
+    return (machine.feed(text) + machine.flush()).strip()
 
 
-# ----- consumer hints (reference §5.4, ADR-0031) ---------------------------------------
+# ----- consumer hints (docs/adr/0003-the-primary-writes-facts-and-the-need-fallback.md) --
 
 
 def consumer_from_hint(body: str, primary_name: str, escalation_name: str) -> tuple[str, str]:
@@ -300,7 +250,7 @@ def consumer_from_hint(body: str, primary_name: str, escalation_name: str) -> tu
     return "all", s
 
 
-# ----- instructions (reference §3.4 purpose; our wording) ------------------------------
+# ----- instructions: how an agent is told to write the tags ----------------------------
 
 
 def need_instruction(nonce: str) -> str:

@@ -3,7 +3,7 @@
 Each call to ``stream`` pops the next script (a list of AgentEvents, optionally ending in
 an exception instance to raise) and records the AgentRequest it was given, so tests can
 assert exactly what the dispatcher handed the agent (e.g. that the history never contains
-the current prompt — ADR-0038).
+the current prompt).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import asyncio
 import sqlite3
 
 from milk_tui.agents.base import AgentError, Finished, SessionNotFound, TextChunk, UsageEvent
-from milk_tui.engine.dispatch import REPEATED_PROMPT_REASON
+from milk_tui.engine.repeat_guard import ESCALATION_REASON as REPEATED_PROMPT_REASON
 from milk_tui.model.session import State
 from milk_tui.testing.scripted_agent import say
 
@@ -25,7 +25,7 @@ async def test_self_escalation_sets_need_fallback_and_hands_off(rig):
         ("user", "escalation"),
         ("assistant", "escalation"),
     ]
-    # ADR-0031: no need was emitted, so the prompt became the need before the hand-off;
+    # No need was emitted, so the prompt became the need before the hand-off;
     # it belongs to the answered exchange, the escalation's user turn (position 3).
     assert s.current_need == LONG and s.current_need_set_at == 3
     assert not s.need_is_stale() and not s.need_changed_since_last_escalation()
@@ -40,7 +40,7 @@ async def test_first_escalation_brief_falls_back_to_prompt(rig):
     rig.escalation.push(say("ok"))
     await rig.dispatcher.run_turn(LONG, force="escalate")
     started = rig.of("escalation_started")[-1]
-    assert started.brief == LONG  # DESIGN §5.3
+    assert started.brief == LONG  # with no stated reason the brief is the prompt
 
 
 async def test_question_sets_waiting_then_resume(rig):

@@ -1,4 +1,4 @@
-"""Seed ADR-0032: context-mode precedence and the fresh-start downgrade, row by row."""
+"""Context-mode precedence and the fresh-start downgrade, row by row (docs/adr/0002-fresh-start-when-returning-on-stale-context.md)."""
 
 from __future__ import annotations
 

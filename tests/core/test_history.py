@@ -1,4 +1,4 @@
-"""History → messages (reference core §2.6) and the trimmer (DESIGN §5.4)."""
+"""History → messages (labels for the other agent's turns) and the budget trimmer."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""History queries (reference core §1.5, §1.7), bricks (§1.8) and need arithmetic (DESIGN §5.1)."""
+"""History queries, summary bricks and need arithmetic (docs/adr/0004-need-position-and-staleness.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 4 hand-off scenarios through the real Dispatcher and the REAL Claude CLI.
+"""Hand-off scenarios through the real Dispatcher and the REAL Claude CLI.
 
 The escalation agent is the npm ``claude`` binary talking to the fake Anthropic server;
 the primary is a scripted in-process agent.  Every assertion about context is made on
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.real_peer
 NEED_INSTRUCTION_HEADER = "[Milk current-need tracking]"
 IDENTITY_HEADER = "[Milk agent context]"
 
-# ≥ 200 bytes (reference core §1.8) so the escalation summary brick is built from it.
+# ≥ 200 bytes so the escalation summary brick is built from it.
 LONG_ANSWER = (
     "ANSWER-ONE: use a connection pool, keep transactions short, add an index on "
     "orders.created_at, and move the nightly report to a read replica so that the "
@@ -64,7 +64,7 @@ async def test_first_turn_context_reaches_the_model(cli_rig: CliRig) -> None:
     assert ctx.startswith(IDENTITY_HEADER)
     assert f"<milk:need:{rig.session.escalation_nonce}>" in ctx
     assert "[Remembered facts]\n- The project stores orders in PostgreSQL 16" in ctx
-    assert f"{BRIEF_HEADER}\n{prompt}" in ctx  # DESIGN §5.3 brief fallback
+    assert f"{BRIEF_HEADER}\n{prompt}" in ctx  # with no stated reason the brief is the prompt
     req = _last(rig)
     assert ctx.strip() in req.system_text  # exactly our text, as the CLI sent it
     assert prompt in req.last_user_text and _turn_roles(req) == ["user"]

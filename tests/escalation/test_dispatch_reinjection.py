@@ -1,7 +1,7 @@
 """Memory-instruction re-injection through the dispatcher (fake CLI: many turns, fast).
 
-Our fix of reference core §3.8's defect: on sticky Continuation turns the instructions
-are really re-sent once the threshold is crossed, not silently swallowed.
+On sticky Continuation turns the instructions are re-sent once a threshold is crossed:
+a moved injection marker always means the instructions went out.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Pins reference core §3.2/§3.3 examples, §3.6 turnsAgo arithmetic (DESIGN §5.1) and §3.8."""
+"""The escalation context: static and dynamic blocks, need age (docs/adr/0004-need-position-and-staleness.md), re-injection."""
 
 from __future__ import annotations
 
@@ -62,12 +62,12 @@ def test_static_without_injection_is_identity_only() -> None:
 
 
 def test_static_continuation_sends_instructions_when_due() -> None:
-    """Our fix of the Go defect: a due re-injection on Continuation is really sent."""
+    """A due re-injection on Continuation is sent."""
     text = build_static_context("abc", FACTS, "continuation", True, "p", "e")
     assert need_instruction("abc") in text and FACTS in text
 
 
-# ----- dynamic (§3.3) -----------------------------------------------------------------
+# ----- dynamic -----------------------------------------------------------------------
 
 
 def test_first_full_order_and_exact_bytes() -> None:
@@ -130,7 +130,7 @@ def test_empty_session_gives_empty_dynamic() -> None:
     assert build_dynamic_context(_session(), "first") == ""
 
 
-# ----- §3.6 turnsAgo with DESIGN §5.1 (set_at is the 1-based user-turn position) ---------
+# ----- need age (set_at is the 1-based user-turn position) -------------------------------
 
 
 @pytest.mark.parametrize(
@@ -174,7 +174,7 @@ def test_http_orientation_is_stateless_and_always_has_activity() -> None:
     assert orientation_for_http(s, "resume") == ret
 
 
-# ----- §3.8 re-injection --------------------------------------------------------------
+# ----- re-injection ------------------------------------------------------------------
 
 
 def _escalation_answers(s: Session, n: int, size: int = 10) -> None:

@@ -1,4 +1,4 @@
-"""Graceful degradation with real fake servers going down and up (reference agents §7.11)."""
+"""Graceful degradation with real fake servers going down and up."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed ADR-0032, local-provider path, asserted on what the SERVER received: the dispatcher
+"""Escalation to API agents, asserted on what the SERVER received: the dispatcher
 escalating to an HTTP agent (fake OpenAI server) and to Bedrock (real boto3 → event-stream
 fake).  Orientation system message first, percepts second, brief falls back to the prompt,
 stale returns scoped to the last escalation boundary, the trimmer keeps system messages."""
@@ -27,7 +27,7 @@ from milk_tui.testing.scripted_agent import ScriptedAgent, say
 
 FACT = "the deploy pipeline runs from scripts/deploy.sh"
 FIRST_ANSWER = "Split the deploy pipeline into build, verify and release stages. " * 5
-"""> 200 bytes so the escalation summary brick is kept (reference core §1.8)."""
+"""> 200 bytes so the escalation summary brick is kept."""
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """Router decision tables: explicit flags, state, hard rules, weighted score, classifier
-(reference agents §5) — every rule, the default lists, and config overrides."""
+— every rule, the default lists, and config overrides."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from milk_tui.config.settings import MilkConfig
-from milk_tui.engine.router import CLASSIFIER_PROMPT, RouteFlags, Router, RouterRules
+from milk_tui.engine.router import CLASSIFIER_PROMPT, RouteFlags, Router
+from milk_tui.engine.router_rules import RouterRules
 from milk_tui.model.session import Session, State
 
 PAD = " qqq" * 32
@@ -211,7 +212,7 @@ async def test_classifier_fallback_setting_escalates_directly(tmp_path, where, v
 # ----- config overrides ------------------------------------------------------------------
 
 
-async def test_defaults_match_the_reference():
+async def test_default_rules():
     r = RouterRules()
     assert (
         r.escalate_above_tokens,

@@ -1,4 +1,4 @@
-"""Sticky / pinned / auto-sticky semantics (reference agents §6), as tables on the router
+"""Sticky / pinned / auto-sticky semantics as tables on the router
 and end-to-end through the dispatcher with scripted agents."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ AFTER_TURN = [
     ("primary turn (incl. self-escalation)", RouteFlags(), P, True, None, True, False),
     ("primary turn keeps existing sticky", RouteFlags(auto_sticky=True), P, True, None, True, True),
     (
-        "forced /escalate <msg> also sets it (Go quirk kept)",
+        "forced /escalate <msg> also sets it",
         RouteFlags(force_escalate=True),
         E,
         True,

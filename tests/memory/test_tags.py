@@ -1,4 +1,4 @@
-"""Tag interception (reference core §5) — pinned cases plus chunking properties."""
+"""The tag machine (docs/adr/0009-one-tag-parser.md): pinned cases plus chunking properties."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def test_text_without_markup_is_unchanged(text: str) -> None:
     assert run([text])[0] == text
 
 
-# ----- post-hoc strip ----------------------------------------------------------------
+# ----- finished text ------------------------------------------------------------------
 
 
 def test_strip_tags_any_nonce_and_fallback_close() -> None:
@@ -141,15 +141,43 @@ def test_strip_tags_any_nonce_and_fallback_close() -> None:
     assert strip_tags("  plain  ") == "plain"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(stream_and_cuts())
-def test_strip_of_visible_text_is_idempotent(sc: tuple[str, list[str]]) -> None:
-    text, _ = sc
+def test_strip_tags_equals_the_stream_for_any_chunking(sc: tuple[str, list[str]]) -> None:
+    text, chunks = sc
+    assert strip_tags(text) == run(chunks)[0].strip()
+
+
+def test_stream_falls_back_to_any_close_of_the_kind_at_end() -> None:
+    text = "before <milk:need:n1>goal</milk:need:other> after"
+    assert run([text]) == ("before  after", [], [])
+    assert run(list(text)) == run([text])
+
+
+def test_removing_a_tag_can_join_text_into_a_new_tag() -> None:
+    # Why a reply is parsed exactly once: hiding a tag can join the text around it into a
+    # new tag opening, which a second pass would then hide as well.
+    joined = f"<milk:pe<milk:need:{N}></milk:need:{N}>rcept:>"
+    assert strip_tags(joined) == "<milk:percept:>"
+    assert strip_tags(strip_tags(joined)) == ""
+
+
+_unsplit_pieces = st.sampled_from([
+    "hello ", "`", "``", "```", "\n", "\n\n", "<", ">", "<milk:", f"<milk:need:{N}>", f"</milk:need:{N}>",
+    f"<milk:percept:{N}>", f"</milk:percept:{N}>", "<milk:percept:other>", "</milk:percept:other>",
+    "@llama: ", "fact", " goal ", N, "<b>", "x",
+])  # fmt: skip
+"""``_pieces`` without the halves of a split prefix, which removal can join (see above)."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_unsplit_pieces, max_size=30).map("".join))
+def test_strip_of_visible_text_is_idempotent(text: str) -> None:
     once = strip_tags(text)
     assert strip_tags(once) == once
 
 
-# ----- consumer hints (ADR-0031) ---------------------------------------------------------
+# ----- consumer hints ----------------------------------------------------------------------
 
 
 def test_consumer_hints_with_configured_names() -> None:

@@ -1,4 +1,4 @@
-"""Memory tools for OpenAI-compatible agents (reference core §4.7)."""
+"""Memory tools for API agents (OpenAI-compatible, Bedrock)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ADR-0038 Step 0 regression tests, written against our dispatcher.
+"""Recording the user turn after the agent answers (docs/adr/0001-record-the-user-turn-after-the-agent-answers.md).
 
 The invariant: the history an agent is given never contains the current prompt; the user
 turn is recorded only after the agent succeeds; a failed turn records nothing.
@@ -125,7 +125,7 @@ async def test_self_escalation_hands_over_history_without_the_current_prompt(rig
     out = await rig.dispatcher.run_turn("redesign the cache invalidation protocol")
     assert out.ok and out.slot == "escalation"
     req = rig.escalation.requests[-1]
-    history = req.messages[1:]  # after the pinned orientation (whose need is the prompt: ADR-0031)
+    history = req.messages[1:]  # after the pinned orientation (whose need is the prompt)
     assert req.messages[0].content.startswith("[Escalation brief from primary agent]")
     assert not any("redesign the cache" in m.content for m in history)
     assert any("an earlier question" in m.content for m in history)

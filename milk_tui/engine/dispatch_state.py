@@ -1,0 +1,49 @@
+"""What the dispatcher's parts share: configuration, the current session, the two agents.
+
+One object handed to every part (request builder, commit, turn lifecycle), so that a new
+session (``switch_session``) or a replaced agent is seen by all of them at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from milk_tui.agents.base import Slot
+from milk_tui.config.settings import MilkConfig
+from milk_tui.engine.agent_slot import AgentSlot
+from milk_tui.engine.availability import AvailabilityCache
+from milk_tui.engine.bus import EventBus
+from milk_tui.engine.router import RouteFlags, Router
+from milk_tui.memory.service import MemoryService
+from milk_tui.model.session import PRIMARY, Session
+from milk_tui.storage.sessions import SessionStore
+
+PermissionPolicy = Literal["ask", "allow", "deny"]
+
+
+@dataclass
+class DispatchState:
+    config: MilkConfig
+    store: SessionStore
+    session: Session
+    bus: EventBus
+    cwd: str
+    primary: AgentSlot | None
+    escalation: AgentSlot | None
+    router: Router
+    memory: MemoryService | None = None
+    availability: AvailabilityCache | None = None
+    permission_policy: PermissionPolicy = "ask"
+    flags: RouteFlags = field(default_factory=RouteFlags)
+
+    @property
+    def primary_name(self) -> str:
+        return self.primary.name if self.primary else "primary"
+
+    @property
+    def escalation_name(self) -> str:
+        return self.escalation.name if self.escalation else "escalation"
+
+    def agent(self, slot: Slot) -> AgentSlot | None:
+        return self.primary if slot == PRIMARY else self.escalation

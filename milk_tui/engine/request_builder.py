@@ -1,0 +1,175 @@
+"""What an agent is handed for a turn: the request the dispatcher sends it.
+
+Pure assembly from the session and config — role prompt, tag instructions with the slot's
+nonce, the pinned need/orientation and remembered-facts blocks, the trimmed history, the
+turn's tools.  The pinned blocks count as overhead and are never trimmed; only the
+history is.  Nothing here changes the history; the only session fields it touches are
+the re-injection marks of the escalation context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from milk_tui.agents.base import AgentRequest, PermissionQuestion, Slot, ToolBox
+from milk_tui.agents.tools.box import CompositeToolBox
+from milk_tui.agents.tools.builtin import BuiltinToolBox
+from milk_tui.engine.agent_slot import AgentSlot
+from milk_tui.engine.context import assemble_messages
+from milk_tui.engine.dispatch_state import DispatchState
+from milk_tui.engine.escalation_context import (
+    build_dynamic_context,
+    build_static_context,
+    need_block,
+    orientation_for_http,
+    should_inject_memory_instructions,
+)
+from milk_tui.engine.handoff import HandoffPlan
+from milk_tui.engine.memory_tools import MemoryToolBox
+from milk_tui.engine.prompts import role_prompt
+from milk_tui.engine.turn_publisher import TurnPublisher
+from milk_tui.engine.turn_scratch import TurnScratch
+from milk_tui.model.session import ESCALATION, PRIMARY
+from milk_tui.model.tags import memory_instruction, need_instruction
+from milk_tui.storage.db import StorageError
+
+AskPermission = Callable[[PermissionQuestion], Awaitable[bool]]
+
+
+class RequestBuilder:
+    def __init__(
+        self, state: DispatchState, publisher: TurnPublisher, ask_permission: AskPermission
+    ) -> None:
+        self._state = state
+        self._publisher = publisher
+        self._ask_permission = ask_permission
+
+    def primary_request(self, prompt: str, scratch: TurnScratch) -> AgentRequest:
+        st = self._state
+        slot, s, cfg = st.primary, st.session, st.config
+        assert slot is not None
+        system = self._system_prompt(PRIMARY, slot.name, st.escalation_name, s.primary_nonce)
+        built = assemble_messages(
+            s,
+            self_agent=PRIMARY,
+            pinned=[need_block(s), self._percepts_block(prompt, slot)],
+            budget=cfg.resolve_message_budget(slot.config),
+            system_prompt=system,
+        )
+        return AgentRequest(
+            slot=PRIMARY,
+            prompt=prompt,
+            cwd=st.cwd,
+            system_prompt=system,
+            messages=built.messages,
+            nonce=s.primary_nonce,
+            tools=self._toolbox(slot, scratch, prompt, allow_escalate=st.escalation is not None),
+        )
+
+    def escalation_request(
+        self, prompt: str, plan: HandoffPlan, scratch: TurnScratch
+    ) -> tuple[AgentRequest, str]:
+        """The request, and the orientation text it carries (shown in the context view)."""
+        st = self._state
+        slot, s, cfg = st.escalation, st.session, st.config
+        assert slot is not None
+        resuming = plan.mode in ("resume", "continuation")
+        turns_thr, bytes_thr = cfg.resolve_memory_reinjection(slot.config)
+        inject = should_inject_memory_instructions(s, resuming, turns_thr, bytes_thr)
+        if inject:
+            s.memory_instruction_injected_at = s.escalation_turn_count()
+        block = self._percepts_block(prompt, slot)
+        request = AgentRequest(
+            slot=ESCALATION,
+            prompt=prompt,
+            cwd=st.cwd,
+            mode=plan.mode,
+            nonce=s.escalation_nonce,
+            ask_permission=self._ask_permission,
+        )
+        if slot.is_cli:  # the CLI keeps its own conversation: our context is appended to it
+            static = build_static_context(
+                s.escalation_nonce, block, plan.mode, inject, st.primary_name, slot.name
+            )
+            dynamic = build_dynamic_context(s, plan.mode)
+            context_text = static + "\n" + dynamic if (static or dynamic) else ""
+            request.append_system_prompt = context_text
+            request.resume_session_id = plan.resume_session_id
+            return request, context_text
+        orientation = orientation_for_http(s, plan.mode)
+        system = self._system_prompt(ESCALATION, slot.name, st.primary_name, s.escalation_nonce)
+        built = assemble_messages(
+            s,
+            self_agent=ESCALATION,
+            pinned=[orientation, block],
+            budget=cfg.resolve_message_budget(slot.config),
+            system_prompt=system,
+            history_start=plan.history_start,
+        )
+        request.system_prompt, request.messages = system, built.messages
+        request.tools = self._toolbox(slot, scratch, prompt, allow_escalate=False)
+        return request, orientation + block
+
+    def _system_prompt(self, role: Slot, name: str, other: str, nonce: str) -> str:
+        """The role, then how to write the need and percept tags with this slot's nonce."""
+        st = self._state
+        return (
+            role_prompt(role, name, other, st.cwd)
+            + "\n"
+            + need_instruction(nonce)
+            + memory_instruction(nonce, st.primary_name, st.escalation_name)
+        )
+
+    def _toolbox(
+        self, slot: AgentSlot, scratch: TurnScratch, prompt: str, *, allow_escalate: bool
+    ) -> CompositeToolBox:
+        st = self._state
+        memory = st.memory
+
+        def remember(content: str, consumer: str) -> str:
+            # Buffered like tag percepts: a turn that fails records no facts.
+            scratch.percepts.append((content, consumer or "all"))
+            return "remembered (saved when this turn completes)"
+
+        boxes: list[ToolBox] = [
+            BuiltinToolBox(
+                st.cwd,
+                on_need=lambda goal: self._publisher.record_need(goal, slot.slot),
+                on_record_memory=remember if memory is not None else None,
+                allow_escalate=allow_escalate,
+            )
+        ]
+        if memory is not None:
+            boxes.append(
+                MemoryToolBox(
+                    memory,
+                    slot=slot.slot,
+                    session_id=st.session.id,
+                    primary_name=st.primary_name,
+                    escalation_name=st.escalation_name,
+                    prompt=prompt,
+                    turn_index=st.session.pending_turn_position(),
+                    max_bytes=st.config.local_memory_result_max_bytes,
+                    relevance_gate=st.config.resolve_relevance_gate(slot.config),
+                    include_record=False,
+                )
+            )
+        return CompositeToolBox(boxes)
+
+    def _percepts_block(self, prompt: str, slot: AgentSlot) -> str:
+        memory, cfg = self._state.memory, self._state.config
+        if memory is None:
+            return ""
+        try:
+            facts = memory.select_for_prompt(
+                prompt,
+                slot.slot,
+                self._state.session.id,
+                max_count=cfg.resolve_percept_inject_max(slot.config),
+                max_bytes=cfg.resolve_percept_inject_max_bytes(slot.config),
+                relevance_gate=cfg.resolve_relevance_gate(slot.config),
+            )
+        except StorageError as e:
+            self._publisher.notice(f"remembered facts unavailable this turn: {e}", level="warning")
+            return ""
+        return memory.format_block(facts)

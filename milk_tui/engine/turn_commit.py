@@ -1,0 +1,171 @@
+"""Recording a turn that succeeded: the user turn, then the reply, tokens, summary bricks,
+state and facts — the session rows in one transaction
+(docs/adr/0001-record-the-user-turn-after-the-agent-answers.md).
+
+A commit that cannot be saved raises ``StorageError``; the turn lifecycle then rolls the
+session back as for any failed turn.
+"""
+
+from __future__ import annotations
+
+from milk_tui.agents.base import Slot
+from milk_tui.engine.agent_slot import AgentSlot
+from milk_tui.engine.dispatch_state import DispatchState
+from milk_tui.engine.turn_publisher import TurnPublisher
+from milk_tui.engine.turn_scratch import PendingHandoff, SessionSnapshot, TurnOutcome, TurnScratch
+from milk_tui.model import events as ev
+from milk_tui.model.session import ESCALATION, PRIMARY, State, TokenUsage, Turn, ends_with_question
+from milk_tui.storage.db import StorageError
+
+
+class TurnCommitter:
+    def __init__(self, state: DispatchState, publisher: TurnPublisher) -> None:
+        self._state = state
+        self._publisher = publisher
+
+    def primary(
+        self, prompt: str, slot: AgentSlot, scratch: TurnScratch, snap: SessionSnapshot
+    ) -> TurnOutcome:
+        """Record the primary's answer — or, when it handed off, hold both turns back."""
+        st, pub = self._state, self._publisher
+        s = st.session
+        text = scratch.reply_text()
+        new_turns = [Turn("user", prompt, agent=PRIMARY, agent_name=slot.name)]
+        new_turns += _reply_turn(text, scratch, PRIMARY, slot)
+        deltas = self._apply_usage(scratch, PRIMARY, slot.model)
+        handing_off = bool(scratch.escalation_reason) and st.escalation is not None
+        if handing_off:
+            pub.notice(f"{slot.name} requested escalation: {scratch.escalation_reason}")
+            # The escalation agent always gets a need, at least the prompt itself
+            # (docs/adr/0003-the-primary-writes-facts-and-the-need-fallback.md).
+            if not s.current_need and s.record_need(prompt, producer="system"):
+                pub.need_changed()
+        else:
+            s.history.extend(new_turns)
+            if len(new_turns) > 1:
+                s.rebuild_summary_bricks(st.config.resolve_context_budget(slot.config))
+            pub.set_state(State.ROUTING)
+            self._save(new_turns, deltas)
+            self._record_percepts(scratch, PRIMARY, len(s.history) - len(new_turns) + 1)
+        self._completed(slot, text, scratch, self_escalated=bool(scratch.escalation_reason))
+        return TurnOutcome(
+            ok=True,
+            slot=PRIMARY,
+            text=text,
+            escalation_reason=scratch.escalation_reason,
+            handoff=PendingHandoff(new_turns, deltas, scratch, snap) if handing_off else None,
+        )
+
+    def escalation(
+        self,
+        prompt: str,
+        slot: AgentSlot,
+        scratch: TurnScratch,
+        context_text: str,
+        handoff: PendingHandoff | None,
+    ) -> TurnOutcome:
+        """Record the escalation's answer, after the primary's held-back half if any."""
+        st, pub = self._state, self._publisher
+        s = st.session
+        text = scratch.reply_text()
+        before = list(handoff.turns) if handoff else []
+        own = [
+            Turn("user", prompt, agent=ESCALATION, agent_name=slot.name, context_text=context_text)
+        ]
+        own += _reply_turn(text, scratch, ESCALATION, slot)
+        new_turns = before + own
+        first_pos = len(s.history) + 1
+        s.history.extend(new_turns)
+        if before and s.current_need_set_at == first_pos:
+            # A need recorded during a hand-off belongs to the exchange that was answered —
+            # the escalation's user turn — or the four-record hand-off would read as stale
+            # on the very next turn (docs/adr/0004-need-position-and-staleness.md).
+            s.current_need_set_at = first_pos + len(before)
+            pub.need_changed()
+        if scratch.backend_session_id:
+            s.escalation_session_id = scratch.backend_session_id
+        deltas = (handoff.usage if handoff else []) + self._apply_usage(
+            scratch, ESCALATION, slot.model
+        )
+        if len(new_turns) > 1:
+            s.rebuild_summary_bricks(st.config.resolve_context_budget(slot.config))
+        asked = ends_with_question(text)
+        if asked:
+            pub.set_state(State.ESCALATION_WAITING)
+        else:
+            s.escalation_brief = ""
+            pub.set_state(State.ROUTING)
+        self._save(new_turns, deltas)
+        if handoff:
+            self._record_percepts(handoff.scratch, PRIMARY, first_pos)
+        self._record_percepts(scratch, ESCALATION, first_pos + len(before))
+        pub.publish(
+            ev.EscalationFinished(
+                agent_name=slot.name,
+                escalation_session_id=s.escalation_session_id,
+                ends_with_question=asked,
+                cost_usd=scratch.cost_usd,
+            )
+        )
+        self._completed(slot, text, scratch)
+        return TurnOutcome(ok=True, slot=ESCALATION, text=text)
+
+    def _completed(
+        self, slot: AgentSlot, text: str, scratch: TurnScratch, *, self_escalated: bool = False
+    ) -> None:
+        self._publisher.publish(
+            ev.TurnCompleted(
+                slot=slot.slot,
+                agent_name=slot.name,
+                text=text,
+                thinking=scratch.joined_thinking(),
+                history_len=len(self._state.session.history),
+                self_escalated=self_escalated,
+            )
+        )
+
+    def _save(self, new_turns: list[Turn], deltas: list[TokenUsage]) -> None:
+        try:
+            self._state.store.commit_turns(self._state.session, new_turns, deltas)
+        except StorageError as e:
+            raise StorageError(f"could not save the turn: {e}") from e
+
+    def _record_percepts(self, scratch: TurnScratch, producer: Slot, turn_index: int) -> None:
+        st = self._state
+        if st.memory is None or not scratch.percepts:
+            return
+        for body, consumer in scratch.percepts:
+            # A failed write stays pending in the service (with a notice), tag or tool alike.
+            st.memory.record_from_agent(
+                body,
+                producer,
+                st.session.id,
+                turn_index,
+                st.primary_name,
+                st.escalation_name,
+                consumer=consumer,
+            )
+
+    def _apply_usage(self, scratch: TurnScratch, default_role: str, model: str) -> list[TokenUsage]:
+        """Add the turn's token usage to the session; the rows that changed something."""
+        deltas = []
+        for u in scratch.usage:
+            if self._state.session.add_tokens(
+                u.model or model,
+                u.role or default_role,
+                u.prompt,
+                u.completion,
+                u.cache_read,
+                u.cache_creation,
+                u.cost_usd,
+            ):
+                deltas.append(u)
+        return deltas
+
+
+def _reply_turn(text: str, scratch: TurnScratch, agent: Slot, slot: AgentSlot) -> list[Turn]:
+    """The assistant turn, or none for an empty reply (an empty answer is not recorded)."""
+    if not text.strip():
+        return []
+    thinking = scratch.joined_thinking()
+    return [Turn("assistant", text, agent=agent, agent_name=slot.name, thinking=thinking)]

@@ -1,0 +1,285 @@
+"""One turn from start to end: route, run the agent(s), commit — or roll back.
+
+Order of a turn (docs/adr/0001-record-the-user-turn-after-the-agent-answers.md): route →
+build the request from the *answered* history → the agent streams (text through the
+tag machine) → on success the commit records the user turn, then the reply, tokens,
+bricks and state in one transaction.  Any failure or cancellation restores the session
+snapshot, records nothing and publishes ``TurnFailed``.  Agents never see the session;
+widgets never see agents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Literal
+
+from milk_tui.agents.base import AgentError, AgentRequest, SessionNotFound, Slot
+from milk_tui.engine.agent_slot import AgentSlot
+from milk_tui.engine.agent_stream import consume_stream
+from milk_tui.engine.dispatch_state import DispatchState
+from milk_tui.engine.handoff import HandoffPlan, plan_escalation
+from milk_tui.engine.repeat_guard import ESCALATION_REASON, is_repeated_prompt
+from milk_tui.engine.request_builder import RequestBuilder
+from milk_tui.engine.turn_commit import TurnCommitter
+from milk_tui.engine.turn_publisher import TurnPublisher
+from milk_tui.engine.turn_scratch import PendingHandoff, SessionSnapshot, TurnOutcome, TurnScratch
+from milk_tui.model import events as ev
+from milk_tui.model.nonce import new_nonce
+from milk_tui.model.session import ESCALATION, PRIMARY, State
+from milk_tui.storage.db import StorageError
+
+Force = Literal["escalate", "primary"]
+_TURN_ERRORS = (AgentError, StorageError, OSError)
+
+
+class BusyError(RuntimeError):
+    pass
+
+
+class TurnRunner:
+    def __init__(
+        self,
+        state: DispatchState,
+        publisher: TurnPublisher,
+        requests: RequestBuilder,
+        commit: TurnCommitter,
+    ) -> None:
+        self._state = state
+        self._pub = publisher
+        self._requests = requests
+        self._commit = commit
+        self._busy = False
+        self._task: asyncio.Task[TurnOutcome] | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def submit(self, prompt: str, *, force: Force | None = None) -> asyncio.Task[TurnOutcome]:
+        """Start a turn in the background (the TUI path); ``cancel()`` stops it."""
+        if self._busy:
+            raise BusyError("a turn is already running")
+        self._task = asyncio.create_task(self.run_turn(prompt, force=force))
+        return self._task
+
+    def cancel(self) -> bool:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            return True
+        return False
+
+    async def run_turn(self, prompt: str, *, force: Force | None = None) -> TurnOutcome:
+        if self._busy and self._task is not asyncio.current_task():
+            raise BusyError("a turn is already running")
+        self._busy = True
+        try:
+            st, pub = self._state, self._pub
+            pub.publish(ev.TurnStarted(prompt=prompt, turn_index=len(st.session.history) + 1))
+            try:
+                target, reason, rule, label = await self._route(prompt, force)
+            except AgentError as e:
+                return self._fail(None, str(e), prompt=prompt)
+            slot = st.agent(target)
+            pub.publish(
+                ev.RouteDecided(
+                    target=target,
+                    agent_name=slot.name if slot else target,
+                    reason=reason,
+                    rule=rule,
+                    label=label,
+                )
+            )
+            if target == PRIMARY:
+                outcome = await self._primary_turn(prompt)
+                if outcome.ok and outcome.escalation_reason:
+                    if st.escalation is None:
+                        pub.notice(
+                            "no escalation agent is configured; the primary's answer stands",
+                            level="warning",
+                        )
+                    else:
+                        outcome = await self._escalation_turn(
+                            prompt, brief=outcome.escalation_reason, handoff=outcome.handoff
+                        )
+            else:
+                outcome = await self._escalation_turn(prompt, brief="")
+            st.router.after_turn(st.flags, target, outcome.ok, force, st.config.sticky_escalation)
+            return outcome
+        finally:
+            self._busy = False
+
+    async def _route(self, prompt: str, force: Force | None) -> tuple[Slot, str, str, str]:
+        st = self._state
+        f = st.flags
+        f.force_escalate = force == "escalate"
+        f.force_primary = force == "primary"
+        d = await st.router.decide(prompt, st.session, f)
+        target: Slot = d.target
+        reason, rule, label = d.reason, d.rule, d.label
+        if st.agent(target) is None:  # that slot is empty: the other one answers
+            reason = f"no {target} agent configured"
+            target = ESCALATION if target == PRIMARY else PRIMARY
+            rule = label = "fallback"
+        if st.availability is not None:
+            target, fb_label, notice = await st.availability.apply_fallback(target)
+            if notice:
+                self._pub.notice(notice, level="warning")
+                reason, rule, label = notice, "fallback", fb_label or "fallback"
+        if st.agent(target) is None:
+            raise AgentError("no agent configured: add an entry to agents[] in the config file")
+        return target, reason, rule, label
+
+    async def _primary_turn(self, prompt: str) -> TurnOutcome:
+        st = self._state
+        slot, s = st.primary, st.session
+        assert slot is not None
+        snap = SessionSnapshot.take(s)
+        scratch = TurnScratch()
+        try:
+            self._pub.set_state(State.LOCAL)
+            if not s.primary_nonce:
+                s.primary_nonce = new_nonce()
+            answered = [t.content for t in s.history if t.role == "user"]
+            if is_repeated_prompt(answered, prompt, s.repetition_baseline):
+                scratch.escalation_reason = ESCALATION_REASON
+            else:
+                await self._consume(slot, self._requests.primary_request(prompt, scratch), scratch)
+            return self._commit.primary(prompt, slot, scratch, snap)
+        except asyncio.CancelledError:
+            return self._cancelled(slot, snap, prompt)
+        except _TURN_ERRORS as e:
+            return self._fail(slot, str(e), snap, prompt, unreachable=_unreachable(e))
+
+    async def _escalation_turn(
+        self, prompt: str, brief: str, handoff: PendingHandoff | None = None
+    ) -> TurnOutcome:
+        st = self._state
+        slot, s = st.escalation, st.session
+        assert slot is not None
+        # A failed hand-off rolls back to before the primary half too.
+        snap = handoff.snapshot if handoff else SessionSnapshot.take(s)
+        scratch = TurnScratch()
+        try:
+            forced = s.force_fresh_escalation
+            if forced:
+                s.force_fresh_escalation = False
+                s.escalation_session_id = ""
+                s.memory_instruction_injected_at = 0
+                s.current_need, s.current_need_set_at = "", 0
+            returning_limit = st.config.resolve_returning_fresh_start(slot.config)
+            plan = plan_escalation(s, returning_limit, forced_fresh=forced)
+            if plan.mode == "first":
+                s.escalation_brief = brief or prompt  # with no stated reason, the prompt
+            self._pub.set_state(State.ESCALATION)
+            if not s.escalation_nonce:
+                s.escalation_nonce = new_nonce()
+            request, context_text = self._requests.escalation_request(prompt, plan, scratch)
+            self._escalation_started(slot, plan, context_text)
+            try:
+                await self._consume(slot, request, scratch)
+            except SessionNotFound:
+                self._pub.notice(
+                    f"{slot.name} no longer knows session {plan.resume_session_id[:8]}; starting fresh",
+                    level="warning",
+                )
+                s.escalation_session_id = ""
+                # The failed attempt already marked the primary activity as sent; the fresh
+                # run must carry it again.
+                snap.restore_field(s, "last_local_summary_injected")
+                plan = HandoffPlan(mode="first", history_start=plan.history_start)
+                scratch = TurnScratch()
+                request, context_text = self._requests.escalation_request(prompt, plan, scratch)
+                self._escalation_started(slot, plan, context_text)
+                await self._consume(slot, request, scratch)
+            return self._commit.escalation(prompt, slot, scratch, context_text, handoff)
+        except asyncio.CancelledError:
+            return self._cancelled(slot, snap, prompt)
+        except _TURN_ERRORS as e:
+            self._pub.publish(ev.EscalationFinished(agent_name=slot.name, ok=False))
+            return self._fail(slot, str(e), snap, prompt, unreachable=_unreachable(e))
+
+    def _escalation_started(self, slot: AgentSlot, plan: HandoffPlan, context_text: str) -> None:
+        self._pub.publish(
+            ev.EscalationStarted(
+                agent_name=slot.name,
+                mode=plan.mode,
+                downgraded=plan.downgraded,
+                downgrade_reasons=list(plan.reasons),
+                local_turns_since=plan.local_turns_since,
+                resume=bool(plan.resume_session_id),
+                escalation_session_id=plan.resume_session_id,
+                brief=self._state.session.escalation_brief,
+                context_text=context_text,
+            )
+        )
+
+    async def _consume(self, slot: AgentSlot, request: AgentRequest, scratch: TurnScratch) -> None:
+        await consume_stream(
+            slot.agent,
+            request,
+            scratch,
+            slot=slot.slot,
+            fallback_model=slot.model,
+            session_id=self._state.session.id,
+            publish=self._state.bus.publish,
+            on_need=lambda body: self._pub.record_need(body, slot.slot),
+        )
+
+    # ----- rollback -------------------------------------------------------------------
+
+    def _restore(self, snap: SessionSnapshot | None) -> None:
+        if snap is None:
+            return
+        s = self._state.session
+        before_need, prev_state = s.current_need, s.state
+        snap.restore(s)
+        self._pub.state_changed_from(prev_state)
+        if s.current_need != before_need:
+            self._pub.need_changed()
+
+    def _fail(
+        self,
+        slot: AgentSlot | None,
+        error: str,
+        snap: SessionSnapshot | None = None,
+        prompt: str = "",
+        *,
+        unreachable: bool = False,
+    ) -> TurnOutcome:
+        self._restore(snap)
+        availability = self._state.availability
+        if unreachable and slot is not None and availability is not None:
+            # Trust the failed connection over a cached "up" until the next probe.
+            availability.mark_down(slot.slot, error)
+        self._pub.publish(
+            ev.TurnFailed(
+                slot=slot.slot if slot else None,
+                agent_name=slot.name if slot else "",
+                error=error,
+                prompt=prompt,
+            )
+        )
+        return TurnOutcome(ok=False, slot=slot.slot if slot else None, error=error)
+
+    def _cancelled(self, slot: AgentSlot, snap: SessionSnapshot, prompt: str) -> TurnOutcome:
+        task = asyncio.current_task()
+        if task is not None:
+            with contextlib.suppress(AttributeError):
+                task.uncancel()
+        self._restore(snap)
+        self._pub.publish(
+            ev.TurnFailed(
+                slot=slot.slot,
+                agent_name=slot.name,
+                error="cancelled",
+                cancelled=True,
+                prompt=prompt,
+            )
+        )
+        return TurnOutcome(ok=False, slot=slot.slot, error="cancelled", cancelled=True)
+
+
+def _unreachable(e: Exception) -> bool:
+    """A connection-level failure (not an answer from the backend saying no)."""
+    return isinstance(e, AgentError) and e.unreachable
