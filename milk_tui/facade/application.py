@@ -15,18 +15,17 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, ParamSpec
+from typing import ParamSpec
 
-from milk_tui.engine.dispatch import BusyError, TurnOutcome
 from milk_tui.engine.runtime import Runtime, build_runtime
+from milk_tui.engine.turn_lifecycle import BusyError, Force
+from milk_tui.engine.turn_scratch import TurnOutcome
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.facade.views import StartupInfo, agent_info, session_view
 from milk_tui.model import events as ev
 from milk_tui.model.session import Session, Turn
 
-Force = Literal["escalate", "primary"] | None
-"""Route a prompt to one agent regardless of the router (``/escalate``, ``/primary``, -p)."""
 Listener = Callable[[ev.BusEvent], None]
 P = ParamSpec("P")
 
@@ -147,7 +146,7 @@ class Application:
     def busy(self) -> bool:
         return self.runtime.dispatcher.busy
 
-    def submit(self, prompt: str, force: Force = None) -> asyncio.Task[TurnResult] | None:
+    def submit(self, prompt: str, force: Force | None = None) -> asyncio.Task[TurnResult] | None:
         """Start a turn in the background; None when one is already running."""
         try:
             inner = self.runtime.dispatcher.submit(prompt, force=force)
@@ -159,7 +158,7 @@ class Application:
 
         return asyncio.create_task(result())
 
-    async def run_turn(self, prompt: str, force: Force = None) -> TurnResult:
+    async def run_turn(self, prompt: str, force: Force | None = None) -> TurnResult:
         """Run one turn to its end (print mode).  Raises ``BusyError`` if one runs."""
         task = self.submit(prompt, force)
         if task is None:

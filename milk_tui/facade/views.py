@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from milk_tui.engine.dispatch import AgentSlot
+from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.model.events import SessionChanged, TokenTotal
 from milk_tui.model.session import ESCALATION, Session
 

@@ -219,7 +219,7 @@ class MainScreen(Screen[None]):
             return
         self.submit_prompt(text)
 
-    def submit_prompt(self, text: str, force: Force = None) -> bool:
+    def submit_prompt(self, text: str, force: Force | None = None) -> bool:
         a = self.facade
         box = self.query_one(PromptInput)
         if a.busy:
