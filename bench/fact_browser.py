@@ -1,4 +1,4 @@
-"""Fact browser first paint with 100,000 facts (issue 5: ≤ 300 ms) next to baselines.
+"""Fact browser first paint with 100,000 facts (budget: ≤ 300 ms) next to baselines.
 
 Measured in the same run, headless ``run_test``, medians over several launches:
 
@@ -29,17 +29,18 @@ from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Input, Static
 
 from milk_tui.engine.bus import EventBus
+from milk_tui.facade.facts import FactQuery, Facts
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
 from milk_tui.storage.db import Database
 from milk_tui.testing.percept_fixtures import bulk_facts
 from milk_tui.tui.facts import FactBrowser
-from milk_tui.tui.facts.window import FactQuery, FactWindow
+from milk_tui.tui.facts.window import FactWindow
 
 SESSION = "bench-session"
 SIZE = (140, 45)
 TARGET_MS = 300.0
-"""Issue 5 benchmark target for the fact browser's first paint with 100,000 facts."""
+"""Budget for the fact browser's first paint with 100,000 facts."""
 
 
 class _Timed(App[None]):
@@ -67,7 +68,7 @@ class BrowserApp(_Timed):
         self.memory = memory
 
     def compose(self) -> ComposeResult:
-        yield FactBrowser(self.memory, session_id=SESSION)
+        yield FactBrowser(Facts(self.memory), session_id=SESSION)
 
 
 class NaiveTableApp(_Timed):
@@ -122,7 +123,7 @@ async def browser_ops(memory: MemoryService) -> dict[str, float]:
         out["coalesced live refresh, ms"] = (time.perf_counter() - t0) * 1000
     for text in ("cache", "tabs deploy"):
         t0 = time.perf_counter()
-        w = FactWindow(memory, FactQuery(text=text), SESSION).load()
+        w = FactWindow(Facts(memory), FactQuery(text=text), SESSION).load()
         out[f"search '{text}' ({w.total:,} hits) count+page, ms"] = (
             time.perf_counter() - t0
         ) * 1000

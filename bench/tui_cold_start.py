@@ -1,5 +1,5 @@
 """Cold start to first frame: ``milk-tui --demo`` vs a bare Textual app with the same widgets
-(issue 5 budget: ≤ 1.3×).
+(budget: ≤ 1.3×).
 
 Each sample is a fresh interpreter (``python bench/tui_cold_start.py --child milk|bare``)
 that runs its app headless and exits on ``Ready`` (sent once the first frame is on screen);
@@ -59,9 +59,9 @@ def child_milk(until_main: bool) -> None:
     from milk_tui.tui.app import MilkApp
 
     def factory():  # type: ignore[no-untyped-def]
-        from milk_tui.engine.runtime import build_runtime
+        from milk_tui.facade.application import start
 
-        return build_runtime(demo=True, new=True)
+        return start(demo=True, new=True, cooperative=True)
 
     class Timed(MilkApp):
         def on_ready(self, event) -> None:  # type: ignore[no-untyped-def]

@@ -29,13 +29,13 @@ def fake_config(url: str) -> MilkConfig:
 
 
 def build_app(url: str | None, cwd: str = "/tmp/milk-bench-project", new: bool = True):  # type: ignore[no-untyped-def]
-    from milk_tui.engine.runtime import build_runtime
+    from milk_tui.facade.application import start
     from milk_tui.tui.app import MilkApp
     from milk_tui.tui.ui_state import UIState
 
     cfg = fake_config(url) if url else None
-    rt = build_runtime(cwd=cwd, new=new, config=cfg, demo=url is None)
-    return MilkApp(rt, ui_state=UIState(theme="milk-dark"))
+    application = start(cwd=cwd, new=new, config=cfg, demo=url is None, cooperative=True)
+    return MilkApp(application, ui_state=UIState(theme="milk-dark"))
 
 
 class Clock:

@@ -1,9 +1,9 @@
-"""Resume a 2,000-turn session to first paint (issue 5 budget: ≤ 300 ms).
+"""Resume a 2,000-turn session to first paint (budget: ≤ 300 ms).
 
 Measured in the same run, alternating, headless ``run_test`` at 120×40:
 
 * empty  — the same app on a new, empty session (the app's own start-up cost);
-* resume — ``build_runtime`` resuming the folder's 2,000-turn session, then the app until
+* resume — ``start`` (the facade) resuming the folder's 2,000-turn session, then the app until
   the transcript tail is painted (only the last blocks are mounted; the rest stay data).
 
 Printed: both times, the difference (what 2,000 turns cost) and the ratio.
@@ -58,7 +58,7 @@ def make_session(turns: int) -> None:
 
 
 async def first_paint(session_name: str, new: bool) -> tuple[float, int]:
-    from milk_tui.engine.runtime import build_runtime
+    from milk_tui.facade.application import start
     from milk_tui.tui.app import MilkApp
     from milk_tui.tui.ui_state import UIState
     from milk_tui.tui.widgets.conversation import Conversation
@@ -66,8 +66,8 @@ async def first_paint(session_name: str, new: bool) -> tuple[float, int]:
 
     render_markdown.cache_clear()  # each round pays for its renders (no help from the last one)
     t0 = time.perf_counter()
-    rt = build_runtime(cwd=CWD, session_name=session_name, new=new, demo=True)
-    app = MilkApp(rt, ui_state=UIState(theme="milk-dark"))
+    application = start(cwd=CWD, session_name=session_name, new=new, demo=True, cooperative=True)
+    app = MilkApp(application, ui_state=UIState(theme="milk-dark"))
     async with app.run_test(size=(120, 40)) as pilot:
         while True:
             screen = app.main_screen
@@ -79,8 +79,8 @@ async def first_paint(session_name: str, new: bool) -> tuple[float, int]:
             await asyncio.sleep(0)
         await pilot.pause()  # the frame that shows it
         dt = time.perf_counter() - t0
-        n = len(rt.session.history)
-    rt.db.close()
+        n = len(application.history())
+    application.close_database()
     return dt, n
 
 

@@ -1,4 +1,4 @@
-"""TUI streaming benchmark (DESIGN §6), headless ``run_test`` against the local SSE server.
+"""TUI streaming benchmark, headless ``run_test`` against the local SSE server.
 
 Measured in the same run:
 

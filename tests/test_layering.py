@@ -1,4 +1,5 @@
-"""Architecture rules that must not erode: the core is headless, provider SDKs load lazily."""
+"""Architecture rules that must not erode: the core is headless, provider SDKs load lazily,
+and the TUI's first frame does not wait for the engine."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ HEADLESS = [
     "milk_tui.engine.router",
     "milk_tui.memory.service",
     "milk_tui.agents.factory",
+    "milk_tui.facade.application",
+    "milk_tui.facade.admin",
     "milk_tui.cli",
 ]
 
@@ -33,3 +36,10 @@ def test_core_never_imports_textual():
 def test_provider_sdks_are_not_imported_at_startup():
     loaded = _loaded_after_import(HEADLESS)
     assert "boto3" not in loaded and "botocore" not in loaded
+
+
+def test_front_ends_load_the_engine_only_when_they_start_it():
+    """The CLI's parser and the TUI's first frame name the facade's light modules only."""
+    loaded = _loaded_after_import(["milk_tui.cli", "milk_tui.tui.app", "milk_tui.facade.errors"])
+    heavy = ("milk_tui.engine", "milk_tui.agents", "milk_tui.memory", "milk_tui.storage")
+    assert not [m for m in loaded if m.startswith(heavy)]

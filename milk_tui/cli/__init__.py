@@ -8,13 +8,13 @@ import json
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal, TextIO
 
-from milk_tui.config.load import ConfigError
-from milk_tui.storage.db import StorageError
+from milk_tui.facade.errors import ConfigError, StorageError
 
 if TYPE_CHECKING:
-    from milk_tui.storage.sessions import SessionStore
+    from milk_tui.facade.sessions import SessionCatalog
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -77,13 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
     ss = ssub.add_parser("show", help="one session with its history")
     ss.add_argument("id")
     ss.add_argument("--json", action="store_true")
-    try:
-        from milk_tui.cli.memory_cmd import add_import_parser, add_memory_parser
-    except ImportError:  # pragma: no cover — memory CLI arrives with the memory issue
-        pass
-    else:
-        add_memory_parser(sub)
-        add_import_parser(sub)
+    from milk_tui.cli.memory_cmd import add_import_parser, add_memory_parser
+
+    add_memory_parser(sub)
+    add_import_parser(sub)
     return p
 
 
@@ -91,10 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from milk_tui.engine.runtime import build_runtime
-    from milk_tui.model.events import BusEvent, EscalationStarted, Notice, TextDelta, TurnFailed
+    from milk_tui.facade.application import start
+    from milk_tui.model import events as ev
 
-    rt = build_runtime(
+    app = start(
         config_path=args.config,
         new=args.new,
         session_name=args.session,
@@ -103,37 +100,41 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         permission_policy="allow" if args.allow_tools else "deny",
     )
     stream_json = args.output_format == "stream-json"
-    for note in rt.startup_notes:
+    for note in app.startup_notes:
         print(f"milk-tui: {note}", file=err)
-    failures: list[TurnFailed] = []
+    failures: list[ev.TurnFailed] = []
     last_char = ["\n"]
 
-    def on_event(event: BusEvent) -> None:
-        if stream_json:
-            out.write(event.model_dump_json() + "\n")
-            out.flush()
-        elif isinstance(event, TextDelta):
-            out.write(event.text)
-            out.flush()
-            last_char[0] = event.text[-1:]
-        elif isinstance(event, EscalationStarted) and last_char[0] != "\n":
-            out.write("\n\n")  # keep the primary's hand-off line apart from the new answer
-            last_char[0] = "\n"
-        elif isinstance(event, Notice) and event.level != "info":
-            print(f"milk-tui: {event.message}", file=err)
-        if isinstance(event, TurnFailed):
+    def on_event(event: ev.BusEvent) -> None:
+        match event:
+            case ev.SessionChanged():
+                return  # the panes' view model; not part of the stream-json output
+            case _ if stream_json:
+                out.write(event.model_dump_json() + "\n")
+                out.flush()
+            case ev.TextDelta(text=text):
+                out.write(text)
+                out.flush()
+                last_char[0] = text[-1:]
+            case ev.EscalationStarted() if last_char[0] != "\n":
+                out.write("\n\n")  # keep the primary's hand-off line apart from the new answer
+                last_char[0] = "\n"
+            case ev.Notice(level=level, message=message) if level != "info":
+                print(f"milk-tui: {message}", file=err)
+        if isinstance(event, ev.TurnFailed):
             failures.append(event)
 
-    rt.bus.add_listener(on_event)
-    force = "escalate" if args.escalate else ("primary" if args.primary else None)
+    app.add_listener(on_event)
+    force: Literal["escalate", "primary"] | None = (
+        "escalate" if args.escalate else ("primary" if args.primary else None)
+    )
     loop = asyncio.get_running_loop()
     try:
-        task = rt.dispatcher.submit(args.prompt, force=force)
-        with _sigint_cancels(loop, rt.dispatcher.cancel):
-            outcome = await task
-        await rt.dispatcher.end_session()
+        with _sigint_cancels(loop, app.cancel):
+            outcome = await app.run_turn(args.prompt, force=force)
+        await app.consolidate()
     finally:
-        await rt.aclose()
+        await app.aclose()
     if not stream_json and outcome.ok and last_char[0] != "\n":
         out.write("\n")
     if outcome.ok:
@@ -149,7 +150,7 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
 class _sigint_cancels:
     """SIGINT cancels the running turn (which records nothing) instead of killing the process."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, cancel) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, loop: asyncio.AbstractEventLoop, cancel: Callable[[], object]) -> None:
         self.loop, self.cancel = loop, cancel
 
     def __enter__(self) -> None:
@@ -169,22 +170,17 @@ class _sigint_cancels:
 
 
 def _sessions(args: argparse.Namespace, out: TextIO) -> int:
-    from milk_tui.config.paths import database_file
-    from milk_tui.storage.db import Database
-    from milk_tui.storage.sessions import SessionStore
+    from milk_tui.facade.admin import open_admin
 
-    db = Database(database_file())
-    try:
-        return _sessions_in(args, out, SessionStore(db))
-    finally:
-        db.close()
+    with open_admin() as admin:
+        return _sessions_in(args, out, admin.sessions)
 
 
-def _sessions_in(args: argparse.Namespace, out: TextIO, store: SessionStore) -> int:
+def _sessions_in(args: argparse.Namespace, out: TextIO, sessions: SessionCatalog) -> int:
     import datetime as dt
 
     if args.sessions_cmd == "list":
-        rows = store.list(None if args.all else os.getcwd())
+        rows = sessions.recent(None if args.all else os.getcwd(), limit=200)
         if args.json:
             out.write(json.dumps([r.__dict__ for r in rows], indent=2) + "\n")
             return EXIT_OK
@@ -196,8 +192,8 @@ def _sessions_in(args: argparse.Namespace, out: TextIO, store: SessionStore) -> 
                 f"{r.id}  {when}  {r.turns:>5} turns  {r.name or '-':<16} {r.current_need[:50]}\n"
             )
         return EXIT_OK
-    sid = store.find(os.getcwd(), args.id) or args.id
-    s = store.load(sid)
+    sid = sessions.find(os.getcwd(), args.id) or args.id
+    s = sessions.load(sid)
     if s is None:
         print(f"milk-tui: no session with id or name '{args.id}'", file=sys.stderr)
         return EXIT_FAILED
@@ -232,16 +228,12 @@ def main(argv: list[str] | None = None) -> int:
             return _sessions(args, sys.stdout)
         if args.command in ("memory", "import-go"):
             from milk_tui.cli.memory_cmd import run_import_go, run_memory
-            from milk_tui.config.paths import database_file
-            from milk_tui.storage.db import Database
+            from milk_tui.facade.admin import open_admin
 
-            db = Database(database_file())
-            try:
+            with open_admin() as admin:
                 if args.command == "memory":
-                    return run_memory(args, db, os.getcwd())
-                return run_import_go(args, db)
-            finally:
-                db.close()
+                    return run_memory(args, admin, os.getcwd())
+                return run_import_go(args, admin)
         if args.prompt is not None:
             if not args.prompt.strip():
                 print("milk-tui: -p needs a non-empty prompt", file=sys.stderr)

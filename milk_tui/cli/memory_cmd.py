@@ -1,4 +1,4 @@
-"""``milk-tui memory …`` and ``milk-tui import-go`` (wired into ``milk_tui/cli.py``).
+"""``milk-tui memory …`` and ``milk-tui import-go`` (wired into ``milk_tui/cli/__init__.py``).
 
 "Session" scope means the most recent session of the current folder, the one a plain
 ``milk-tui`` there would resume.
@@ -10,14 +10,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from milk_tui.engine.bus import EventBus
-from milk_tui.memory.service import MemoryService
-from milk_tui.memory.store import PerceptFilter, PerceptStore
 from milk_tui.model.percept import Percept
-from milk_tui.storage.db import Database
-from milk_tui.storage.sessions import SessionStore
+
+if TYPE_CHECKING:
+    from milk_tui.facade.admin import Admin
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -96,29 +94,19 @@ def _show(p: Percept | None, args: argparse.Namespace, out: TextIO, verb: str) -
 
 def run_memory(
     args: argparse.Namespace,
-    db: Database,
+    admin: Admin,
     cwd: str,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    mem = MemoryService(PerceptStore(db), EventBus())
-    session_id = SessionStore(db).find(cwd) or ""
+    facts = admin.facts
+    session_id = admin.sessions.find(cwd) or ""
     cmd = args.memory_cmd
     try:
         if cmd == "list":
-            if args.scope == "session" and not session_id:
-                rows: list[Percept] = []
-            else:
-                flt = {
-                    None: PerceptFilter(session_id=session_id),
-                    "session": PerceptFilter(scope="session", session_id=session_id),
-                    "global": PerceptFilter(scope="global"),
-                    "all": PerceptFilter(),
-                }[args.scope]
-                rows = (mem.search(args.search, flt, limit=args.limit) if args.search.strip()
-                        else mem.list(flt, limit=args.limit))  # fmt: skip
+            rows = facts.listing(args.scope, session_id, args.search, args.limit)
             if args.json:
                 out.write(
                     json.dumps([p.to_json() for p in rows], ensure_ascii=False, indent=2) + "\n"
@@ -130,36 +118,36 @@ def run_memory(
             if args.scope == "session" and not session_id:
                 err.write("milk-tui: no session in this folder yet; use --scope global\n")
                 return EXIT_FAILED
-            p = mem.record(args.content, "user", args.consumer, scope=args.scope,
-                           session_id=session_id if args.scope == "session" else "",
-                           core=args.pin)  # fmt: skip
+            p = facts.remember(args.content, consumer=args.consumer, scope=args.scope,
+                               session_id=session_id if args.scope == "session" else "",
+                               core=args.pin)  # fmt: skip
             if p is None:
                 err.write("milk-tui: a fact cannot be empty\n")
                 return EXIT_USAGE
             _show(p, args, out, "remembered")
             return EXIT_OK
         if cmd == "edit":
-            p = mem.edit(_pid(args.id), content=args.content, consumer=args.consumer,
-                         weight=args.weight, scope=args.scope)  # fmt: skip
+            p = facts.edit(_pid(args.id), content=args.content, consumer=args.consumer,
+                           weight=args.weight, scope=args.scope)  # fmt: skip
             _show(p, args, out, "updated")
             return EXIT_OK
         if cmd == "forget":
             pid = _pid(args.id)
-            if not mem.delete(pid):
+            if not facts.forget(pid):
                 err.write(f"milk-tui: no fact #{pid}\n")
                 return EXIT_FAILED
             out.write(json.dumps({"deleted": pid}) + "\n" if args.json else f"forgot #{pid}\n")
             return EXIT_OK
         if cmd == "pin":
             _show(
-                mem.pin(_pid(args.id), not args.off),
+                facts.pin(_pid(args.id), not args.off),
                 args,
                 out,
                 "unpinned" if args.off else "pinned",
             )
             return EXIT_OK
         if cmd == "undo":
-            p = mem.undo_last_edit(_pid(args.id) if args.id else None)
+            p = facts.undo(_pid(args.id) if args.id else None)
             if p is None:
                 err.write("milk-tui: nothing to undo\n")
                 return EXIT_FAILED
@@ -176,14 +164,14 @@ def run_memory(
 
 
 def run_import_go(
-    args: argparse.Namespace, db: Database, out: TextIO | None = None, err: TextIO | None = None
+    args: argparse.Namespace, admin: Admin, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
-    from milk_tui.memory.import_go import GoImportError, import_go
+    from milk_tui.facade.admin import GoImportError
 
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        report = import_go(db, Path(args.path))
+        report = admin.import_go(Path(args.path))
     except GoImportError as e:
         err.write(f"milk-tui: {e}\n")
         return EXIT_FAILED

@@ -1,8 +1,7 @@
 """Start-up wiring shared by the TUI and print mode: config → database → session → agents → dispatcher.
 
-Choosing agents when nothing is configured (issue 2 item 8): a local OpenAI-compatible
-server on the usual ports becomes the primary; otherwise both slots run the demo agents
-and a notice says so.
+Choosing agents when nothing is configured: a local OpenAI-compatible server on the usual
+ports becomes the primary; otherwise both slots run the demo agents and a notice says so.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from milk_tui.config.load import load_config
 from milk_tui.config.paths import data_dir, database_file, ensure_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.bus import EventBus
+from milk_tui.engine.cooperative import make_cooperative
 from milk_tui.engine.dispatch import AgentSlot, Dispatcher
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
@@ -52,6 +52,10 @@ class Runtime:
     @property
     def session(self) -> Session:
         return self.dispatcher.session
+
+    def make_cooperative(self) -> None:
+        """Let the agents' streams yield to the event loop every few ms (interactive use)."""
+        make_cooperative(self.dispatcher)
 
     async def aclose(self) -> None:
         """Release what start-up opened: each agent's connections, then the database."""
@@ -127,7 +131,10 @@ def build_runtime(
     debug: bool = False,
     permission_policy: Literal["ask", "allow", "deny"] = "ask",
     config: MilkConfig | None = None,
+    cooperative: bool = False,
 ) -> Runtime:
+    """Open everything a session needs.  ``cooperative`` wraps the agents so their streams
+    yield to the event loop often (an interactive UI asks for it; headless runs do not)."""
     cwd = cwd or os.getcwd()
     warnings: list[str] = []
     used_path: Path | None = None
@@ -149,8 +156,8 @@ def build_runtime(
     from milk_tui.engine.availability import AvailabilityCache
     from milk_tui.engine.router import Router, make_agent_classifier
 
-    # Reference agents §5: inconclusive prompts are classified by the primary model, but
-    # only a real model (HTTP / Bedrock) — the demo and CLI agents would answer in prose.
+    # Inconclusive prompts are classified by the primary model, but only a real model
+    # (HTTP / Bedrock): the demo and CLI agents would answer in prose.
     availability = AvailabilityCache({"primary": primary, "escalation": escalation})
     classifier = None
     if primary_cfg.kind in ("openai", "bedrock"):
@@ -169,6 +176,8 @@ def build_runtime(
         availability=availability,
         permission_policy=permission_policy,
     )
+    if cooperative:
+        make_cooperative(dispatcher)
     return Runtime(
         config=config,
         config_path=used_path,

@@ -13,12 +13,12 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from milk_tui.model.errors import (
+    StorageError as StorageError,
+)  # re-exported: callers import it here
+
 BUSY_TIMEOUT_MS = 10_000
 """Long enough for another process's largest transaction (consolidation of 100k facts ~2 s)."""
-
-
-class StorageError(Exception):
-    """A database problem, worded for the user (path and cause)."""
 
 
 def _m001_sessions(db: MigrationConnection) -> None:

@@ -1,9 +1,9 @@
-"""The Textual app: wiring only — runtime, bridge, themes, keymap, screens.
+"""The Textual app: wiring only — the application facade, bridge, themes, keymap, screens.
 
-Start-up order matters for the cold-start budget (DESIGN §6): the first frame needs only
-Textual and this module; the core (pydantic, httpx, SQLite, agents) is built in a thread
-right after it, then the main screen replaces the startup screen.  Once it is up, the
-objects alive at that point are frozen out of the cyclic GC (as Toad does): a full
+Start-up order matters for the cold-start budget: the first frame needs only Textual and
+this module; the application (pydantic, httpx, SQLite, agents) is built in a thread right
+after it, then the main screen replaces the startup screen.  Once it is up, the
+objects alive at that point are frozen out of the cyclic GC: a full
 collection over the whole widget tree otherwise stalls keys for 50–100 ms mid-stream.
 """
 
@@ -29,9 +29,10 @@ from milk_tui.tui.ui_state import UIState
 from milk_tui.tui.widgets.palette import Palette
 
 if TYPE_CHECKING:
-    from milk_tui.engine.runtime import Runtime
+    from milk_tui.facade.application import Application, Runtime
     from milk_tui.model.events import BusEvent
     from milk_tui.tui.bridge import BusBridge
+    from milk_tui.tui.facts.browser import FactBrowser
     from milk_tui.tui.screens.main import MainScreen
 
 EXIT_STARTUP_FAILED = 2
@@ -50,18 +51,20 @@ class MilkApp(App[int]):
 
     def __init__(
         self,
-        runtime: Runtime | None = None,
+        application: Application | Runtime | None = None,
         *,
         ui_state: UIState | None = None,
         fact_clock: Callable[[], float] | None = None,
-        runtime_factory: Callable[[], Runtime] | None = None,
+        runtime_factory: Callable[[], Application | Runtime] | None = None,
     ) -> None:
+        """``application`` (or what ``runtime_factory`` returns, built in a thread after the
+        first frame) may also be a bare engine runtime, as tests and benchmarks build one."""
         super().__init__()
-        if runtime is None and runtime_factory is None:
-            raise ValueError("MilkApp needs a runtime or a runtime_factory")
+        if application is None and runtime_factory is None:
+            raise ValueError("MilkApp needs an application or a runtime_factory")
         self.fact_clock = fact_clock
         """Clock for fact ages in the facts pane (tests pin it; None = wall clock)."""
-        self.runtime: Runtime = runtime  # type: ignore[assignment]
+        self.application: Application | None = None
         self._runtime_factory = runtime_factory
         self.startup_error = ""
         self.ui_state = ui_state or UIState.load()
@@ -72,37 +75,48 @@ class MilkApp(App[int]):
         for t in themes:
             self.register_theme(t)
         self._apply_theme(self.ui_state.theme or DEFAULT_DARK)
-        if runtime is not None:
-            self._install_runtime(runtime)
+        if application is not None:
+            self._install(application)
+
+    @property
+    def facade(self) -> Application:
+        """The application once it is built (every screen but the startup one runs after)."""
+        assert self.application is not None, "the application is not built yet"
+        return self.application
+
+    @property
+    def runtime(self) -> Runtime:
+        """The engine under the facade, for tests and benchmarks only."""
+        return self.facade.runtime
 
     def _apply_theme(self, wanted: str) -> None:
         self.theme = wanted if wanted in self.available_themes else DEFAULT_DARK
         self.palette: Palette = palette_for(self.current_theme)
 
-    def _install_runtime(self, runtime: Runtime) -> None:
+    def _install(self, target: Application | Runtime) -> None:
+        from milk_tui.facade.application import as_application
         from milk_tui.tui.bridge import BusBridge
-        from milk_tui.tui.cooperative import make_cooperative
         from milk_tui.tui.keymap import validate_keymap
 
-        self.runtime = runtime
-        make_cooperative(runtime.dispatcher)
-        if not self.ui_state.theme and runtime.config.theme:
-            self._apply_theme(runtime.config.theme)
-        keymap = dict(runtime.config.keymap)
+        application = as_application(target, cooperative=True)
+        self.application = application
+        if not self.ui_state.theme and application.theme:
+            self._apply_theme(application.theme)
+        keymap = application.keymap
         if keymap:
             self.set_keymap(keymap)
-        runtime.startup_notes.extend(validate_keymap(keymap) + self.theme_notes)
-        self.bridge = BusBridge(runtime.bus, self._deliver)
+        application.startup_notes.extend(validate_keymap(keymap) + self.theme_notes)
+        self.bridge = BusBridge(application, self._deliver)
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        if self.runtime is not None:
+        if self.application is not None:
             self._show_main()
         else:
             self.push_screen(StartupScreen())
 
     def on_ready(self) -> None:
-        if self.runtime is None:
+        if self.application is None:
             self.run_worker(
                 self._load_runtime(), exclusive=True, group="startup", exit_on_error=False
             )
@@ -115,7 +129,7 @@ class MilkApp(App[int]):
             self.startup_error = _describe_startup_error(e)
             self.exit(EXIT_STARTUP_FAILED)
             return
-        self._install_runtime(rt)
+        self._install(rt)
         self._show_main()
 
     def _show_main(self) -> None:
@@ -136,10 +150,10 @@ class MilkApp(App[int]):
         database while the app's event loop — the one their clients were opened on — runs."""
         if self.bridge is not None:
             self.bridge.stop()
-        if self.runtime is not None:
+        if self.application is not None:
             await self.shutdown()
             with contextlib.suppress(Exception):
-                await self.runtime.aclose()
+                await self.application.aclose()
 
     # ----- bus → widgets ----------------------------------------------------------------
 
@@ -148,13 +162,14 @@ class MilkApp(App[int]):
         if main is None or not main.is_attached:
             return
         main.handle_bus_events(batch)
-        top = self.screen
-        if top is not main and hasattr(top, "handle_bus_event"):
-            for e in batch:
-                if e.type.startswith("percept_"):  # type: ignore[attr-defined]
-                    top.handle_bus_event(e)  # type: ignore[attr-defined]
+        from milk_tui.tui.facts.screen import FactsScreen  # loaded with the main screen
 
-    def on_fact_browser_jump_to_turn(self, event: Any) -> None:
+        top = self.screen
+        if isinstance(top, FactsScreen):
+            for e in batch:
+                top.handle_bus_event(e)  # the browser keeps the percept events
+
+    def on_fact_browser_jump_to_turn(self, event: FactBrowser.JumpToTurn) -> None:
         """From the full facts screen (it dismisses itself); the conversation shows the turn."""
         if self.main_screen is not None:
             self.main_screen.on_fact_browser_jump_to_turn(event)
@@ -199,51 +214,45 @@ class MilkApp(App[int]):
         self.exit(0)
 
     async def shutdown(self) -> None:
-        """Cancel a running turn and consolidate memory (session end, DESIGN §5.7)."""
-        if self.shut_down or self.runtime is None:
+        """Cancel a running turn and consolidate memory (the session ends); once."""
+        if self.shut_down or self.application is None:
             return
         self.shut_down = True
-        d = self.runtime.dispatcher
-        if d.busy:
-            d.cancel()
-            for _ in range(50):
-                if not d.busy:
-                    break
-                await asyncio.sleep(0.02)
-        await d.end_session()
+        await self.application.finish()
 
 
 def _describe_startup_error(e: Exception) -> str:
-    kind = type(e).__name__
-    if kind == "ConfigError":
+    from milk_tui.facade.errors import ConfigError, StorageError
+
+    if isinstance(e, ConfigError):
         return f"config error: {e}"
-    if kind == "StorageError":
+    if isinstance(e, StorageError):
         return f"storage error: {e}"
-    return f"could not start: {kind}: {e}"
+    return f"could not start: {type(e).__name__}: {e}"
 
 
 def run_app(args: argparse.Namespace) -> int:
     """Entry point used by ``milk_tui.cli``; returns the process exit code."""
 
-    def factory() -> Runtime:
-        from milk_tui.engine.runtime import build_runtime
+    def factory() -> Application:
+        from milk_tui.facade.application import start
 
-        return build_runtime(
+        return start(
             config_path=getattr(args, "config", None),
             new=bool(getattr(args, "new", False)),
             session_name=getattr(args, "session", "") or "",
             demo=bool(getattr(args, "demo", False)),
             debug=bool(getattr(args, "debug", False)),
             permission_policy="ask",
+            cooperative=True,
         )
 
     app = MilkApp(runtime_factory=factory)
     try:
         code = app.run()
     finally:
-        if app.runtime is not None:  # normally closed in on_unmount; a no-op then
-            with contextlib.suppress(Exception):
-                app.runtime.db.close()
+        if app.application is not None:  # normally closed in on_unmount; a no-op then
+            app.application.close_database()
     if app.startup_error:
         print(f"milk-tui: {app.startup_error}", file=sys.stderr)
         return EXIT_STARTUP_FAILED

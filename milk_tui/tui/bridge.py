@@ -1,4 +1,4 @@
-"""The one bus listener between the core and the widgets.
+"""The one bus listener between the application and the widgets.
 
 The dispatcher publishes one ``text_delta`` per streamed chunk (tens of thousands per
 second on a fast server).  Rendering each would starve the event loop, so deltas are
@@ -13,12 +13,9 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from milk_tui.model.events import BusEvent, TextDelta, ThinkingDelta, fast_delta
-
-if TYPE_CHECKING:
-    from milk_tui.engine.bus import EventBus
 
 FRAME_HZ = 20
 """Delta frames per second.  Each frame repaints the whole visible conversation (~20-25 ms
@@ -28,8 +25,14 @@ the CPU while a fast stream is read; text still looks continuous at this rate.""
 Deliver = Callable[[list[BusEvent]], None]
 
 
+class EventSource(Protocol):
+    """Where events come from: the application facade (or, in tests, a bare bus)."""
+
+    def add_listener(self, callback: Callable[[BusEvent], None]) -> Callable[[], None]: ...
+
+
 class BusBridge:
-    def __init__(self, bus: EventBus, deliver: Deliver, *, frame_hz: float = FRAME_HZ) -> None:
+    def __init__(self, bus: EventSource, deliver: Deliver, *, frame_hz: float = FRAME_HZ) -> None:
         self._bus = bus
         self._deliver = deliver
         self._frame_s = 1.0 / frame_hz
@@ -66,14 +69,13 @@ class BusBridge:
             self._loop.call_soon_threadsafe(self._on_event, event)
             return
         self.events_in += 1
-        t = type(event)
-        if t is TextDelta or t is ThinkingDelta:
+        if isinstance(event, (TextDelta, ThinkingDelta)):
             head = self._delta_head
-            if head is not None and (type(head) is not t or head.slot != event.slot):  # type: ignore[attr-defined]
+            if head is not None and (type(head) is not type(event) or head.slot != event.slot):
                 self._close_run()
             if self._delta_head is None:
-                self._delta_head = event  # type: ignore[assignment]
-            self._delta_parts.append(event.text)  # type: ignore[attr-defined]
+                self._delta_head = event
+            self._delta_parts.append(event.text)
             if self._timer is None and self._loop is not None:
                 self._timer = self._loop.call_later(self._frame_s, self.flush)
             return

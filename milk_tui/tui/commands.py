@@ -1,12 +1,11 @@
 """Slash commands and the command palette.
 
-One table drives parsing, ``/help``, Tab completion and the palette, so they never drift
-(the Go original derives completion from its help text for the same reason).
+One table drives parsing, ``/help``, Tab completion and the palette, so they never drift.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -138,7 +137,7 @@ class MilkCommands(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(a.title), self._runner(a), help=a.help)
 
-    def _runner(self, a: PaletteAction):  # type: ignore[no-untyped-def]
+    def _runner(self, a: PaletteAction) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
             main = getattr(self.app, "main_screen", None) or self.screen
             await main.run_action(a.action)

@@ -1,9 +1,10 @@
-"""List, switch, rename, delete and start sessions (issue 5 item 7).
+"""List, switch, rename, delete and start sessions.
 
-Renames and deletes are plain store writes about *other* sessions, so they happen here.
-Switching and starting are not: only the dispatcher may change the live session (it
+Renames and deletes are plain writes about *other* sessions, so they happen here.
+Switching and starting are not: only the application may change the live session (it
 consolidates memory and swaps state between turns), so the screen dismisses with
-``("switch", session_id)`` or ``("new", name)`` and the app asks the dispatcher.
+``("switch", session_id)`` or ``("new", name)`` and the main screen asks the application.
+Listing counts every session's turns, so it runs in a worker thread (``arecent``).
 """
 
 from __future__ import annotations
@@ -16,16 +17,14 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from milk_tui.storage.db import StorageError
-from milk_tui.storage.sessions import SessionStore, SessionSummary
+from milk_tui.facade.errors import StorageError
+from milk_tui.facade.sessions import SessionCatalog, SessionSummary
 from milk_tui.tui.facts.table import age
 from milk_tui.tui.screens.confirm_modal import ConfirmModal, TextPromptModal
 from milk_tui.tui.widgets.app_header import short_path
 
 SessionAction = tuple[str, str]
 """("switch", session_id) or ("new", name); None when the user just closes the screen."""
-LIST_LIMIT = 500
-"""Sessions shown per view; Go milk's index never held more than a few hundred per folder."""
 NEED_WIDTH = 40
 
 
@@ -44,10 +43,10 @@ class SessionsScreen(Screen[SessionAction | None]):
         Binding("escape,q", "close", "Close", id="sessions.close"),
     ]
 
-    def __init__(self, store: SessionStore, *, cwd: str, current_id: str | None = None,
+    def __init__(self, catalog: SessionCatalog, *, cwd: str, current_id: str | None = None,
                  clock: Callable[[], float] = time.time) -> None:  # fmt: skip
         super().__init__()
-        self.store = store
+        self.catalog = catalog
         self.cwd = cwd
         self.current_id = current_id
         self.clock = clock
@@ -60,19 +59,19 @@ class SessionsScreen(Screen[SessionAction | None]):
         yield Static("", id="sessions-status", markup=False)
         yield Footer()
 
-    def on_mount(self) -> None:
-        self.reload(select=self.current_id)
+    async def on_mount(self) -> None:
         self.table.focus()
+        await self.reload(select=self.current_id)
 
     @property
-    def table(self) -> DataTable:
+    def table(self) -> DataTable[str]:
         return self.query_one(DataTable)
 
     # ----- data ------------------------------------------------------------------------
 
-    def reload(self, select: str | None = None) -> None:
+    async def reload(self, select: str | None = None) -> None:
         try:
-            self.sessions = self.store.list(None if self.all_folders else self.cwd, LIST_LIMIT)
+            self.sessions = await self.catalog.arecent(None if self.all_folders else self.cwd)
         except StorageError as e:
             self.notify(str(e), severity="error")
             self.sessions = []
@@ -139,15 +138,15 @@ class SessionsScreen(Screen[SessionAction | None]):
         if s is None:
             return
 
-        def done(name: str | None) -> None:
+        async def done(name: str | None) -> None:
             if name is None:
                 return
             try:
-                self.store.rename(s.id, name)
+                await self.catalog.arename(s.id, name)
             except StorageError as e:
                 self.notify(str(e), severity="error")
                 return
-            self.reload(select=s.id)
+            await self.reload(select=s.id)
 
         self.app.push_screen(TextPromptModal("Rename session", s.name), done)
 
@@ -160,16 +159,16 @@ class SessionsScreen(Screen[SessionAction | None]):
                         severity="warning")  # fmt: skip
             return
 
-        def done(yes: bool | None) -> None:
+        async def done(yes: bool | None) -> None:
             if not yes:
                 return
             row = self.table.cursor_row
             try:
-                self.store.delete(s.id)
+                await self.catalog.adelete(s.id)
             except StorageError as e:
                 self.notify(str(e), severity="error")
                 return
-            self.reload()
+            await self.reload()
             if self.sessions:
                 self.table.move_cursor(row=min(row, len(self.sessions) - 1))
 
@@ -178,10 +177,10 @@ class SessionsScreen(Screen[SessionAction | None]):
                                           f"{s.turns} turns in {s.cwd}. This cannot be undone.",
                                           confirm_label="Delete"), done)  # fmt: skip
 
-    def action_toggle_scope(self) -> None:
+    async def action_toggle_scope(self) -> None:
         current = self.selected()
         self.all_folders = not self.all_folders
-        self.reload(select=current.id if current else self.current_id)
+        await self.reload(select=current.id if current else self.current_id)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -1,17 +1,20 @@
-"""What each slash command does.  Commands only talk to the dispatcher, the session store
-and the memory service; the screen shows the outcome."""
+"""What each slash command does.  Commands only talk to the application facade; the screen
+shows the outcome."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from milk_tui.storage.db import StorageError
+from milk_tui.facade.errors import StorageError
+from milk_tui.model.percept import Percept
 from milk_tui.tui.commands import SlashCommand
 from milk_tui.tui.transcript import export_text
 
 if TYPE_CHECKING:
+    from milk_tui.facade.application import Application
     from milk_tui.tui.screens.main import MainScreen
+    from milk_tui.tui.sessions_screen import SessionAction
 
 
 class SlashHandler:
@@ -19,8 +22,8 @@ class SlashHandler:
         self.screen = screen
 
     @property
-    def rt(self):  # type: ignore[no-untyped-def]
-        return self.screen.milk.runtime
+    def facade(self) -> Application:
+        return self.screen.facade
 
     def say(self, text: str, kind: str = "notice") -> None:
         from milk_tui.tui.widgets.conversation import Conversation
@@ -39,26 +42,19 @@ class SlashHandler:
     # ----- routing ----------------------------------------------------------------------
 
     async def cmd_escalate(self, arg: str) -> None:
-        prompt = self.rt.dispatcher.escalate_command(arg)
+        prompt = self.facade.escalate_command(arg)
         if prompt:
             self.screen.submit_prompt(prompt, force="escalate")
 
     async def cmd_primary(self, arg: str) -> None:
-        prompt = self.rt.dispatcher.primary_command(arg)
+        prompt = self.facade.primary_command(arg)
         if prompt:
             self.screen.submit_prompt(prompt, force="primary")
 
     # ----- sessions ---------------------------------------------------------------------
 
     async def cmd_new(self, arg: str) -> None:
-        d = self.rt.dispatcher
-        session = self.rt.store.create(d.cwd, arg.strip())
-        await self.switch_to(session)
-
-    async def switch_to(self, session) -> None:  # type: ignore[no-untyped-def]
-        d = self.rt.dispatcher
-        await d.switch_session(session)
-        self.screen.load_session(session)
+        self.screen.load_session(await self.facade.new_session(arg.strip()))
 
     async def cmd_sessions(self, arg: str) -> None:
         await self.open_sessions()
@@ -66,26 +62,26 @@ class SlashHandler:
     async def open_sessions(self) -> None:
         from milk_tui.tui.sessions_screen import SessionsScreen
 
-        d = self.rt.dispatcher
+        a = self.facade
 
-        async def done(result) -> None:  # type: ignore[no-untyped-def]
+        async def done(result: SessionAction | None) -> None:
             if not result:
                 return
             action, value = result
-            if d.busy:
+            if a.busy:
                 self.say("cannot switch sessions while a turn is running", "warning")
                 return
-            if action == "switch" and value != d.session.id:
-                s = self.rt.store.load(value)
-                if s is None:
+            if action == "switch" and value != a.session_id:
+                view = await a.switch_session(value)
+                if view is None:
                     self.say(f"session {value[:8]} no longer exists", "error")
                     return
-                await self.switch_to(s)
+                self.screen.load_session(view)
             elif action == "new":
-                await self.switch_to(self.rt.store.create(d.cwd, value or ""))
+                self.screen.load_session(await a.new_session(value or ""))
 
         self.screen.app.push_screen(
-            SessionsScreen(self.rt.store, cwd=d.cwd, current_id=d.session.id), done
+            SessionsScreen(a.sessions, cwd=a.cwd, current_id=a.session_id), done
         )
 
     # ----- memory -------------------------------------------------------------------------
@@ -93,21 +89,22 @@ class SlashHandler:
     async def cmd_learn(self, arg: str) -> None:
         if not arg.strip():
             raise ValueError("usage: /learn <fact>")
-        p = self.rt.memory.record(arg.strip(), producer="user", consumer="all", scope="global")
+        p = self.facade.facts.remember(arg.strip(), producer="user", consumer="all", scope="global")
         if p is not None:
             self.say(f'learned: "{p.content}" (id {p.id})')
 
     async def cmd_forget(self, arg: str) -> None:
-        mem = self.rt.memory
+        facts = self.facade.facts
         key = arg.strip().lstrip("#")
         if not key:
             raise ValueError("usage: /forget <id|text>")
+        target: Percept | None
         if key.isdigit():
-            target = mem.get(int(key))
+            target = facts.get(int(key))
             if target is None:
                 raise ValueError(f"no remembered fact #{key}")
         else:
-            hits = mem.search(key, limit=10)
+            hits = facts.find(key, limit=10)
             if not hits:
                 raise ValueError(f"no remembered fact matches '{key}'")
             if len(hits) > 1:
@@ -118,9 +115,11 @@ class SlashHandler:
             target = hits[0]
         from milk_tui.tui.screens.confirm_modal import ConfirmModal
 
+        chosen = target
+
         def confirmed(yes: bool | None) -> None:
-            if yes and mem.delete(target.id):
-                self.say(f'forgot #{target.id}: "{target.content[:80]}"')
+            if yes and facts.forget(chosen.id):
+                self.say(f'forgot #{chosen.id}: "{chosen.content[:80]}"')
 
         self.screen.app.push_screen(
             ConfirmModal(
@@ -136,18 +135,17 @@ class SlashHandler:
         from milk_tui.tui.facts.screen import FactsScreen
 
         self.screen.app.push_screen(
-            FactsScreen(self.rt.memory, session_id=self.rt.dispatcher.session.id)
+            FactsScreen(self.facade.facts, session_id=self.facade.session_id)
         )
 
     async def cmd_need(self, arg: str) -> None:
-        s = self.rt.dispatcher.session
-        if not s.current_need:
+        v = self.facade.session_view()
+        if not v.need:
             self.say("no current need recorded yet")
             return
-        label = "may already be fulfilled" if s.need_is_stale() else "current"
+        label = "may already be fulfilled" if v.need_stale else "current"
         self.say(
-            f"need: {s.current_need}  [{label}; set by {s.need_producer or '?'} at turn "
-            f"{s.current_need_set_at}]"
+            f"need: {v.need}  [{label}; set by {v.need_producer or '?'} at turn {v.need_set_at}]"
         )
         from milk_tui.tui.widgets.need_pane import NeedPane
 
@@ -183,10 +181,9 @@ class SlashHandler:
     async def cmd_export(self, arg: str) -> None:
         from milk_tui.tui.widgets.conversation import Conversation
 
-        s = self.rt.dispatcher.session
-        path = Path(arg.strip() or f"milk-transcript-{s.id[:8]}.txt").expanduser()
+        path = Path(arg.strip() or f"milk-transcript-{self.facade.session_id[:8]}.txt").expanduser()
         if not path.is_absolute():
-            path = Path(self.rt.dispatcher.cwd) / path
+            path = Path(self.facade.cwd) / path
         items = self.screen.query_one(Conversation).items
         try:
             path.write_text(export_text(items), encoding="utf-8")

@@ -13,6 +13,7 @@ import pytest
 from milk_tui.cli import build_parser
 from milk_tui.cli.memory_cmd import run_import_go, run_memory
 from milk_tui.engine.bus import EventBus
+from milk_tui.facade.admin import Admin
 from milk_tui.memory.import_go import import_go, parse_time
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptFilter, PerceptStore
@@ -27,9 +28,9 @@ def cli(db: Database, cwd: str, *argv: str) -> tuple[int, str, str]:
     args = build_parser().parse_args(list(argv))
     out, err = io.StringIO(), io.StringIO()
     if args.command == "import-go":
-        rc = run_import_go(args, db, out, err)
+        rc = run_import_go(args, Admin(db), out, err)
     else:
-        rc = run_memory(args, db, cwd, out, err)
+        rc = run_memory(args, Admin(db), cwd, out, err)
     return rc, out.getvalue(), err.getvalue()
 
 

@@ -16,7 +16,7 @@ import pytest
 from pytest_textual_snapshot import SVGImageExtension
 from syrupy import SnapshotAssertion
 
-from milk_tui.engine.runtime import build_runtime
+from milk_tui.facade.application import start
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.ui_state import UIState
 from milk_tui.tui.widgets import escalation_pane
@@ -44,9 +44,11 @@ def make_app(
     **runtime_kw: Any,
 ) -> MilkApp:
     kw: dict[str, Any] = {"demo": True, **runtime_kw}
-    rt = build_runtime(cwd=cwd, session_name=session, **kw)
+    application = start(cwd=cwd, session_name=session, cooperative=True, **kw)
     return MilkApp(
-        rt, ui_state=UIState(theme=theme, show_thinking=show_thinking), fact_clock=lambda: FIXED_NOW
+        application,
+        ui_state=UIState(theme=theme, show_thinking=show_thinking),
+        fact_clock=lambda: FIXED_NOW,
     )
 
 
@@ -59,7 +61,7 @@ async def settle(pilot: Any, app: MilkApp, rounds: int = 200) -> None:
     """Wait until no turn runs and the bridge has delivered everything (no fixed sleeps)."""
     for _ in range(rounds):
         await pilot.pause()
-        if not app.runtime.dispatcher.busy:
+        if not app.facade.busy:
             break
         await asyncio.sleep(0.01)
     app.bridge.flush()
@@ -80,7 +82,7 @@ async def type_and_send(pilot: Any, text: str) -> None:
     await settle(pilot, app)
 
 
-# ----- snapshots kept in <repo>/snapshots/tui/ (issue 5) ----------------------------------
+# ----- snapshots kept in <repo>/snapshots/tui/ ----------------------------------------------
 
 SNAPSHOT_DIR = Path(__file__).resolve().parents[2] / "snapshots" / "tui"
 

@@ -181,7 +181,7 @@ async def test_prompt_refused_while_busy(monkeypatch) -> None:  # type: ignore[n
 
 
 async def test_consolidation_at_new_switch_and_exit_then_agents_and_db_closed(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """DESIGN §5.7: memory consolidates at /new, at a session switch and at exit; on exit the
+    """Memory consolidates at /new, at a session switch and at exit; on exit the
     agents' connections and the database are closed on the app's own loop."""
     app = make_app()
     rt = app.runtime

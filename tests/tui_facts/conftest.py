@@ -12,6 +12,7 @@ from syrupy.assertion import SnapshotAssertion
 from textual.app import App, ComposeResult
 
 from milk_tui.engine.bus import EventBus
+from milk_tui.facade.facts import Facts
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
 from milk_tui.storage.db import Database
@@ -65,7 +66,9 @@ class Host(App[None]):
 
     def compose(self) -> ComposeResult:
         extra = {"clock": self.clock} if self.clock else {}
-        yield FactBrowser(self.memory, session_id=self.session_id, compact=self.compact, **extra)
+        yield FactBrowser(
+            Facts(self.memory), session_id=self.session_id, compact=self.compact, **extra
+        )
 
     def on_mount(self) -> None:
         self.query_one(FactBrowser).focus_table()

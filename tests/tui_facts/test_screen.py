@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from milk_tui.facade.facts import Facts
 from milk_tui.memory.service import MemoryService
 from milk_tui.tui.facts import FactBrowser, FactsScreen
 from tui_facts.helpers import wait_until
@@ -26,7 +27,9 @@ class ScreenHost(App[None]):
         yield Static("conversation")
 
     def on_mount(self) -> None:
-        self.push_screen(FactsScreen(self.memory, session_id=self.session_id), self._screen_closed)
+        self.push_screen(
+            FactsScreen(Facts(self.memory), session_id=self.session_id), self._screen_closed
+        )
 
     def _screen_closed(self, _: None) -> None:
         self.closed += 1

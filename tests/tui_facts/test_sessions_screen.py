@@ -7,6 +7,7 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
+from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.storage.sessions import SessionStore
 from milk_tui.tui.screens.confirm_modal import ConfirmModal, TextPromptModal
 from milk_tui.tui.sessions_screen import SessionsScreen
@@ -24,7 +25,7 @@ class SessionsHost(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(
-            SessionsScreen(self.store, cwd=self.cwd, current_id=self.current_id),
+            SessionsScreen(SessionCatalog(self.store), cwd=self.cwd, current_id=self.current_id),
             self.results.append,
         )
 

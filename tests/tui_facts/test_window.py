@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from milk_tui.facade.facts import FactQuery, Facts
 from milk_tui.memory.service import MemoryService
 from milk_tui.testing.percept_fixtures import bulk_facts
 from milk_tui.tui.facts.edit_modal import MAX_CONTENT_BYTES, validate
 from milk_tui.tui.facts.window import (
     MAX_CACHED_PAGES,
     PAGE_SIZE,
-    FactQuery,
     FactWindow,
     parse_search,
 )
@@ -51,7 +51,7 @@ def test_window_pages_on_demand_and_bounds_its_cache(
     memory: MemoryService, session_id: str
 ) -> None:
     bulk_facts(memory.store, 2_000, session_id=session_id)
-    w = FactWindow(memory, FactQuery(scope="all", order="id"), session_id).load()
+    w = FactWindow(Facts(memory), FactQuery(scope="all", order="id"), session_id).load()
     assert w.total == 2_000 and w.queries == 2 and list(w.pages) == [0]
     assert w.row(0).content.endswith("#0")
     assert w.row(1_999).content.endswith("#1999")
@@ -66,14 +66,14 @@ def test_window_pages_on_demand_and_bounds_its_cache(
 def test_window_search_uses_fts_and_counts(memory: MemoryService, session_id: str) -> None:
     memory.record("the build server is called hopper", session_id=session_id)
     memory.record("prefers tabs over spaces", session_id=session_id)
-    w = FactWindow(memory, FactQuery(text="hopp"), session_id).load()
+    w = FactWindow(Facts(memory), FactQuery(text="hopp"), session_id).load()
     assert w.total == 1 and "hopper" in w.row(0).content
 
 
 def test_window_patch_and_cached_index(memory: MemoryService, session_id: str) -> None:
     a = memory.record("alpha fact one", session_id=session_id)
     memory.record("beta fact two", session_id=session_id)
-    w = FactWindow(memory, FactQuery(order="id"), session_id).load()
+    w = FactWindow(Facts(memory), FactQuery(order="id"), session_id).load()
     assert w.cached_index(a.id) == 0
     edited = memory.edit(a.id, content="alpha fact edited")
     assert w.patch(edited) and w.row(0).content == "alpha fact edited"

@@ -1,4 +1,4 @@
-"""The remembered-facts browser/editor: widget, edit modal and full screen (issue 5 item 5).
+"""The remembered-facts browser/editor: widget, edit modal and full screen.
 
 The yes/no and text-prompt modals are shared with the rest of the app:
 ``milk_tui.tui.screens.confirm_modal``.

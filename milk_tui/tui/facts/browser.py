@@ -1,8 +1,7 @@
 """Browse and edit remembered facts: search, filters, a virtualised table and the edit keys.
 
-Everything goes through ``MemoryService`` (the only door to the percept store), and every
-change the service makes — ours or an agent's — comes back as a bus event that the app
-hands to ``handle_bus_event``.  Those events are coalesced: a burst (an agent writing
+Everything goes through the facade's ``Facts``, and every change to the memory — ours or
+an agent's — comes back as a bus event that the app hands to ``handle_bus_event``.  Those events are coalesced: a burst (an agent writing
 facts, a consolidation touching thousands) costs one COUNT plus the one page on screen.
 """
 
@@ -12,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,20 +21,22 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from milk_tui.model.events import BusEvent
+from milk_tui.facade.errors import StorageError
+from milk_tui.facade.facts import FactQuery, Facts
+from milk_tui.model import events as ev
 from milk_tui.model.percept import Percept
-from milk_tui.storage.db import StorageError
 from milk_tui.tui.facts.edit_modal import FactDraft, FactEditModal
 from milk_tui.tui.facts.filter_bar import FilterBar, next_value
 from milk_tui.tui.facts.table import FactTable, age
-from milk_tui.tui.facts.window import FactQuery, FactWindow, parse_search
+from milk_tui.tui.facts.window import FactWindow, parse_search
 from milk_tui.tui.screens.confirm_modal import ConfirmModal
 
 SEARCH_DEBOUNCE_S = 0.20
 """Typing speed is ~5-8 keys/s; 200 ms runs one FTS query per pause, not one per key."""
 REFRESH_COALESCE_S = 0.15
 """Bus bursts (an agent's facts, a consolidation) inside this window become one refresh."""
-PERCEPT_EVENTS = frozenset({"percept_recorded", "percept_updated", "percept_deleted"})
+
+T = TypeVar("T")
 
 
 class FactBrowser(Widget):
@@ -71,11 +72,11 @@ class FactBrowser(Widget):
             self.turn_index = turn_index
             self.percept_id = percept_id
 
-    def __init__(self, memory: Any, *, session_id: str | None, compact: bool = False,
+    def __init__(self, facts: Facts, *, session_id: str | None, compact: bool = False,
                  clock: Callable[[], float] = time.time, id: str | None = None,
                  classes: str | None = None) -> None:  # fmt: skip
         super().__init__(id=id, classes=classes)
-        self.memory = memory
+        self.facts = facts
         self.session_id = session_id
         self.compact = compact
         self.clock = clock
@@ -101,7 +102,7 @@ class FactBrowser(Widget):
         yield Input(placeholder=hint, id="fact-search")
         if not self.compact:
             yield FilterBar(id="fact-filters")
-        window = self._safe_load(FactWindow(self.memory, self.query_state, self.session_id))
+        window = self._safe_load(FactWindow(self.facts, self.query_state, self.session_id))
         yield FactTable(window, compact=self.compact, clock=self.clock, id="fact-table")
         yield Static("", id="fact-status", markup=False)
 
@@ -172,12 +173,11 @@ class FactBrowser(Widget):
 
     def action_cycle(self, field: str) -> None:
         """Advance one filter (scope, producer, consumer) or the order to its next value."""
-        self.filters = replace(
-            self.filters, **{field: next_value(field, getattr(self.filters, field))}
-        )
+        change: dict[str, Any] = {field: next_value(field, getattr(self.filters, field))}
+        self.filters = replace(self.filters, **change)
         self.requery(force=True)
 
-    def set_filters(self, **values: str | None) -> None:
+    def set_filters(self, **values: Any) -> None:
         self.filters = replace(self.filters, **values)
         self.requery(force=True)
 
@@ -190,9 +190,9 @@ class FactBrowser(Widget):
         self.query_state = query
         self._generation += 1
         if query.text:  # FTS + bm25 over a large store: off the event loop
-            self._load_in_thread(FactWindow(self.memory, query, self.session_id), self._generation)
+            self._load_in_thread(FactWindow(self.facts, query, self.session_id), self._generation)
         else:
-            self._install(self._safe_load(FactWindow(self.memory, query, self.session_id)))
+            self._install(self._safe_load(FactWindow(self.facts, query, self.session_id)))
         if errors:
             self._show_status("; ".join(errors))
 
@@ -223,14 +223,21 @@ class FactBrowser(Widget):
 
     # ----- live updates ----------------------------------------------------------------
 
-    def handle_bus_event(self, event: BusEvent) -> None:
-        """Called by the app for percept events; cheap and safe to call per event."""
-        if getattr(event, "type", "") not in PERCEPT_EVENTS or not self.is_attached:
+    def handle_bus_event(self, event: ev.BusEvent) -> None:
+        """Called by the app for every event; cheap and safe to call from any thread."""
+        if not self.is_attached:
             return
+        match event:
+            case ev.PerceptRecorded() | ev.PerceptUpdated() | ev.PerceptDeleted():
+                self._on_app_thread(self.schedule_refresh)
+            case ev.SessionChanged(session_id=sid) if sid and sid != self.session_id:
+                self._on_app_thread(lambda: self.set_session(sid))
+
+    def _on_app_thread(self, fn: Callable[[], object]) -> None:
         if threading.get_ident() != self.app._thread_id:
-            self.app.call_from_thread(self.schedule_refresh)
+            self.app.call_from_thread(fn)
         else:
-            self.schedule_refresh()
+            fn()
 
     def schedule_refresh(self) -> None:
         if self._refresh_timer is None:
@@ -275,8 +282,8 @@ class FactBrowser(Widget):
             self.notify("no fact selected", severity="warning")
         return p
 
-    def _mutate(self, fn: Callable[[], Any]) -> tuple[bool, Any]:
-        """Run one service call; a failure becomes one notification naming the cause."""
+    def _mutate(self, fn: Callable[[], T]) -> tuple[bool, T | None]:
+        """Run one facts command; a failure becomes one notification naming the cause."""
         try:
             result = fn()
         except (StorageError, KeyError, ValueError) as e:
@@ -292,7 +299,7 @@ class FactBrowser(Widget):
         def done(draft: FactDraft | None) -> None:
             if draft is None:
                 return
-            _, p = self._mutate(lambda: self.memory.record(
+            _, p = self._mutate(lambda: self.facts.remember(
                 draft.content, producer="user", consumer=draft.consumer, scope=draft.scope,
                 session_id=self.session_id or "", core=draft.core, weight=draft.weight))  # fmt: skip
             if p is not None:
@@ -306,13 +313,13 @@ class FactBrowser(Widget):
         sel = self._selected()
         if sel is None:
             return
-        fresh = self.memory.get(sel.id) or sel
+        fresh = self.facts.get(sel.id) or sel
 
         def done(draft: FactDraft | None) -> None:
             if draft is None:
                 return
             self._follow_id = fresh.id
-            self._mutate(lambda: self.memory.edit(
+            self._mutate(lambda: self.facts.edit(
                 fresh.id, content=draft.content, consumer=draft.consumer, core=draft.core,
                 weight=draft.weight, scope=draft.scope))  # fmt: skip
 
@@ -332,7 +339,7 @@ class FactBrowser(Widget):
 
         def done(yes: bool | None) -> None:
             if yes:
-                self._mutate(lambda: self.memory.delete(sel.id))
+                self._mutate(lambda: self.facts.forget(sel.id))
 
         self.app.push_screen(ConfirmModal(f"Forget fact #{sel.id}?", sel.content,
                                           confirm_label="Forget"), done)  # fmt: skip
@@ -341,12 +348,12 @@ class FactBrowser(Widget):
         sel = self._selected()
         if sel is not None:
             self._follow_id = sel.id
-            _, p = self._mutate(lambda: self.memory.pin(sel.id, not sel.core))
+            _, p = self._mutate(lambda: self.facts.pin(sel.id, not sel.core))
             if p is not None:
                 self.notify(f"fact #{p.id} {'pinned' if p.core else 'unpinned'}")
 
     def action_undo(self) -> None:
-        ok, p = self._mutate(lambda: self.memory.undo_last_edit(None))
+        ok, p = self._mutate(lambda: self.facts.undo(None))
         if not ok:
             return
         if p is None:

@@ -18,7 +18,7 @@ from milk_tui.model.percept import Percept
 from milk_tui.tui.screens.confirm_modal import MODAL_CSS
 
 MAX_CONTENT_BYTES = 2000
-"""Selection caps the whole ``[Remembered facts]`` block at 2,048 bytes (issue 3 item 4);
+"""Selection caps the whole ``[Remembered facts]`` block at 2,048 bytes, so
 a longer fact could never be sent to an agent, so it is refused here."""
 
 CONSUMER_OPTIONS = [("both agents", "all"), ("primary only", "primary"),
@@ -33,7 +33,7 @@ class FactDraft:
     consumer: str
     core: bool
     weight: float | None
-    """None on a new fact = the producer's initial weight (reference §4.2)."""
+    """None on a new fact = the producer's initial weight."""
     scope: str
 
 
@@ -58,7 +58,7 @@ def validate(content: str, consumer: str, core: bool, weight_text: str, scope: s
             if not 0.0 <= weight <= 1.0:
                 errors.append(f"weight: {weight:g} is outside 0.00 – 1.00")
     if core:
-        scope = "global"  # pinned facts are global (reference §4.2)
+        scope = "global"  # pinned facts are global: they apply in every session
     if scope not in ("session", "global"):
         errors.append("scope: choose session or global")
     elif scope == "session" and not session_id:

@@ -11,7 +11,7 @@ from rich.markup import escape
 from textual.message import Message
 from textual.widgets import Static
 
-from milk_tui.tui.facts.window import CONSUMERS, ORDERS, PRODUCERS, SCOPES, FactQuery
+from milk_tui.facade.facts import CONSUMERS, ORDERS, PRODUCERS, SCOPES, FactQuery
 
 CYCLES: dict[str, tuple[str | None, ...]] = {
     "scope": SCOPES,

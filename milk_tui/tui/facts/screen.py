@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from milk_tui.facade.facts import Facts
 from milk_tui.model.events import BusEvent
 from milk_tui.tui.facts.browser import FactBrowser
 
@@ -22,18 +24,18 @@ class FactsScreen(Screen[None]):
     """
     BINDINGS = [Binding("escape,q", "close", "Close", id="facts_screen.close")]
 
-    def __init__(self, memory: Any, *, session_id: str | None, title: str = "Remembered facts",
-                 clock: Any = None) -> None:  # fmt: skip
+    def __init__(self, facts: Facts, *, session_id: str | None, title: str = "Remembered facts",
+                 clock: Callable[[], float] | None = None) -> None:  # fmt: skip
         super().__init__()
-        self.memory = memory
+        self.facts = facts
         self.session_id = session_id
         self.title_text = title
         self.clock = clock
 
     def compose(self) -> ComposeResult:
         yield Static(self.title_text, id="facts-title", markup=False)
-        extra = {"clock": self.clock} if self.clock is not None else {}
-        yield FactBrowser(self.memory, session_id=self.session_id, id="facts-browser", **extra)
+        yield FactBrowser(self.facts, session_id=self.session_id, id="facts-browser",
+                          clock=self.clock or time.time)  # fmt: skip
         yield Footer()
 
     def on_mount(self) -> None:

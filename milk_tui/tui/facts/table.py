@@ -3,7 +3,7 @@
 A DataTable keeps every row as data and measures them all; with 100,000 facts that alone
 takes seconds.  Here the virtual height is the row count and ``render_line`` asks the
 window for the one row at that position, so paint cost is O(screen height) whatever the
-store size (the trick deepagents and DataTable's own line cache point at).
+store size.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from milk_tui.model.percept import Percept
 from milk_tui.tui.facts.window import FactWindow
 
 RECENT_S = 60.0
-"""Reference §4.8: entries updated less than 60 s ago are highlighted."""
+"""Facts updated less than this long ago are highlighted (what an agent just wrote)."""
 LOW_WEIGHT = 0.4
 """At or below the system producer's initial weight a fact is close to being pruned: dimmed."""
 
@@ -141,7 +141,7 @@ class FactTable(ScrollView, can_focus=True):
         self.compact = compact
         self.clock = clock
         self.empty_text = empty_text
-        self.columns = COMPACT_COLUMNS if compact else FULL_COLUMNS
+        self.columns: tuple[Column, ...] = COMPACT_COLUMNS if compact else FULL_COLUMNS
         """Chosen per width on resize (``columns_for``)."""
 
     # ----- data ------------------------------------------------------------------------

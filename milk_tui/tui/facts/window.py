@@ -1,4 +1,4 @@
-"""The fact browser's data side: a query and a sparse page cache over the memory service.
+"""The fact browser's data side: a query and a sparse page cache over the facade's facts.
 
 The browser never holds more than a few pages of facts, whatever the store size: the
 table asks for row ``i`` while painting and we fetch the page around it with one
@@ -13,21 +13,14 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from milk_tui.memory.store import PerceptFilter
+from milk_tui.facade.errors import StorageError
+from milk_tui.facade.facts import CONSUMERS, PRODUCERS, SCOPES, FactQuery
 from milk_tui.model.percept import Percept
-from milk_tui.storage.db import StorageError
 
 PAGE_SIZE = 100
 """Rows per fetch: a tall terminal shows ~60 rows, so one or two queries fill a screen."""
 MAX_CACHED_PAGES = 8
 """Pages kept while scrolling; older ones are dropped so memory stays flat at 100k facts."""
-
-SCOPES = ("here", "session", "global", "all")
-"""here = facts visible in this session (global ∪ session); all = every session's facts."""
-PRODUCERS = ("user", "primary", "escalation", "system")
-CONSUMERS = ("all", "primary", "escalation")
-ORDERS = ("recent", "weight", "id")
-"""Orders the store can serve from an index; "recent" puts what agents just wrote on top."""
 
 _QUALIFIERS = {
     "scope": "scope", "in": "scope",
@@ -36,71 +29,12 @@ _QUALIFIERS = {
 }  # fmt: skip
 
 
-class BrowseFilter(PerceptFilter):
-    """``PerceptFilter`` tuned for browsing: "visible here" without the OR on the scope index.
+class FactSource(Protocol):
+    """The slice of the facade's ``Facts`` the window reads (kept narrow for fakes in tests)."""
 
-    The store's clause ``scope = 'global' OR (scope = 'session' AND session_id = ?)`` makes
-    SQLite collect every matching row through the scope index and sort them all before
-    LIMIT — ~350 ms per page at 100,000 facts.  Unary ``+`` keeps the clause's meaning but
-    takes those columns off the index, so SQLite walks the ORDER BY index instead and stops
-    after one page (< 1 ms).  Most facts are visible in the current session, so the walk
-    rarely skips many rows.
-    """
-
-    def where(self) -> tuple[str, list[Any]]:
-        sql, params = super().where()
-        here = "(p.scope = 'global' OR (p.scope = 'session' AND p.session_id = ?))"
-        fast = "(+p.scope = 'global' OR (+p.scope = 'session' AND +p.session_id = ?))"
-        return sql.replace(here, fast), params
-
-
-class MemoryLike(Protocol):
-    """The slice of ``MemoryService`` the browser reads (kept narrow for fakes in tests)."""
-
-    def list(self, filters: PerceptFilter | None = ..., limit: int = ..., offset: int = ...,
-             order: str = ...) -> list[Percept]: ...  # fmt: skip
-    def count(self, filters: PerceptFilter | None = ...) -> int: ...
-    def search(self, query: str, filters: PerceptFilter | None = ..., limit: int = ...,
-               offset: int = ...) -> list[Percept]: ...  # fmt: skip
-    def search_count(self, query: str, filters: PerceptFilter | None = ...) -> int: ...
-
-
-@dataclass(frozen=True)
-class FactQuery:
-    """What the user asked to see: free text (FTS) plus the three filters and an order."""
-
-    text: str = ""
-    scope: str = "here"
-    producer: str | None = None
-    consumer: str | None = None
-    pinned: bool | None = None
-    order: str = "recent"
-
-    def to_filter(self, session_id: str | None) -> PerceptFilter:
-        scope = self.scope
-        if session_id is None and scope in ("here", "session"):
-            scope = "all" if scope == "here" else "session"
-        flt = BrowseFilter(producer=self.producer, consumer=self.consumer, core=self.pinned)
-        if scope == "here":
-            flt.session_id = session_id
-        elif scope == "session":
-            flt.scope, flt.session_id = "session", session_id
-        elif scope == "global":
-            flt.scope = "global"
-        return flt
-
-    def describe(self) -> str:
-        parts = [{"here": "visible here", "session": "this session", "global": "global",
-                  "all": "all sessions"}[self.scope]]  # fmt: skip
-        if self.producer:
-            parts.append(f"by {self.producer}")
-        if self.consumer:
-            parts.append(f"for {self.consumer}")
-        if self.pinned is not None:
-            parts.append("pinned" if self.pinned else "not pinned")
-        if self.text:
-            parts.append(f"“{self.text}”")
-        return " · ".join(parts)
+    def count(self, query: FactQuery, session_id: str | None) -> int: ...
+    def page(self, query: FactQuery, session_id: str | None, offset: int,
+             limit: int) -> list[Percept]: ...  # fmt: skip
 
 
 def parse_search(raw: str, base: FactQuery) -> tuple[FactQuery, list[str]]:
@@ -137,7 +71,7 @@ def parse_search(raw: str, base: FactQuery) -> tuple[FactQuery, list[str]]:
 class FactWindow:
     """Row access by position for one query, fetching pages on demand."""
 
-    memory: MemoryLike
+    facts: FactSource
     query: FactQuery
     session_id: str | None
     total: int = 0
@@ -146,9 +80,6 @@ class FactWindow:
     """Fetches so far (count and pages): the benchmark and tests read it."""
     error: str = ""
     """The last storage failure met while painting ("" when none)."""
-
-    def __post_init__(self) -> None:
-        self._filter = self.query.to_filter(self.session_id)
 
     # ----- loading ---------------------------------------------------------------------
 
@@ -161,9 +92,7 @@ class FactWindow:
 
     def recount(self) -> int:
         self.queries += 1
-        q = self.query
-        self.total = (self.memory.search_count(q.text, self._filter) if q.text
-                      else self.memory.count(self._filter))  # fmt: skip
+        self.total = self.facts.count(self.query, self.session_id)
         return self.total
 
     def invalidate(self) -> None:
@@ -172,9 +101,7 @@ class FactWindow:
 
     def _fetch(self, page: int) -> list[Percept]:
         self.queries += 1
-        q, off = self.query, page * PAGE_SIZE
-        rows = (self.memory.search(q.text, self._filter, limit=PAGE_SIZE, offset=off) if q.text
-                else self.memory.list(self._filter, limit=PAGE_SIZE, offset=off, order=q.order))  # fmt: skip
+        rows = self.facts.page(self.query, self.session_id, page * PAGE_SIZE, PAGE_SIZE)
         if len(self.pages) >= MAX_CACHED_PAGES:
             far = max(self.pages, key=lambda p: abs(p - page))
             del self.pages[far]

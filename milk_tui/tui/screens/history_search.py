@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -23,8 +23,7 @@ class HistorySearch(ModalScreen[str | None]):
 
     def __init__(self, entries: list[str]) -> None:
         super().__init__()
-        seen: set[str] = set()
-        self.entries = [e for e in entries if not (e in seen or seen.add(e))]  # type: ignore[func-returns-value]
+        self.entries = list(dict.fromkeys(entries))  # first occurrence wins, order kept
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -62,7 +61,7 @@ class HistorySearch(ModalScreen[str | None]):
     def _selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self._hits[event.option_index])
 
-    def on_key(self, event) -> None:  # type: ignore[no-untyped-def]
+    def on_key(self, event: events.Key) -> None:
         if event.key in ("up", "down"):
             ol = self.query_one(OptionList)
             ol.action_cursor_up() if event.key == "up" else ol.action_cursor_down()

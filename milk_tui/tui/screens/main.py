@@ -1,31 +1,37 @@
 """The main screen: conversation, side panes (need, escalation, facts), input, status.
 
-It renders what the bridge delivers and turns user input into dispatcher commands; the
+It renders what the bridge delivers and turns user input into application commands; the
 slash commands themselves live in ``slash.py``.
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Static
 
-from milk_tui.engine.dispatch import BusyError
+from milk_tui.facade.application import Application, Force, TurnResult
+from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
-from milk_tui.model.session import Session
-from milk_tui.storage.db import StorageError
 from milk_tui.tui.commands import completions, looks_like_command, parse_slash
 from milk_tui.tui.keymap import APP_BINDINGS
 from milk_tui.tui.screens.context_modal import ContextModal
 from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.screens.history_search import HistorySearch
 from milk_tui.tui.screens.permission_modal import PermissionModal
+from milk_tui.tui.screens.side_panes import (
+    escalation_pane,
+    need_pane,
+    session_loaded,
+    turn_completed,
+)
 from milk_tui.tui.slash import SlashHandler
 from milk_tui.tui.transcript import items_from_history
 from milk_tui.tui.widgets.app_header import AppHeader
@@ -39,17 +45,20 @@ from milk_tui.tui.widgets.status_line import StatusLine
 from milk_tui.tui.widgets.welcome import Welcome, welcome_text
 
 if TYPE_CHECKING:
+    import asyncio
+
     from milk_tui.tui.app import MilkApp
+    from milk_tui.tui.facts.browser import FactBrowser
 
 NARROW_COLUMNS = 100
-"""Below this width the side panes collapse (issue 5: 80×24 must stay usable)."""
+"""Below this width the side panes collapse (80×24 must stay usable)."""
 QUIT_AGAIN_S = 3.0
-"""Second Ctrl+C within this window quits (the Go original's 3 s hint)."""
+"""Second Ctrl+C within this window quits."""
 
 
 class MainScreen(Screen[None]):
     CSS_PATH = "main.tcss"
-    BINDINGS = APP_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = list(APP_BINDINGS)
     AUTO_FOCUS = "#prompt"
 
     def __init__(self) -> None:
@@ -60,27 +69,30 @@ class MainScreen(Screen[None]):
 
     @property
     def milk(self) -> MilkApp:
-        return self.app  # type: ignore[return-value]
+        from milk_tui.tui.app import MilkApp
+
+        assert isinstance(self.app, MilkApp)
+        return self.app
 
     @property
-    def session(self) -> Session:
-        return self.milk.runtime.dispatcher.session
+    def facade(self) -> Application:
+        return self.milk.facade
 
     def compose(self) -> ComposeResult:
-        rt = self.milk.runtime
-        d = rt.dispatcher
+        a = self.facade
+        info = a.startup_info()
         yield AppHeader(id="header")
         with Horizontal(id="body"):
             yield Conversation(
-                names={"primary": d.primary_name, "escalation": d.escalation_name},
+                names={"primary": info.primary.name, "escalation": info.escalation.name},
                 palette=self.milk.palette,
                 show_thinking=self.milk.ui_state.show_thinking,
                 id="conversation",
             )
             with Vertical(id="side"):
-                yield NeedPane(d.session, id="need")
-                yield EscalationPane(d.session, d.escalation_name, id="escalation")
-                yield FactsPane(rt.memory, d.session.id, clock=self.milk.fact_clock, id="facts")
+                yield need_pane(self.milk)
+                yield escalation_pane(self.milk)
+                yield FactsPane(a.facts, a.session_id, clock=self.milk.fact_clock, id="facts")
         yield Static("", id="hint", markup=False)
         yield PromptInput(id="prompt")
         yield StatusLine(id="status")
@@ -88,52 +100,43 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.set_class(not self.milk.ui_state.side_panes, "-side-hidden")
-        self.load_session(self.session, first=True)
+        self.load_session(self.facade.session_view())
 
     # ----- session ----------------------------------------------------------------------
 
     def _welcome(self) -> Welcome:
-        rt = self.milk.runtime
-        d = rt.dispatcher
-
-        def desc(slot) -> str:  # type: ignore[no-untyped-def]
-            if slot is None:
-                return "not configured"
-            c = slot.config
-            return " ".join(x for x in (c.kind, c.model, c.url) if x)
-
+        info = self.facade.startup_info()
         return Welcome(
             welcome_text(
-                primary=d.primary_name,
-                primary_desc=desc(d.primary),
-                escalation=d.escalation_name,
-                escalation_desc=desc(d.escalation),
-                demo=rt.demo,
-                notes=rt.startup_notes,
-                config_path=str(rt.config_path) if rt.config_path else None,
+                primary=info.primary.name,
+                primary_desc=info.primary.description,
+                escalation=info.escalation.name,
+                escalation_desc=info.escalation.description,
+                demo=info.demo,
+                notes=list(info.notes),
+                config_path=info.config_path,
             )
         )
 
-    def load_session(self, session: Session, first: bool = False) -> None:
+    def load_session(self, view: ev.SessionChanged) -> None:
+        """Show the live session (at start, after /new or a switch): transcript, panes, header,
+        prompt history."""
         conv = self.query_one(Conversation)
-        conv.load(items_from_history(session.history), welcome=self._welcome())
-        self.query_one(NeedPane).set_session(session)
-        self.query_one(EscalationPane).set_session(session)
-        if not first:
-            self.query_one(FactsPane).set_session(session.id)
-        self.query_one(StatusLine).set_tokens_from_session(session.tokens)
-        self._refresh_header()
+        conv.load(items_from_history(self.facade.history()), welcome=self._welcome())
+        need, esc = self.query_one(NeedPane), self.query_one(EscalationPane)
+        status = self.query_one(StatusLine)
+        session_loaded(self.milk, need, esc, status)
+        for pane in (status, need, esc, self.query_one(FactsPane)):
+            pane.handle_bus_event(view)
+        self._show_header(view)
         prompt = self.query_one(PromptInput)
-        store = self.milk.runtime.store
         try:
-            prompt.prompt_history = store.inputs(session.id)
-            prompt.global_prompt_history = store.inputs(None)
+            prompt.prompt_history, prompt.global_prompt_history = self.facade.input_history()
         except StorageError as e:
             conv.add_line("warning", f"input history unavailable: {e}")
 
-    def _refresh_header(self) -> None:
-        s = self.session
-        self.query_one(AppHeader).show(s.name, s.id, s.cwd, len(s.history))
+    def _show_header(self, view: ev.SessionChanged) -> None:
+        self.query_one(AppHeader).show(view.name, view.session_id, view.cwd, view.records)
 
     # ----- bus events (delivered by the bridge, already coalesced) -----------------------
 
@@ -143,29 +146,27 @@ class MainScreen(Screen[None]):
         need = self.query_one(NeedPane)
         esc = self.query_one(EscalationPane)
         facts = self.query_one(FactsPane)
-        for e in batch:
-            t = e.type  # type: ignore[attr-defined]
-            if t == "text_delta" or t == "thinking_delta":
-                conv.handle_bus_event(e)
-                continue
+        for e in batch:  # deltas come coalesced, a few per frame: every pane sees every event
             conv.handle_bus_event(e)
             status.handle_bus_event(e)
             need.handle_bus_event(e)
             esc.handle_bus_event(e)
             facts.handle_bus_event(e)
-            if t == "permission_requested":
-                self._ask_permission(e)  # type: ignore[arg-type]
-            elif t == "turn_failed":
-                self._restore_prompt(e.prompt or self._last_prompt)  # type: ignore[attr-defined]
-            elif t == "turn_completed":
-                self._refresh_header()
-                status.set_tokens_from_session(self.session.tokens)
+            match e:
+                case ev.PermissionRequested():
+                    self._ask_permission(e)
+                case ev.TurnFailed(prompt=prompt):
+                    self._restore_prompt(prompt or self._last_prompt)
+                case ev.TurnCompleted():
+                    turn_completed(self.milk, status)
+                case ev.SessionChanged():
+                    self._show_header(e)
 
-    def on_fact_browser_jump_to_turn(self, event) -> None:  # type: ignore[no-untyped-def]
+    def on_fact_browser_jump_to_turn(self, event: FactBrowser.JumpToTurn) -> None:
         """A fact's "go to turn" (from the facts pane or, via the app, the facts screen)."""
         event.stop()
         conv = self.query_one(Conversation)
-        if event.session_id and event.session_id != self.session.id:
+        if event.session_id and event.session_id != self.facade.session_id:
             conv.add_line(
                 "notice",
                 f"fact #{event.percept_id} came from session {event.session_id[:8]} "
@@ -176,7 +177,7 @@ class MainScreen(Screen[None]):
 
     def _ask_permission(self, e: ev.PermissionRequested) -> None:
         def answered(allow: bool | None) -> None:
-            self.milk.runtime.dispatcher.answer_permission(e.request_id, bool(allow))
+            self.facade.answer_permission(e.request_id, bool(allow))
             self.query_one(Conversation).add_line(
                 "notice", f"{e.tool_name}: {'allowed' if allow else 'denied'}"
             )
@@ -201,7 +202,7 @@ class MainScreen(Screen[None]):
         parsed = parse_slash(text)
         if parsed is not None:
             cmd, arg = parsed
-            if self.milk.runtime.dispatcher.busy and not cmd.busy_safe:
+            if self.facade.busy and not cmd.busy_safe:
                 self.query_one(StatusLine).set_hint(
                     f"{cmd.name} unavailable while the agent is responding"
                 )
@@ -218,31 +219,30 @@ class MainScreen(Screen[None]):
             return
         self.submit_prompt(text)
 
-    def submit_prompt(self, text: str, force: Literal["escalate", "primary"] | None = None) -> bool:
-        d = self.milk.runtime.dispatcher
+    def submit_prompt(self, text: str, force: Force | None = None) -> bool:
+        a = self.facade
         box = self.query_one(PromptInput)
-        if d.busy:
+        if a.busy:
             self.query_one(StatusLine).set_hint(
                 "agent is responding — Ctrl+C cancels; your prompt is kept"
             )
             return False
         try:
-            self.milk.runtime.store.add_input(text, d.session.id)
+            a.add_input(text)
         except StorageError as e:
             self.query_one(Conversation).add_line("warning", f"input history not saved: {e}")
         box.remember(text)
         if box.text == text:
             box.set_text("")
         self._last_prompt = text
-        try:
-            task = d.submit(text, force=force)
-        except BusyError:
+        task = a.submit(text, force=force)
+        if task is None:
             self._restore_prompt(text)
             return False
         task.add_done_callback(self._turn_done)
         return True
 
-    def _turn_done(self, task) -> None:  # type: ignore[no-untyped-def]
+    def _turn_done(self, task: asyncio.Task[TurnResult]) -> None:
         if task.cancelled():
             return
         exc = task.exception()
@@ -278,10 +278,10 @@ class MainScreen(Screen[None]):
     # ----- actions (bound in keymap.APP_BINDINGS, also in the palette) -------------------
 
     def action_interrupt(self) -> None:
-        d = self.milk.runtime.dispatcher
+        a = self.facade
         status = self.query_one(StatusLine)
-        if d.busy:
-            d.cancel()
+        if a.busy:
+            a.cancel()
             status.set_hint("")
             return
         box = self.query_one(PromptInput)
@@ -290,17 +290,17 @@ class MainScreen(Screen[None]):
             return
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_AGAIN_S:
-            self.app.call_later(self.app.action_quit)  # type: ignore[attr-defined]
+            self.app.call_later(self.milk.action_quit)
             return
         self._last_ctrl_c = now
         status.set_hint("press ctrl+c again to exit")
         self.set_timer(QUIT_AGAIN_S, lambda: status.set_hint(""))
 
     def action_quit(self) -> None:
-        self.app.call_later(self.app.action_quit)  # type: ignore[attr-defined]
+        self.app.call_later(self.milk.action_quit)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpModal(self.milk.runtime.config.keymap))
+        self.app.push_screen(HelpModal(self.facade.keymap))
 
     def action_toggle_side(self) -> None:
         if self.has_class("-narrow"):

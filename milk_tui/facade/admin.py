@@ -1,0 +1,41 @@
+"""The data without agents, for the CLI's admin subcommands (``sessions``, ``memory``,
+``import-go``): sessions and facts over the database, nothing else opened."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from milk_tui.config.paths import database_file
+from milk_tui.engine.bus import EventBus
+from milk_tui.facade.facts import Facts
+from milk_tui.facade.sessions import SessionCatalog
+from milk_tui.memory.import_go import GoImportError, ImportReport, import_go
+from milk_tui.memory.service import MemoryService
+from milk_tui.memory.store import PerceptStore
+from milk_tui.storage.db import Database
+from milk_tui.storage.sessions import SessionStore
+
+__all__ = ["Admin", "GoImportError", "ImportReport", "open_admin"]
+
+
+class Admin:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self.sessions = SessionCatalog(SessionStore(db))
+        self.facts = Facts(MemoryService(PerceptStore(db), EventBus()))
+
+    def import_go(self, root: Path) -> ImportReport:
+        """Import a Go milk folder's sessions and memory; raises ``GoImportError``."""
+        return import_go(self._db, root)
+
+
+@contextmanager
+def open_admin() -> Iterator[Admin]:
+    """The user's database, closed on exit.  Raises ``StorageError``."""
+    db = Database(database_file())
+    try:
+        yield Admin(db)
+    finally:
+        db.close()

@@ -1,0 +1,239 @@
+"""The application facade: what the TUI and the CLI do, as intent-named methods.
+
+``Application`` wraps the engine's ``Runtime`` (config, database, agents, dispatcher, bus).
+Commands return typed values; everything that happens during a turn arrives as bus events
+through ``add_listener``.  With every finished or failed turn (just before its
+``TurnCompleted``/``TurnFailed``) and after a session switch the facade publishes a
+``SessionChanged`` with the session's committed values (tokens included), so no view reads
+the live session.  Mid-turn changes arrive as their own events (``Usage``,
+``NeedChanged``, ``StateChanged``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ParamSpec
+
+from milk_tui.engine.runtime import Runtime, build_runtime
+from milk_tui.engine.turn_lifecycle import BusyError, Force
+from milk_tui.engine.turn_scratch import TurnOutcome
+from milk_tui.facade.facts import Facts
+from milk_tui.facade.sessions import SessionCatalog
+from milk_tui.facade.views import StartupInfo, agent_info, session_view
+from milk_tui.model import events as ev
+from milk_tui.model.session import Session, Turn
+
+Listener = Callable[[ev.BusEvent], None]
+P = ParamSpec("P")
+
+SHUTDOWN_WAIT_S = 1.0
+"""How long leaving waits for a cancelled turn to unwind before consolidating anyway."""
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """How a turn ended (the details arrived as bus events while it ran)."""
+
+    ok: bool
+    cancelled: bool = False
+    error: str = ""
+    text: str = ""
+
+    @staticmethod
+    def of(outcome: TurnOutcome) -> TurnResult:
+        return TurnResult(outcome.ok, outcome.cancelled, outcome.error, outcome.text)
+
+
+def _opening_application(build: Callable[P, Runtime]) -> Callable[P, Application]:
+    def start(*args: P.args, **kwargs: P.kwargs) -> Application:
+        return Application(build(*args, **kwargs))
+
+    return start
+
+
+start = _opening_application(build_runtime)
+"""``start(cwd=…, config_path=…, new=…, session_name=…, demo=…, debug=…, permission_policy=…,
+config=…, cooperative=…)``: open config, database, session and agents (``build_runtime``'s
+options) and wrap them.  ``cooperative=True`` makes the agents' streams yield to the event
+loop every few ms: an interactive UI asks for it, print mode not.  Raises ``ConfigError``
+or ``StorageError``."""
+
+
+def as_application(target: Application | Runtime, *, cooperative: bool = False) -> Application:
+    """An ``Application`` for ``target`` (a runtime built elsewhere, e.g. by a test)."""
+    app = target if isinstance(target, Application) else Application(target)
+    if cooperative:
+        app.runtime.make_cooperative()
+    return app
+
+
+class Application:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        """The engine underneath; the UI never touches it (tests and benchmarks may)."""
+        self.sessions = SessionCatalog(runtime.store)
+        self.facts = Facts(runtime.memory)
+        self.startup_notes: list[str] = list(runtime.startup_notes)
+        """Said once in the welcome text; the UI adds its own (keymap, themes)."""
+        self._listeners: list[Listener] = []
+        self._finished = False
+        self._remove = runtime.bus.add_listener(self._on_event)
+
+    # ----- events -------------------------------------------------------------------------
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` inline for every bus event, in publication order; returns its
+        remover.  A turn's ``SessionChanged`` comes right before its ``TurnCompleted`` or
+        ``TurnFailed`` (for bus listeners added after this application too)."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _on_event(self, event: ev.BusEvent) -> None:
+        match event:
+            case ev.TurnCompleted() | ev.TurnFailed():
+                # The turn is committed (or rolled back) when this is published: announce the
+                # session's new view first, so every listener has it when the end arrives.
+                self.publish_session()
+        for listener in list(self._listeners):
+            listener(event)
+
+    def publish_session(self) -> None:
+        """Publish the session's current view as a ``SessionChanged``."""
+        self.runtime.bus.publish(self.session_view())
+
+    def session_view(self) -> ev.SessionChanged:
+        return session_view(self.runtime.dispatcher.session)
+
+    # ----- what the UI shows --------------------------------------------------------------
+
+    @property
+    def keymap(self) -> dict[str, str]:
+        return dict(self.runtime.config.keymap)
+
+    @property
+    def theme(self) -> str:
+        """The configured theme ("" when the config names none)."""
+        return self.runtime.config.theme
+
+    @property
+    def cwd(self) -> str:
+        return self.runtime.dispatcher.cwd
+
+    @property
+    def session_id(self) -> str:
+        return self.runtime.dispatcher.session.id
+
+    def startup_info(self) -> StartupInfo:
+        d, rt = self.runtime.dispatcher, self.runtime
+        return StartupInfo(
+            primary=agent_info(d.primary, d.primary_name),
+            escalation=agent_info(d.escalation, d.escalation_name),
+            demo=rt.demo,
+            notes=tuple(self.startup_notes),
+            config_path=str(rt.config_path) if rt.config_path else None,
+        )
+
+    def history(self) -> list[Turn]:
+        """The live session's turns (a copy of the list; turns are plain values)."""
+        return list(self.runtime.dispatcher.session.history)
+
+    # ----- turns --------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self.runtime.dispatcher.busy
+
+    def submit(self, prompt: str, force: Force | None = None) -> asyncio.Task[TurnResult] | None:
+        """Start a turn in the background; None when one is already running."""
+        try:
+            inner = self.runtime.dispatcher.submit(prompt, force=force)
+        except BusyError:
+            return None
+
+        async def result() -> TurnResult:
+            return TurnResult.of(await inner)
+
+        return asyncio.create_task(result())
+
+    async def run_turn(self, prompt: str, force: Force | None = None) -> TurnResult:
+        """Run one turn to its end (print mode).  Raises ``BusyError`` if one runs."""
+        task = self.submit(prompt, force)
+        if task is None:
+            raise BusyError("a turn is already running")
+        return await task
+
+    def cancel(self) -> bool:
+        """Stop the running turn (it records nothing); False when none runs."""
+        return self.runtime.dispatcher.cancel()
+
+    def answer_permission(self, request_id: str, allow: bool) -> None:
+        self.runtime.dispatcher.answer_permission(request_id, allow)
+
+    def escalate_command(self, arg: str) -> str | None:
+        """``/escalate [fresh] [prompt]``: the prompt to send forced, or None (now pinned)."""
+        return self.runtime.dispatcher.escalate_command(arg)
+
+    def primary_command(self, arg: str) -> str | None:
+        """``/primary [prompt]``: the prompt to send forced, or None (now pinned)."""
+        return self.runtime.dispatcher.primary_command(arg)
+
+    # ----- the live session ---------------------------------------------------------------
+
+    async def new_session(self, name: str = "") -> ev.SessionChanged:
+        """Start a session in this folder and make it the live one (consolidates the old)."""
+        await self._switch(self.sessions.create(self.cwd, name))
+        return self.session_view()
+
+    async def switch_session(self, session_id: str) -> ev.SessionChanged | None:
+        """Make ``session_id`` the live session; None when it no longer exists.
+        Raises ``BusyError`` while a turn runs."""
+        if self.busy:
+            raise BusyError("cannot switch sessions while a turn is running")
+        s = await asyncio.to_thread(self.sessions.load, session_id)  # a long history: ms
+        if s is None:
+            return None
+        await self._switch(s)
+        return self.session_view()
+
+    async def _switch(self, session: Session) -> None:
+        await self.runtime.dispatcher.switch_session(session)
+        self.publish_session()
+
+    def add_input(self, text: str) -> None:
+        """Remember a typed prompt in the live session's input history."""
+        self.sessions.add_input(text, self.session_id)
+
+    def input_history(self) -> tuple[list[str], list[str]]:
+        """(this session's prompts, every session's prompts), oldest first."""
+        return self.sessions.inputs(self.session_id), self.sessions.inputs(None)
+
+    # ----- leaving ------------------------------------------------------------------------
+
+    async def consolidate(self) -> None:
+        """Consolidate the live session's facts (session end); never raises."""
+        await self.runtime.dispatcher.end_session()
+
+    async def finish(self) -> None:
+        """Leave once: cancel a running turn, wait for it briefly, consolidate memory."""
+        if self._finished:
+            return
+        self._finished = True
+        if self.cancel():
+            for _ in range(int(SHUTDOWN_WAIT_S / 0.02)):
+                if not self.busy:
+                    break
+                await asyncio.sleep(0.02)
+        await self.consolidate()
+
+    async def aclose(self) -> None:
+        """Close the agents' connections and the database (on the loop they were opened on)."""
+        self._remove()
+        await self.runtime.aclose()
+
+    def close_database(self) -> None:
+        """Last resort after the event loop is gone; closing twice is harmless."""
+        with contextlib.suppress(Exception):
+            self.runtime.db.close()

@@ -1,0 +1,81 @@
+"""Read-only values the UI shows: the session's view (``SessionChanged``) and the agents'
+descriptions for the welcome text.  Computed from live engine objects, returned as plain
+frozen data, so no widget holds the session itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from milk_tui.engine.agent_slot import AgentSlot
+from milk_tui.model.events import SessionChanged, TokenTotal
+from milk_tui.model.session import ESCALATION, Session
+
+
+def session_view(s: Session) -> SessionChanged:
+    """What the panes show of ``s``, as the event the facade publishes."""
+    last_user_agent = ""
+    last_context = ""
+    for t in reversed(s.history):
+        if t.role != "user":
+            continue
+        if not last_user_agent:
+            last_user_agent = t.agent
+        if t.agent == ESCALATION and t.context_text:
+            last_context = t.context_text
+            break
+    return SessionChanged(
+        session_id=s.id,
+        name=s.name,
+        cwd=s.cwd,
+        state=s.state.value,
+        records=len(s.history),
+        exchanges=s.user_turn_count(),
+        need=s.current_need,
+        need_set_at=s.current_need_set_at,
+        need_producer=s.need_producer,
+        need_stale=s.need_is_stale(),
+        escalation_session_id=s.escalation_session_id,
+        escalation_brief=s.escalation_brief,
+        last_user_agent=last_user_agent,
+        local_turns_since_escalation=s.local_turns_since_last_escalation(),
+        last_escalation_context=last_context,
+        tokens=tuple(
+            TokenTotal(
+                model=u.model,
+                role=u.role,
+                prompt=u.prompt,
+                completion=u.completion,
+                cache_read=u.cache_read,
+                cache_creation=u.cache_creation,
+                cost_usd=u.cost_usd,
+            )  # fmt: skip
+            for u in s.tokens.values()
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class AgentInfo:
+    """One agent slot as the welcome text describes it."""
+
+    name: str
+    description: str
+    """Kind, model and URL ("not configured" when the slot is empty)."""
+
+
+def agent_info(slot: AgentSlot | None, fallback: str) -> AgentInfo:
+    if slot is None:
+        return AgentInfo(fallback, "not configured")
+    c = slot.config
+    return AgentInfo(slot.name, " ".join(x for x in (c.kind, c.model, c.url) if x))
+
+
+@dataclass(frozen=True)
+class StartupInfo:
+    """What the welcome text says: the agents, demo mode, start-up notes, the config file."""
+
+    primary: AgentInfo
+    escalation: AgentInfo
+    demo: bool
+    notes: tuple[str, ...]
+    config_path: str | None

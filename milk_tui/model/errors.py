@@ -1,0 +1,7 @@
+"""Errors that cross layers: the UI catches them without importing the layer that raises."""
+
+from __future__ import annotations
+
+
+class StorageError(Exception):
+    """A database problem, worded for the user (path and cause)."""

@@ -1,0 +1,89 @@
+"""The application facade: typed results, SessionChanged timing, worker-thread reads."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from milk_tui.engine.cooperative import CooperativeAgent
+from milk_tui.facade.application import start
+from milk_tui.facade.facts import FactQuery
+from milk_tui.model import events as ev
+
+
+async def test_a_turn_announces_the_session_view_just_before_it_ends(tmp_path: Path) -> None:
+    app = start(cwd=str(tmp_path), demo=True, session_name="facade")
+    seen: list[ev.BusEvent] = []
+    app.add_listener(seen.append)
+    try:
+        before = app.session_view()
+        assert (before.name, before.records, before.exchanges) == ("facade", 0, 0)
+        result = await app.run_turn("what is a monad?", force="primary")
+        assert result.ok and not result.cancelled and result.text
+        kinds = [type(e) for e in seen]
+        end = kinds.index(ev.TurnCompleted)
+        assert kinds[end - 1] is ev.SessionChanged and kinds.count(ev.SessionChanged) == 1
+        view = seen[end - 1]
+        assert isinstance(view, ev.SessionChanged)
+        assert (view.records, view.exchanges, view.last_user_agent) == (2, 1, "primary")
+        assert view.session_id == app.session_id and view.cwd == str(tmp_path)
+        assert view.tokens and all(isinstance(t, ev.TokenTotal) for t in view.tokens)
+        assert [t.content for t in app.history()][0] == "what is a monad?"
+    finally:
+        await app.aclose()
+
+
+async def test_sessions_new_switch_and_missing(tmp_path: Path) -> None:
+    app = start(cwd=str(tmp_path), demo=True)
+    seen: list[ev.BusEvent] = []
+    app.add_listener(seen.append)
+    try:
+        first = app.session_id
+        view = await app.new_session("second")
+        assert view.name == "second" and app.session_id != first
+        assert isinstance(seen[-1], ev.SessionChanged) and seen[-1].name == "second"
+        back = await app.switch_session(first)
+        assert back is not None and back.session_id == first == app.session_id
+        assert await app.switch_session("no-such-session") is None
+        listed = await app.sessions.arecent(str(tmp_path))
+        assert {s.name for s in listed} >= {"second"}
+        await app.sessions.arename(listed[0].id, "renamed")
+        assert app.sessions.load(listed[0].id).name == "renamed"
+    finally:
+        await app.aclose()
+
+
+async def test_fact_reads_run_in_a_worker_thread(tmp_path: Path) -> None:
+    app = start(cwd=str(tmp_path), demo=True)
+    threads: set[int] = set()
+    facts = app.facts
+    real_count = facts.count
+
+    def count(query: FactQuery, session_id: str | None) -> int:
+        threads.add(threading.get_ident())
+        return real_count(query, session_id)
+
+    facts.count = count  # type: ignore[method-assign]
+    try:
+        p = facts.remember("the build server is called hopper", session_id=app.session_id)
+        assert p is not None and facts.get(p.id) == p
+        assert await facts.acount(FactQuery(text="hopper"), app.session_id) == 1
+        assert threads and threading.get_ident() not in threads
+        page = await facts.apage(FactQuery(), app.session_id, 0, 10)
+        assert [x.id for x in page] == [p.id]
+        assert facts.pin(p.id).core and facts.undo() is not None
+        assert facts.forget(p.id) and facts.get(p.id) is None
+    finally:
+        await app.aclose()
+
+
+async def test_cooperative_agents_are_a_start_option(tmp_path: Path) -> None:
+    plain = start(cwd=str(tmp_path), demo=True)
+    coop = start(cwd=str(tmp_path), demo=True, cooperative=True)
+    try:
+        assert not isinstance(plain.runtime.dispatcher.primary.agent, CooperativeAgent)
+        assert isinstance(coop.runtime.dispatcher.primary.agent, CooperativeAgent)
+        assert isinstance(coop.runtime.dispatcher.escalation.agent, CooperativeAgent)
+    finally:
+        await plain.aclose()
+        await coop.aclose()
