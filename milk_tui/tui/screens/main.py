@@ -78,8 +78,8 @@ class MainScreen(Screen[None]):
                 id="conversation",
             )
             with Vertical(id="side"):
-                yield NeedPane(d.session, id="need")
-                yield EscalationPane(d.session, d.escalation_name, id="escalation")
+                yield NeedPane(id="need")
+                yield EscalationPane(d.escalation_name, id="escalation")
                 yield FactsPane(rt.memory, d.session.id, clock=self.milk.fact_clock, id="facts")
         yield Static("", id="hint", markup=False)
         yield PromptInput(id="prompt")
@@ -117,11 +117,12 @@ class MainScreen(Screen[None]):
     def load_session(self, session: Session, first: bool = False) -> None:
         conv = self.query_one(Conversation)
         conv.load(items_from_history(session.history), welcome=self._welcome())
-        self.query_one(NeedPane).set_session(session)
-        self.query_one(EscalationPane).set_session(session)
+        view = _session_view(session)
+        self.query_one(NeedPane).handle_bus_event(view)
+        self.query_one(EscalationPane).handle_bus_event(view)
         if not first:
             self.query_one(FactsPane).set_session(session.id)
-        self.query_one(StatusLine).set_tokens_from_session(session.tokens)
+        self.query_one(StatusLine).handle_bus_event(view)
         self._refresh_header()
         prompt = self.query_one(PromptInput)
         store = self.milk.runtime.store
@@ -157,9 +158,11 @@ class MainScreen(Screen[None]):
                 self._ask_permission(e)  # type: ignore[arg-type]
             elif t == "turn_failed":
                 self._restore_prompt(e.prompt or self._last_prompt)  # type: ignore[attr-defined]
-            elif t == "turn_completed":
+            if t in ("turn_completed", "turn_failed"):
                 self._refresh_header()
-                status.set_tokens_from_session(self.session.tokens)
+                view = _session_view(self.session)
+                for pane in (status, need, esc):
+                    pane.handle_bus_event(view)
 
     def on_fact_browser_jump_to_turn(self, event) -> None:  # type: ignore[no-untyped-def]
         """A fact's "go to turn" (from the facts pane or, via the app, the facts screen)."""
@@ -371,3 +374,45 @@ class MainScreen(Screen[None]):
 
     async def action_slash(self, text: str) -> None:
         await self.run_input(text)
+
+
+def _session_view(s: Session) -> ev.SessionChanged:
+    """TEMPORARY stand-in for the facade's view (lead's widget branch only)."""
+    last_user = next((t for t in reversed(s.history) if t.role == "user"), None)
+    ctx = next(
+        (
+            t.context_text
+            for t in reversed(s.history)
+            if t.role == "user" and t.agent == "escalation" and t.context_text
+        ),
+        "",
+    )
+    return ev.SessionChanged(
+        session_id=s.id,
+        name=s.name,
+        cwd=s.cwd,
+        state=str(s.state),
+        records=len(s.history),
+        exchanges=s.user_turn_count(),
+        need=s.current_need,
+        need_set_at=s.current_need_set_at,
+        need_producer=s.need_producer,
+        need_stale=s.need_is_stale(),
+        escalation_session_id=s.escalation_session_id,
+        escalation_brief=s.escalation_brief,
+        last_user_agent=last_user.agent if last_user else "",
+        local_turns_since_escalation=s.local_turns_since_last_escalation(),
+        last_escalation_context=ctx,
+        tokens=tuple(
+            ev.TokenTotal(
+                model=u.model,
+                role=u.role,
+                prompt=u.prompt,
+                completion=u.completion,
+                cache_read=u.cache_read,
+                cache_creation=u.cache_creation,
+                cost_usd=u.cost_usd,
+            )
+            for u in s.tokens.values()
+        ),
+    )
