@@ -6,6 +6,7 @@ slash commands themselves live in ``slash.py``.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import TYPE_CHECKING, Literal
 
@@ -403,16 +404,8 @@ def _session_view(s: Session) -> ev.SessionChanged:
         last_user_agent=last_user.agent if last_user else "",
         local_turns_since_escalation=s.local_turns_since_last_escalation(),
         last_escalation_context=ctx,
-        tokens=tuple(
-            ev.TokenTotal(
-                model=u.model,
-                role=u.role,
-                prompt=u.prompt,
-                completion=u.completion,
-                cache_read=u.cache_read,
-                cache_creation=u.cache_creation,
-                cost_usd=u.cost_usd,
-            )
+        tokens=tuple(dataclasses.replace(u) for u in s.tokens.values()),
+    )
             for u in s.tokens.values()
         ),
     )
