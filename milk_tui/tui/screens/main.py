@@ -406,6 +406,3 @@ def _session_view(s: Session) -> ev.SessionChanged:
         last_escalation_context=ctx,
         tokens=tuple(dataclasses.replace(u) for u in s.tokens.values()),
     )
-            for u in s.tokens.values()
-        ),
-    )
