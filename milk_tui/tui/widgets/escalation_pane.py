@@ -59,6 +59,8 @@ class EscalationPane(Vertical):
         self.agent_name = agent_name
         self.session_id = ""
         self.mode = ""
+        self.resumed = False
+        """The hand-off continues the agent's own session (returning, resume, continuation)."""
         self.downgraded = False
         self.reasons: list[str] = []
         self.local_turns_since = 0
@@ -88,6 +90,7 @@ class EscalationPane(Vertical):
         if e.session_id != self.session_id:
             self.session_id = e.session_id
             self.mode = ""
+            self.resumed = False
             self.downgraded = False
             self.reasons = []
             self.active = False
@@ -111,6 +114,7 @@ class EscalationPane(Vertical):
             case ev.EscalationStarted():
                 self.agent_name = e.agent_name
                 self.mode = e.mode
+                self.resumed = e.resume
                 self.downgraded = e.downgraded
                 self.reasons = list(e.downgrade_reasons)
                 self.local_turns_since = e.local_turns_since
@@ -166,8 +170,7 @@ class EscalationPane(Vertical):
         t.append("\nsession: ", style="dim")
         t.append(sid[:18] if sid else "(new on next hand-off)")
         if sid and self.mode:
-            resumed = self.mode in ("resume", "continuation")
-            t.append(" (resumed)" if resumed else " (new)", style="dim")
+            t.append(" (resumed)" if self.resumed else " (new)", style="dim")
         if self.brief:
             brief = self.brief if len(self.brief) < 160 else self.brief[:159] + "…"
             t.append("\nbrief: ", style="dim")
