@@ -9,11 +9,13 @@ turn) for the recorded state, the hand-off and usage events for what happens liv
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.events import Resize
 from textual.widgets import RichLog, Static
 
 from milk_tui.model import events as ev
@@ -75,6 +77,8 @@ class EscalationPane(Vertical):
         """Where the last turn went; a primary turn after an escalation is a return (↩)."""
         self.last_context = ""
         self.body = Static("", id="esc-body", markup=False)
+        self._entries: deque[Text] = deque(maxlen=TIMELINE_LINES)
+        self._wrapped_at = 0
         self.timeline = RichLog(
             max_lines=TIMELINE_LINES, wrap=True, markup=False, min_width=10, id="esc-timeline"
         )
@@ -96,6 +100,7 @@ class EscalationPane(Vertical):
             self.active = False
             self.last_target = e.last_user_agent
             self.last_context = e.last_escalation_context
+            self._entries.clear()
             if self.is_mounted:
                 self.timeline.clear()
         self.escalation_session_id = e.escalation_session_id
@@ -150,7 +155,18 @@ class EscalationPane(Vertical):
         self._redraw()
 
     def _log(self, line: str) -> None:
-        self.timeline.write(Text(stamp() + line, style="dim"))
+        entry = Text(stamp() + line, style="dim")
+        self._entries.append(entry)
+        self.timeline.write(entry)
+
+    def on_resize(self, event: Resize) -> None:
+        """A log wraps lines when they are written; lines written while the pane was hidden
+        or narrower are wrapped again at the new width."""
+        if event.size.width != self._wrapped_at:
+            self._wrapped_at = event.size.width
+            self.timeline.clear()
+            for entry in self._entries:
+                self.timeline.write(entry)
 
     def _redraw(self) -> None:
         t = Text()
