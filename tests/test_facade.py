@@ -9,6 +9,7 @@ from milk_tui.engine.cooperative import CooperativeAgent
 from milk_tui.facade.application import start
 from milk_tui.facade.facts import FactQuery
 from milk_tui.model import events as ev
+from milk_tui.model.session import TokenUsage
 
 
 async def test_a_turn_announces_the_session_view_just_before_it_ends(tmp_path: Path) -> None:
@@ -27,7 +28,7 @@ async def test_a_turn_announces_the_session_view_just_before_it_ends(tmp_path: P
         assert isinstance(view, ev.SessionChanged)
         assert (view.records, view.exchanges, view.last_user_agent) == (2, 1, "primary")
         assert view.session_id == app.session_id and view.cwd == str(tmp_path)
-        assert view.tokens and all(isinstance(t, ev.TokenTotal) for t in view.tokens)
+        assert view.tokens and all(isinstance(t, TokenUsage) for t in view.tokens)
         assert [t.content for t in app.history()][0] == "what is a monad?"
     finally:
         await app.aclose()

@@ -4,10 +4,11 @@ frozen data, so no widget holds the session itself."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from milk_tui.engine.agent_slot import AgentSlot
-from milk_tui.model.events import SessionChanged, TokenTotal
+from milk_tui.model.events import SessionChanged
 from milk_tui.model.session import ESCALATION, Session
 
 
@@ -39,18 +40,7 @@ def session_view(s: Session) -> SessionChanged:
         last_user_agent=last_user_agent,
         local_turns_since_escalation=s.local_turns_since_last_escalation(),
         last_escalation_context=last_context,
-        tokens=tuple(
-            TokenTotal(
-                model=u.model,
-                role=u.role,
-                prompt=u.prompt,
-                completion=u.completion,
-                cache_read=u.cache_read,
-                cache_creation=u.cache_creation,
-                cost_usd=u.cost_usd,
-            )  # fmt: skip
-            for u in s.tokens.values()
-        ),
+        tokens=tuple(dataclasses.replace(u) for u in s.tokens.values()),
     )
 
 

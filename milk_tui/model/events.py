@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from milk_tui.model.session import TokenUsage
+
 Slot = Literal["primary", "escalation"]
 """Wire names of the two agent slots (Go milk's ``agent`` field)."""
 
@@ -205,19 +207,6 @@ class PermissionRequested(BusEvent):
     tool_input: dict[str, Any] = Field(default_factory=dict)
 
 
-class TokenTotal(BaseModel):
-    """Tokens and cost one model spent in one role (``primary``, ``escalation:subagent`` …)."""
-
-    model_config = ConfigDict(frozen=True)
-    model: str
-    role: str
-    prompt: int = 0
-    completion: int = 0
-    cache_read: int = 0
-    cache_creation: int = 0
-    cost_usd: float = 0.0
-
-
 class SessionChanged(BusEvent):
     """What the panes show of the session: published by the application facade after a
     session is loaded, switched or created and after every finished turn.
@@ -246,7 +235,7 @@ class SessionChanged(BusEvent):
     local_turns_since_escalation: int = 0
     last_escalation_context: str = ""
     """The context text the escalation agent saw on its latest hand-off ("what it saw")."""
-    tokens: tuple[TokenTotal, ...] = ()
+    tokens: tuple[TokenUsage, ...] = ()
 
 
 AnyEvent = Annotated[

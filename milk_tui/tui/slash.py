@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from milk_tui.facade.errors import StorageError
 from milk_tui.model.percept import Percept
 from milk_tui.tui.commands import SlashCommand
-from milk_tui.tui.transcript import export_text
+from milk_tui.tui.transcript import Kind, export_text
 
 if TYPE_CHECKING:
     from milk_tui.facade.application import Application
@@ -25,7 +25,7 @@ class SlashHandler:
     def facade(self) -> Application:
         return self.screen.facade
 
-    def say(self, text: str, kind: str = "notice") -> None:
+    def say(self, text: str, kind: Kind = "notice") -> None:
         from milk_tui.tui.widgets.conversation import Conversation
 
         self.screen.query_one(Conversation).add_line(kind, text)

@@ -32,7 +32,7 @@ FIXED_NOW = 1767225600.0
 @pytest.fixture(autouse=True)
 def _pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(escalation_pane, "stamp", lambda: "12:00:00 ")
-    monkeypatch.setattr(StatusLine, "animate", False)
+    monkeypatch.setattr(StatusLine, "spin", False)
 
 
 def make_app(

@@ -26,12 +26,6 @@ from milk_tui.tui.screens.context_modal import ContextModal
 from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.screens.history_search import HistorySearch
 from milk_tui.tui.screens.permission_modal import PermissionModal
-from milk_tui.tui.screens.side_panes import (
-    escalation_pane,
-    need_pane,
-    session_loaded,
-    turn_completed,
-)
 from milk_tui.tui.slash import SlashHandler
 from milk_tui.tui.transcript import items_from_history
 from milk_tui.tui.widgets.app_header import AppHeader
@@ -90,8 +84,8 @@ class MainScreen(Screen[None]):
                 id="conversation",
             )
             with Vertical(id="side"):
-                yield need_pane(self.milk)
-                yield escalation_pane(self.milk)
+                yield NeedPane(id="need")
+                yield EscalationPane(self.facade.startup_info().escalation.name, id="escalation")
                 yield FactsPane(a.facts, a.session_id, clock=self.milk.fact_clock, id="facts")
         yield Static("", id="hint", markup=False)
         yield PromptInput(id="prompt")
@@ -124,9 +118,7 @@ class MainScreen(Screen[None]):
         conv = self.query_one(Conversation)
         conv.load(items_from_history(self.facade.history()), welcome=self._welcome())
         need, esc = self.query_one(NeedPane), self.query_one(EscalationPane)
-        status = self.query_one(StatusLine)
-        session_loaded(self.milk, need, esc, status)
-        for pane in (status, need, esc, self.query_one(FactsPane)):
+        for pane in (self.query_one(StatusLine), need, esc, self.query_one(FactsPane)):
             pane.handle_bus_event(view)
         self._show_header(view)
         prompt = self.query_one(PromptInput)
@@ -146,7 +138,10 @@ class MainScreen(Screen[None]):
         need = self.query_one(NeedPane)
         esc = self.query_one(EscalationPane)
         facts = self.query_one(FactsPane)
-        for e in batch:  # deltas come coalesced, a few per frame: every pane sees every event
+        for e in batch:
+            if isinstance(e, ev.TextDelta | ev.ThinkingDelta):  # the hot path: only text grows
+                conv.handle_bus_event(e)
+                continue
             conv.handle_bus_event(e)
             status.handle_bus_event(e)
             need.handle_bus_event(e)
@@ -157,8 +152,6 @@ class MainScreen(Screen[None]):
                     self._ask_permission(e)
                 case ev.TurnFailed(prompt=prompt):
                     self._restore_prompt(prompt or self._last_prompt)
-                case ev.TurnCompleted():
-                    turn_completed(self.milk, status)
                 case ev.SessionChanged():
                     self._show_header(e)
 

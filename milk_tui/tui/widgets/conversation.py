@@ -15,7 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from milk_tui.model import events as ev
-from milk_tui.tui.transcript import Item
+from milk_tui.tui.transcript import Item, Kind
 from milk_tui.tui.widgets.md_render import Palette
 from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
@@ -203,26 +203,30 @@ class Conversation(VerticalScroll):
         if k == "thinking":
             return ThinkingBlock(it.text, done=not live, expanded=self.show_thinking)
         if k == "tool":
-            w = ToolLine(it.agent_name, it.text)
+            w = ToolLine(it.agent_name, it.text, slot=it.slot)
             if it.detail:
                 w.set_result(it.detail, it.extra.get("error") == "1")
+            w.item = it
             return w
         return TranscriptLine(k, it.text)
 
     def add(self, item: Item, live: bool = False) -> Widget:
         """Append a block; ``live`` blocks (replies, thinking) keep streaming until closed."""
+        w = self._widget_for(item, live)
+        self._append(item, w)
+        return w
+
+    def _append(self, item: Item, w: Widget) -> None:
         if self._welcome is not None:
             self._welcome.remove()
             self._welcome = None
         self.items.append(item)
-        w = self._widget_for(item, live)
         self._blocks.append(w)
         self.mount(w)
         self._prune()
-        return w
 
-    def add_line(self, kind: str, text: str) -> None:
-        self.add(Item(kind, text))  # type: ignore[arg-type]
+    def add_line(self, kind: Kind, text: str) -> None:
+        self.add(Item(kind, text))
         self.follow_tail()
 
     # ----- live events --------------------------------------------------------------------
@@ -232,54 +236,53 @@ class Conversation(VerticalScroll):
         self.follow_tail()
 
     def _handle(self, e: ev.BusEvent) -> None:
-        t = e.type  # type: ignore[attr-defined]
-        if t == "text_delta":
-            self._reply_for(e.slot).append(e.text)  # type: ignore[attr-defined]
-        elif t == "thinking_delta":
-            self._thinking_for(e.slot).append(e.text)  # type: ignore[attr-defined]
-        elif t == "turn_started":
-            self._close_live()
-            self._user_item = Item("user", e.prompt, extra={"turn": str(e.turn_index)})  # type: ignore[attr-defined]
-            self._user = self.add(self._user_item)  # type: ignore[assignment]
-            self._follow = True
-        elif t == "route_decided":
-            self.names[e.target] = e.agent_name  # type: ignore[attr-defined]
-            if self._user is not None and self._user_item is not None:
-                self._user_item.agent_name = e.agent_name  # type: ignore[attr-defined]
-                self._user_item.detail = e.reason  # type: ignore[attr-defined]
-                self._user_item.extra["label"] = e.label  # type: ignore[attr-defined]
-                self._user.set_route(e.agent_name, e.reason, e.label)  # type: ignore[attr-defined]
-        elif t == "escalation_started":
-            self._close_live()
-            self.names["escalation"] = e.agent_name  # type: ignore[attr-defined]
-            self.add(Item("marker", handoff_text(e)))  # type: ignore[arg-type]
-        elif t == "tool_call":
-            self._close_live()
-            item = Item("tool", e.arguments, agent_name=e.name, slot=e.slot)  # type: ignore[attr-defined]
-            self._tools[e.call_id] = self.add(item)  # type: ignore[attr-defined,assignment]
-            self._tools[e.call_id].item = item  # type: ignore[attr-defined]
-        elif t == "tool_result":
-            w = self._tools.get(e.call_id)  # type: ignore[attr-defined]
-            if w is not None:
-                w.set_result(e.content, e.is_error)  # type: ignore[attr-defined]
-                item = getattr(w, "item", None)
-                if item is not None:
-                    item.detail = e.content  # type: ignore[attr-defined]
-                    item.extra["error"] = "1" if e.is_error else ""  # type: ignore[attr-defined]
-        elif t == "turn_completed":
-            had_reply = self._reply is not None
-            self._close_live()
-            if not had_reply and not e.text.strip():  # type: ignore[attr-defined]
-                self.add_line("notice", "[no response]")
-        elif t == "turn_failed":
-            self._close_live()
-            if e.cancelled:  # type: ignore[attr-defined]
-                self.add_line("notice", "[interrupted]")
-            else:
-                who = f"{e.agent_name}: " if e.agent_name else ""  # type: ignore[attr-defined]
-                self.add_line("error", f"{who}{e.error}")  # type: ignore[attr-defined]
-        elif t == "notice":
-            self.add_line({"info": "notice"}.get(e.level, e.level), e.message)  # type: ignore[attr-defined]
+        match e:
+            case ev.TextDelta():
+                self._reply_for(e.slot).append(e.text)
+            case ev.ThinkingDelta():
+                self._thinking_for(e.slot).append(e.text)
+            case ev.TurnStarted():
+                self._close_live()
+                self._user_item = Item("user", e.prompt, extra={"turn": str(e.turn_index)})
+                self._user = UserTurn(e.prompt, "", "", "")
+                self._append(self._user_item, self._user)
+                self._follow = True
+            case ev.RouteDecided():
+                self.names[e.target] = e.agent_name
+                if self._user is not None and self._user_item is not None:
+                    self._user_item.agent_name = e.agent_name
+                    self._user_item.detail = e.reason
+                    self._user_item.extra["label"] = e.label
+                    self._user.set_route(e.agent_name, e.reason, e.label)
+            case ev.EscalationStarted():
+                self._close_live()
+                self.names["escalation"] = e.agent_name
+                self.add(Item("marker", handoff_text(e)))
+            case ev.ToolCall():
+                self._close_live()
+                item = Item("tool", e.arguments, agent_name=e.name, slot=e.slot)
+                line = ToolLine(e.name, e.arguments, e.call_id, e.slot)
+                line.item = item
+                self._append(item, line)
+                self._tools[e.call_id] = line
+            case ev.ToolResult():
+                tool = self._tools.get(e.call_id)
+                if tool is not None:
+                    tool.set_result(e.content, e.is_error)
+            case ev.TurnCompleted():
+                had_reply = self._reply is not None
+                self._close_live()
+                if not had_reply and not e.text.strip():
+                    self.add_line("notice", "[no response]")
+            case ev.TurnFailed():
+                self._close_live()
+                if e.cancelled:
+                    self.add_line("notice", "[interrupted]")
+                else:
+                    who = f"{e.agent_name}: " if e.agent_name else ""
+                    self.add_line("error", f"{who}{e.error}")
+            case ev.Notice():
+                self.add_line("notice" if e.level == "info" else e.level, e.message)
 
     def _reply_for(self, slot: str) -> ReplyBlock:
         r = self._reply
@@ -287,8 +290,9 @@ class Conversation(VerticalScroll):
             self._close_live()
             name = self.names.get(slot, slot)
             self._reply_item = Item("reply", "", agent_name=name, slot=slot)
-            r = self._reply = self.add(self._reply_item, live=True)  # type: ignore[assignment]
-        return r  # type: ignore[return-value]
+            r = self._reply = ReplyBlock(name, slot, "", done=False, palette=self.palette)
+            self._append(self._reply_item, r)
+        return r
 
     def _thinking_for(self, slot: str) -> ThinkingBlock:
         if self._thinking is None:
@@ -296,8 +300,9 @@ class Conversation(VerticalScroll):
             self._thinking_item = Item(
                 "thinking", "", agent_name=self.names.get(slot, slot), slot=slot
             )
-            self._thinking = self.add(self._thinking_item, live=True)  # type: ignore[assignment]
-        return self._thinking  # type: ignore[return-value]
+            self._thinking = ThinkingBlock("", done=False, expanded=self.show_thinking)
+            self._append(self._thinking_item, self._thinking)
+        return self._thinking
 
     def _close_live(self, thinking: bool = True) -> None:
         if self._reply is not None:

@@ -1,18 +1,24 @@
 """Escalation status: agent, hand-off mode, downgrade and why, session id, brief, tokens and
 cost, and a live timeline of hand-offs.  ``last_context`` keeps the exact context text of
-the last hand-off for the "what the escalation agent saw" view."""
+the last hand-off for the "what the escalation agent saw" view.
+
+Its view model comes from bus events only: ``session_changed`` (after a load and every
+turn) for the recorded state, the hand-off and usage events for what happens live.
+"""
 
 from __future__ import annotations
 
 import time
+from collections import deque
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.events import Resize
 from textual.widgets import RichLog, Static
 
 from milk_tui.model import events as ev
-from milk_tui.model.session import Session
 from milk_tui.tui.widgets.conversation import MODE_LABEL, REASON_LABEL, handoff_text
 from milk_tui.tui.widgets.status_line import fmt_tokens
 
@@ -25,6 +31,22 @@ def stamp() -> str:
     return time.strftime("%H:%M:%S ")
 
 
+@dataclass
+class EscalationTotals:
+    prompt: int = 0
+    completion: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, prompt: int, completion: int, cost_usd: float) -> None:
+        self.prompt += prompt
+        self.completion += completion
+        self.cost_usd += cost_usd
+
+
+def _is_escalation_role(role: str) -> bool:
+    return role == "escalation" or role.startswith("escalation:")
+
+
 class EscalationPane(Vertical):
     DEFAULT_CSS = """
     EscalationPane { height: auto; max-height: 60%; border: round $foreground 25%; border-subtitle-color: $text-muted; border-title-color: $secondary; padding: 0 1; }
@@ -32,25 +54,34 @@ class EscalationPane(Vertical):
     EscalationPane > RichLog { height: auto; max-height: 8; background: transparent; scrollbar-size-vertical: 0; overflow-x: hidden; }
     """
 
-    def __init__(self, session: Session, agent_name: str, id: str | None = None) -> None:
+    def __init__(self, agent_name: str, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Escalation"
         self.border_subtitle = "F4: what it saw"
-        self.session = session
         self.agent_name = agent_name
+        self.session_id = ""
         self.mode = ""
+        self.resumed = False
+        """The hand-off continues the agent's own session (returning, resume, continuation)."""
         self.downgraded = False
         self.reasons: list[str] = []
         self.local_turns_since = 0
+        """Hand-off figure for the downgrade reason ("N local turns since")."""
+        self.turns_since = 0
+        """Primary turns since the last escalation, as recorded."""
+        self.escalation_session_id = ""
+        self.brief = ""
+        self.totals = EscalationTotals()
         self.active = False
         self.last_target = ""
         """Where the last turn went; a primary turn after an escalation is a return (↩)."""
         self.last_context = ""
         self.body = Static("", id="esc-body", markup=False)
+        self._entries: deque[Text] = deque(maxlen=TIMELINE_LINES)
+        self._wrapped_at = 0
         self.timeline = RichLog(
             max_lines=TIMELINE_LINES, wrap=True, markup=False, min_width=10, id="esc-timeline"
         )
-        self._load_from_session()
 
     def compose(self) -> ComposeResult:
         yield self.body
@@ -59,58 +90,85 @@ class EscalationPane(Vertical):
     def on_mount(self) -> None:
         self._redraw()
 
-    def _load_from_session(self) -> None:
-        self.last_target = next(
-            (t.agent for t in reversed(self.session.history) if t.role == "user"), ""
-        )
-        for t in reversed(self.session.history):
-            if t.role == "user" and t.agent == "escalation" and t.context_text:
-                self.last_context = t.context_text
-                break
-
-    def set_session(self, session: Session) -> None:
-        self.session = session
-        self.mode = ""
-        self.downgraded = False
-        self.reasons = []
-        self.last_context = ""
-        self._load_from_session()
-        self.timeline.clear()
-        self._redraw()
+    def _show_session(self, e: ev.SessionChanged) -> None:
+        if e.session_id != self.session_id:
+            self.session_id = e.session_id
+            self.mode = ""
+            self.resumed = False
+            self.downgraded = False
+            self.reasons = []
+            self.active = False
+            self.last_target = e.last_user_agent
+            self.last_context = e.last_escalation_context
+            self._entries.clear()
+            if self.is_mounted:
+                self.timeline.clear()
+        self.escalation_session_id = e.escalation_session_id
+        self.brief = e.escalation_brief
+        self.turns_since = e.local_turns_since_escalation
+        totals = EscalationTotals()
+        for u in e.tokens:
+            if _is_escalation_role(u.role):
+                totals.add(u.prompt, u.completion, u.cost_usd)
+        self.totals = totals
 
     def handle_bus_event(self, e: ev.BusEvent) -> None:
-        t = e.type  # type: ignore[attr-defined]
-        if t == "escalation_started":
-            self.agent_name = e.agent_name  # type: ignore[attr-defined]
-            self.mode = e.mode  # type: ignore[attr-defined]
-            self.downgraded = e.downgraded  # type: ignore[attr-defined]
-            self.reasons = list(e.downgrade_reasons)  # type: ignore[attr-defined]
-            self.local_turns_since = e.local_turns_since  # type: ignore[attr-defined]
-            self.last_context = e.context_text  # type: ignore[attr-defined]
-            self.active = True
-            self.last_target = "escalation"
-            self._log(handoff_text(e))  # type: ignore[arg-type]
-        elif t == "escalation_finished":
-            self.active = False
-            status = "ok" if e.ok else "failed"  # type: ignore[attr-defined]
-            extra = " · asks a question" if e.ends_with_question else ""  # type: ignore[attr-defined]
-            cost = f" · ${e.cost_usd:.4f}" if e.cost_usd else ""  # type: ignore[attr-defined]
-            self._log(f"← {e.agent_name} {status}{cost}{extra}")  # type: ignore[attr-defined]
-        elif t == "route_decided":
-            returning = e.target == "primary" and self.last_target == "escalation"  # type: ignore[attr-defined]
-            self.last_target = e.target  # type: ignore[attr-defined]
-            if not returning:
+        match e:
+            case ev.SessionChanged():
+                self._show_session(e)
+            case ev.EscalationStarted():
+                self.agent_name = e.agent_name
+                self.mode = e.mode
+                self.resumed = e.resume
+                self.downgraded = e.downgraded
+                self.reasons = list(e.downgrade_reasons)
+                self.local_turns_since = e.local_turns_since
+                self.last_context = e.context_text
+                if e.escalation_session_id:
+                    self.escalation_session_id = e.escalation_session_id
+                if e.brief:
+                    self.brief = e.brief
+                self.active = True
+                self.last_target = "escalation"
+                self._log(handoff_text(e))
+            case ev.EscalationFinished():
+                self.active = False
+                if e.escalation_session_id:
+                    self.escalation_session_id = e.escalation_session_id
+                status = "ok" if e.ok else "failed"
+                extra = " · asks a question" if e.ends_with_question else ""
+                cost = f" · ${e.cost_usd:.4f}" if e.cost_usd else ""
+                self._log(f"← {e.agent_name} {status}{cost}{extra}")
+            case ev.RouteDecided():
+                returning = e.target == "primary" and self.last_target == "escalation"
+                self.last_target = e.target
+                if not returning:
+                    return
+                self._log(f"↩ {e.agent_name} · {e.reason}")
+            case ev.Usage():
+                if _is_escalation_role(e.role):
+                    self.totals.add(e.prompt_tokens, e.completion_tokens, e.cost_usd)
+            case ev.TurnCompleted() | ev.TurnFailed() | ev.StateChanged():
+                pass
+            case _:
                 return
-            self._log(f"↩ {e.agent_name} · {e.reason}")  # type: ignore[attr-defined]
-        elif t not in ("usage", "turn_completed", "turn_failed", "state_changed"):
-            return
         self._redraw()
 
     def _log(self, line: str) -> None:
-        self.timeline.write(Text(stamp() + line, style="dim"))
+        entry = Text(stamp() + line, style="dim")
+        self._entries.append(entry)
+        self.timeline.write(entry)
+
+    def on_resize(self, event: Resize) -> None:
+        """A log wraps lines when they are written; lines written while the pane was hidden
+        or narrower are wrapped again at the new width."""
+        if event.size.width != self._wrapped_at:
+            self._wrapped_at = event.size.width
+            self.timeline.clear()
+            for entry in self._entries:
+                self.timeline.write(entry)
 
     def _redraw(self) -> None:
-        s = self.session
         t = Text()
         t.append(self.agent_name, style="bold")
         if self.active:
@@ -124,25 +182,20 @@ class EscalationPane(Vertical):
             )
             t.append("\ndowngraded to a fresh start: ", style="yellow")
             t.append(why or "returning not possible", style="yellow")
-        sid = s.escalation_session_id
+        sid = self.escalation_session_id
         t.append("\nsession: ", style="dim")
         t.append(sid[:18] if sid else "(new on next hand-off)")
         if sid and self.mode:
-            resumed = self.mode in ("resume", "continuation")
-            t.append(" (resumed)" if resumed else " (new)", style="dim")
-        if s.escalation_brief:
-            brief = (
-                s.escalation_brief
-                if len(s.escalation_brief) < 160
-                else s.escalation_brief[:159] + "…"
-            )
+            t.append(" (resumed)" if self.resumed else " (new)", style="dim")
+        if self.brief:
+            brief = self.brief if len(self.brief) < 160 else self.brief[:159] + "…"
             t.append("\nbrief: ", style="dim")
             t.append(brief)
-        u = s.tokens_by_role_prefix("escalation")
+        u = self.totals
         if u.prompt or u.completion or u.cost_usd:
             t.append(f"\ntokens ↑{fmt_tokens(u.prompt)}↓{fmt_tokens(u.completion)}", style="dim")
             t.append(f"  cost ${u.cost_usd:.4f}", style="dim")
-        since = s.local_turns_since_last_escalation()
+        since = self.turns_since
         if since:
             t.append(
                 f"\n{since} local turn{'s' if since != 1 else ''} since last escalation",

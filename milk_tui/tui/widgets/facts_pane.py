@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -28,8 +29,9 @@ class FactsPane(Vertical):
         super().__init__(id=id)
         self.border_title = "Remembered facts"
         self.border_subtitle = "F6: edit"
-        extra = {"clock": clock} if clock is not None else {}
-        self.browser = FactBrowser(memory, session_id=session_id, compact=True, **extra)
+        self.browser = FactBrowser(
+            memory, session_id=session_id, compact=True, clock=clock or time.time
+        )
 
     def compose(self) -> ComposeResult:
         yield self.browser

@@ -2,7 +2,7 @@
 
 Why not Textual's ``Markdown`` widget for replies: it is one widget per block and
 ``Markdown.append`` re-parses the whole open block on every write, so a long paragraph
-costs O(n²) to stream (DESIGN §6).  Here finished blocks are rendered once with Rich's
+costs O(n²) to stream (budgets: docs/ARCHITECTURE.md, "Performance budgets").  Here finished blocks are rendered once with Rich's
 Markdown into strips, and the open block is word-wrapped incrementally as plain text
 (only the text after the last stable line is ever looked at again).
 

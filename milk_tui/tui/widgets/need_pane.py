@@ -1,7 +1,13 @@
 """Current need pane: the need, whether it may already be fulfilled, who set it and when,
-and the needs of this session before it."""
+and the needs of this session before it.
+
+Its view model is built from bus events only: ``session_changed`` gives the recorded state
+(after a load and after every turn), ``need_changed`` the need an agent sets mid-turn.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -9,9 +15,19 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from milk_tui.model import events as ev
-from milk_tui.model.session import Session
 
 MAX_EARLIER = 8
+
+
+@dataclass
+class NeedView:
+    need: str = ""
+    set_at: int = 0
+    """1-based position of the user turn that recorded the need."""
+    producer: str = ""
+    stale: bool = False
+    records: int = 0
+    """Turns in the recorded history; ``set_at`` beyond it means "this turn"."""
 
 
 class NeedPane(Vertical):
@@ -20,10 +36,11 @@ class NeedPane(Vertical):
     NeedPane > #need-body { height: auto; }
     """
 
-    def __init__(self, session: Session, id: str | None = None) -> None:
+    def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Current need"
-        self.session = session
+        self.view = NeedView()
+        self.session_id = ""
         self.earlier: list[str] = []
         self.body = Static("", id="need-body", markup=False)
 
@@ -31,49 +48,42 @@ class NeedPane(Vertical):
         yield self.body
 
     def on_mount(self) -> None:
-        self._last_need = self.session.current_need
-        self.refresh_need()
-
-    def set_session(self, session: Session) -> None:
-        self.session = session
-        self.earlier = []
-        self._last_need = session.current_need
         self.refresh_need()
 
     def handle_bus_event(self, e: ev.BusEvent) -> None:
-        t = e.type  # type: ignore[attr-defined]
-        if t == "need_changed":
-            new = e.need  # type: ignore[attr-defined]
-            before = e.previous or self._last_need  # type: ignore[attr-defined]
-            old = [n for n in self.earlier if n not in (new, before)]
-            if before and before != new:
-                old.append(before)
-            self.earlier = old[-MAX_EARLIER:]
-            self._last_need = new
-            self.refresh_need()
-        elif t in ("turn_completed", "turn_failed", "turn_started"):
-            self.refresh_need()
-
-    _last_need = ""
-    """The need as of the last event seen (the session may already be further along)."""
+        match e:
+            case ev.SessionChanged():
+                if e.session_id != self.session_id:
+                    self.session_id = e.session_id
+                    self.earlier = []
+                self.view = NeedView(
+                    e.need, e.need_set_at, e.need_producer, e.need_stale, e.records
+                )
+            case ev.NeedChanged():
+                before = e.previous or self.view.need
+                old = [n for n in self.earlier if n not in (e.need, before)]
+                if before and before != e.need:
+                    old.append(before)
+                self.earlier = old[-MAX_EARLIER:]
+                self.view = NeedView(e.need, e.set_at, e.producer, False, self.view.records)
+            case _:
+                return
+        self.refresh_need()
 
     def refresh_need(self) -> None:
-        s = self.session
+        v = self.view
         t = Text()
-        if s.current_need:
-            t.append(s.current_need + "\n", style="bold")
-            if s.need_is_stale():
+        if v.need:
+            t.append(v.need + "\n", style="bold")
+            if v.stale:
                 t.append("may already be fulfilled", style="bold yellow")
             else:
                 t.append("current", style="bold green")
-            who = s.need_producer or "?"
-            if s.current_need_set_at > len(s.history):
+            who = v.producer or "?"
+            if v.set_at > v.records:
                 t.append(f"\nset by {who} this turn", style="dim")
             else:
-                t.append(
-                    f"\nset by {who} at turn {s.current_need_set_at} of {len(s.history)}",
-                    style="dim",
-                )
+                t.append(f"\nset by {who} at turn {v.set_at} of {v.records}", style="dim")
         else:
             t.append("no need recorded yet", style="dim italic")
         if self.earlier:

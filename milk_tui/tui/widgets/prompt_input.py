@@ -4,6 +4,9 @@ cursor is on the first/last row, Tab completes slash commands, Ctrl+R searches h
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from textual.binding import BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
@@ -16,7 +19,7 @@ class PromptInput(TextArea):
     PromptInput { height: auto; min-height: 3; max-height: 10; border: tall $panel-lighten-1; padding: 0 1; }
     PromptInput:focus { border: tall $primary; }
     """
-    BINDINGS = INPUT_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*INPUT_BINDINGS]
 
     class Submitted(Message):
         def __init__(self, text: str) -> None:

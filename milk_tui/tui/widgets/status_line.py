@@ -13,10 +13,11 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from milk_tui.model import events as ev
+from milk_tui.model.session import TokenUsage
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SPIN_S = 0.08
-"""80 ms per frame, the Go original's braille spinner pace."""
+"""80 ms per frame: visibly alive without costing a repaint every frame."""
 
 
 STATE_LABEL = {
@@ -62,7 +63,7 @@ class StatusLine(Widget):
     StatusLine.-permission { background: $warning 40%; }
     """
 
-    animate = True
+    spin = True
     """False keeps the spinner on its first frame (deterministic snapshots)."""
 
     def __init__(self, id: str | None = None) -> None:
@@ -76,16 +77,14 @@ class StatusLine(Widget):
         self._timer = self.set_interval(SPIN_S, self._spin, pause=True)
         self._redraw()
 
-    def set_tokens_from_session(self, tokens: dict[tuple[str, str], object]) -> None:
+    def _set_totals(self, tokens: tuple[TokenUsage, ...]) -> None:
         roles: dict[str, RoleTotals] = {}
-        for (_model, role), u in tokens.items():
-            key = role.split(":")[0]
-            r = roles.setdefault(key, RoleTotals())
-            r.prompt += getattr(u, "prompt", 0)
-            r.completion += getattr(u, "completion", 0)
-            r.cost += getattr(u, "cost_usd", 0.0)
+        for u in tokens:
+            r = roles.setdefault(u.role.split(":")[0], RoleTotals())
+            r.prompt += u.prompt
+            r.completion += u.completion
+            r.cost += u.cost_usd
         self.model.roles = roles
-        self._redraw()
 
     def set_hint(self, hint: str) -> None:
         self.model.hint = hint
@@ -93,38 +92,46 @@ class StatusLine(Widget):
 
     def handle_bus_event(self, e: ev.BusEvent) -> None:
         m = self.model
-        t = e.type  # type: ignore[attr-defined]
-        if t == "turn_started":
-            m.busy, m.tool, m.hint = True, "", ""
-            m.target = m.reason = m.label = ""
-            if self._timer and self.animate:
-                self._timer.resume()
-        elif t == "route_decided":
-            m.target, m.agent_name, m.reason, m.label = e.target, e.agent_name, e.reason, e.label  # type: ignore[attr-defined]
-        elif t == "escalation_started":
-            if m.target == "primary":
-                m.reason, m.label = f"{m.agent_name} handed over", ""
-            m.target, m.agent_name = "escalation", e.agent_name  # type: ignore[attr-defined]
-        elif t == "state_changed":
-            m.state = e.state  # type: ignore[attr-defined]
-        elif t == "tool_call":
-            m.tool = e.name  # type: ignore[attr-defined]
-        elif t == "tool_result":
-            m.tool = ""
-        elif t == "usage":
-            r = m.roles.setdefault(e.role.split(":")[0], RoleTotals())  # type: ignore[attr-defined]
-            r.prompt += e.prompt_tokens  # type: ignore[attr-defined]
-            r.completion += e.completion_tokens  # type: ignore[attr-defined]
-            r.cost += e.cost_usd  # type: ignore[attr-defined]
-        elif t == "permission_requested":
-            self.add_class("-permission")
-        elif t in ("turn_completed", "turn_failed"):
-            m.busy, m.tool = False, ""
-            self.remove_class("-permission")
-            if self._timer:
-                self._timer.pause()
-        else:
-            return
+        match e:
+            case ev.SessionChanged():
+                self._set_totals(e.tokens)
+                m.state = e.state or m.state
+            case ev.TurnStarted():
+                m.busy, m.tool, m.hint = True, "", ""
+                m.target = m.reason = m.label = ""
+                if self._timer and self.spin:
+                    self._timer.resume()
+            case ev.RouteDecided():
+                m.target, m.agent_name, m.reason, m.label = (
+                    e.target,
+                    e.agent_name,
+                    e.reason,
+                    e.label,
+                )
+            case ev.EscalationStarted():
+                if m.target == "primary":
+                    m.reason, m.label = f"{m.agent_name} handed over", ""
+                m.target, m.agent_name = "escalation", e.agent_name
+            case ev.StateChanged():
+                m.state = e.state
+            case ev.ToolCall():
+                m.tool = e.name
+            case ev.ToolResult():
+                m.tool = ""
+            case ev.Usage():
+                r = m.roles.setdefault(e.role.split(":")[0], RoleTotals())
+                r.prompt += e.prompt_tokens
+                r.completion += e.completion_tokens
+                r.cost += e.cost_usd
+            case ev.PermissionRequested():
+                self.add_class("-permission")
+            case ev.TurnCompleted() | ev.TurnFailed():
+                m.busy, m.tool = False, ""
+                self.remove_class("-permission")
+                if self._timer:
+                    self._timer.pause()
+            case _:
+                return
         self._redraw()
 
     def _spin(self) -> None:

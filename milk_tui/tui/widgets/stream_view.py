@@ -3,7 +3,7 @@
 Per coalesced frame it does: append the new text, close any Markdown blocks that just
 finished (blank line / closing fence) and render only those, then word-wrap only the text
 after the last stable visual line.  Painting touches only the visible lines.  ``finish()``
-does the one full Markdown render of the whole reply (DESIGN §6: "final full update"),
+does the one full Markdown render of the whole reply,
 off the event loop when the reply is long so keys stay responsive.
 """
 

@@ -10,6 +10,8 @@ from textual.events import Click
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from milk_tui.tui.transcript import Item
+
 SUMMARY_CHARS = 60
 DETAIL_CHARS = 4000
 """Expanded view cap: tool results can be megabytes; the transcript is not a file viewer."""
@@ -34,7 +36,9 @@ class ToolLine(Static, can_focus=True):
     ToolLine:focus { background: $boost; }
     ToolLine.-error { color: $error; }
     """
-    BINDINGS = [Binding("enter,space", "toggle", "Expand", id="milk.tool.toggle", show=False)]
+    BINDINGS = [
+        Binding("enter,space", "toggle_details", "Expand", id="milk.tool.toggle", show=False)
+    ]
 
     expanded: reactive[bool] = reactive(False)
 
@@ -46,18 +50,23 @@ class ToolLine(Static, can_focus=True):
         self.slot = slot
         self.result: str | None = None
         self.is_error = False
+        self.item: Item | None = None
+        """The transcript record this line renders; a result is written back to it."""
         self._refresh_text()
 
     def set_result(self, content: str, is_error: bool) -> None:
         self.result = content
         self.is_error = is_error
         self.set_class(is_error, "-error")
+        if self.item is not None:
+            self.item.detail = content
+            self.item.extra["error"] = "1" if is_error else ""
         self._refresh_text()
 
     def watch_expanded(self) -> None:
         self._refresh_text()
 
-    def action_toggle(self) -> None:
+    def action_toggle_details(self) -> None:
         self.expanded = not self.expanded
 
     def on_click(self, event: Click) -> None:
