@@ -11,11 +11,12 @@ every consumer downstream.
 from __future__ import annotations
 
 import json
+from _json import scanstring  # the C string decoder json.decoder itself uses
 from dataclasses import dataclass, field
-from json.decoder import scanstring
 from typing import Any
 
 from milk_tui.agents.base import TextChunk, ThinkingChunk
+from milk_tui.agents.loop.round import ToolCall
 
 _DATA = b"data: "
 _DONE = b"[DONE]"
@@ -39,13 +40,6 @@ class ToolCallAcc:
     id: str = ""
     name_parts: list[str] = field(default_factory=list)
     arg_parts: list[str] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: str
 
 
 Skeleton = tuple[str, int, str, int]
@@ -160,7 +154,8 @@ class SSEParser:
             self._payload(payload, pieces)
         # Coalesce consecutive pieces of one kind into one event.
         out: list[TextChunk | ThinkingChunk] = []
-        kind, run = 0, []
+        kind = 0
+        run: list[str] = []
         for k, t in pieces:
             if k != kind and run:
                 out.append(_event(kind, "".join(run)))

@@ -170,10 +170,14 @@ async def test_tool_iteration_cap_is_an_error(fake_bedrock):
         *[Reply().tool_use(f"t{i}", "read_file", {"path": f"f{i}"}) for i in range(5)]
     )
     agent = BedrockAgent(bedrock_config(fake_bedrock), max_tool_iterations=2)
-    with pytest.raises(AgentError, match="2 tool iterations") as info:
+    with pytest.raises(
+        AgentError,
+        match=r"^bedrock agent 'bedrock-claude': exceeded maximum tool iterations \(2\)$",
+    ) as info:
         await collect(agent, req(tools=RecordingTools()))
     assert info.value.agent == "bedrock-claude"
-    assert len(fake_bedrock.stream_requests) == 3
+    # The same cap as every API backend: at most that many model calls per turn.
+    assert len(fake_bedrock.stream_requests) == 2
 
 
 async def test_repeating_the_same_tool_call_ends_the_turn(fake_bedrock):
@@ -269,7 +273,7 @@ async def test_failed_refresh_reports_original_403(fake_bedrock, tmp_path):
         await collect(BedrockAgent(bedrock_config(fake_bedrock, aws_refresh_cmd=cmd)), req())
     msg = str(info.value)
     assert "ExpiredTokenException (HTTP 403)" in msg
-    assert "aws_refresh_cmd exited with status 3: sso login required" in msg
+    assert "aws_refresh_cmd failed (exit 3): sso login required" in msg
     assert len(fake_bedrock.stream_requests) == 1
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 READ_DEFAULT_LINES = 500
@@ -110,7 +111,7 @@ def grep(cwd: Path, pattern: str, path: str = ".") -> str:
     return cap("\n".join(matches)) + note
 
 
-def _walk(cwd: Path, target: Path):
+def _walk(cwd: Path, target: Path) -> Iterator[Path]:
     if target.is_file():
         yield target
         return
