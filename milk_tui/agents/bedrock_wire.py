@@ -185,7 +185,11 @@ def assistant_turn(result: RoundResult, *, tools_enabled: bool) -> Message:
         blocks.append({"text": result.text})
     for c in result.tool_calls:
         if tools_enabled:
-            tool_use = {"toolUseId": c.id, "name": c.name, "input": parse_arguments(c.arguments)}
+            tool_use = {
+                "toolUseId": c.call_id,
+                "name": c.name,
+                "input": parse_arguments(c.arguments),
+            }
             blocks.append({"toolUse": tool_use})
         else:
             blocks.append({"text": f"[tool call {c.name}] {c.arguments}"})
@@ -201,7 +205,7 @@ def tool_results_turn(runs: list[ToolRun], *, tools_enabled: bool) -> Message:
         "content": [
             {
                 "toolResult": {
-                    "toolUseId": r.call.id,
+                    "toolUseId": r.call.call_id,
                     "content": [{"text": r.outcome.content or EMPTY_TEXT}],
                     **({"status": "error"} if r.outcome.is_error else {}),
                 }

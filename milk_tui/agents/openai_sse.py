@@ -81,48 +81,40 @@ class SSEParser:
     # ----- feeding ------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> list[TextChunk | ThinkingChunk]:
+        if self._buf or self.done or (self._hot_text is None and self._hot_think is None):
+            return self._feed(data)
+        # One HTTP chunk = one whole SSE event (how httpx hands llama.cpp's stream over).
+        # The hot skeletons include "data: " and the blank line, so one prefix and one
+        # suffix comparison check the framing too.
+        try:
+            s = data.decode()
+        except UnicodeDecodeError:
+            return self._feed(data)
+        chunk: type[TextChunk] | type[ThinkingChunk]
         hot = self._hot_text
-        if hot is not None and not self._buf:
-            # One HTTP chunk = one whole SSE event (how httpx hands llama.cpp's stream over).
-            # The hot skeleton includes "data: " and the blank line, so one prefix and one
-            # suffix comparison check the framing too.
-            try:
-                s = data.decode()
-            except UnicodeDecodeError:
-                s = ""
-            if s.startswith(hot[0]):
-                try:
-                    t, end = scanstring(s, hot[1])
-                except ValueError:
-                    t, end = "", -1
-                if end >= 0 and len(s) - end == hot[3] and s.endswith(hot[2]) and not self.done:
-                    self._skel_used = True
-                    if not t:
-                        return []
-                    self.text_parts.append(t)
-                    return [TextChunk(t)]
-        return self._feed(data)
+        if hot is not None and s.startswith(hot[0]):
+            parts, chunk = self.text_parts, TextChunk
+        else:
+            hot = self._hot_think
+            if hot is None or not s.startswith(hot[0]):
+                return self._feed(data)
+            parts, chunk = self.reasoning_parts, ThinkingChunk
+        try:
+            t, end = scanstring(s, hot[1])
+        except ValueError:
+            return self._feed(data)
+        if len(s) - end != hot[3] or not s.endswith(hot[2]):
+            return self._feed(data)
+        self._skel_used = True
+        if not t:
+            return []
+        parts.append(t)
+        return [chunk(t)]
 
     def _feed(self, data: bytes) -> list[TextChunk | ThinkingChunk]:
+        """The general path: split lines, parse each ``data:`` payload."""
         if self.done:
             return []
-        hot = self._hot_think
-        if hot is not None and not self._buf:
-            try:
-                s = data.decode()
-            except UnicodeDecodeError:
-                s = ""
-            if s.startswith(hot[0]):
-                try:
-                    t, end = scanstring(s, hot[1])
-                except ValueError:
-                    t, end = "", -1
-                if end >= 0 and len(s) - end == hot[3] and s.endswith(hot[2]):
-                    self._skel_used = True
-                    if not t:
-                        return []
-                    self.reasoning_parts.append(t)
-                    return [ThinkingChunk(t)]
         if self._buf:
             data = self._buf + data
         lines = data.split(b"\n")

@@ -80,7 +80,8 @@ def assistant_turn(result: RoundResult) -> Message:
 
 def tool_result_messages(runs: list[ToolRun]) -> list[Message]:
     return [
-        {"role": "tool", "tool_call_id": r.call.id, "content": envelope(r.outcome)} for r in runs
+        {"role": "tool", "tool_call_id": r.call.call_id, "content": envelope(r.outcome)}
+        for r in runs
     ]
 
 
@@ -93,7 +94,7 @@ def wire_call(c: ToolCall) -> dict[str, Any]:
         json.loads(args)
     except ValueError:
         args = "{}"
-    return {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": args}}
+    return {"id": c.call_id, "type": "function", "function": {"name": c.name, "arguments": args}}
 
 
 def envelope(o: ToolOutcome) -> str:

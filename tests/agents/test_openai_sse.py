@@ -143,7 +143,7 @@ def test_tool_call_deltas_accumulate_by_index_and_sort() -> None:
         chunk({}, "tool_calls"),
     )
     calls = p.tool_calls()
-    assert [(c.id, c.name, c.arguments) for c in calls] == [
+    assert [(c.call_id, c.name, c.arguments) for c in calls] == [
         ("a", "read_file", '{"path": "a.py"}'),
         ("b", "grep", '{"pattern": "x"}'),
     ]
@@ -167,7 +167,7 @@ def test_reused_index_zero_with_new_id_starts_a_new_call() -> None:
         chunk({"tool_calls": [tc(0, id="two", name="grep", args='{"pattern":')]}),
         chunk({"tool_calls": [tc(0, args='"q"}')]}),
     )
-    assert [(c.id, c.name, c.arguments) for c in p.tool_calls()] == [
+    assert [(c.call_id, c.name, c.arguments) for c in p.tool_calls()] == [
         ("one", "list_dir", "{}"),
         ("two", "grep", '{"pattern":"q"}'),
     ]
@@ -182,7 +182,7 @@ def test_nameless_fragments_dropped_and_missing_ids_generated() -> None:
     )
     calls = p.tool_calls()
     assert [c.name for c in calls] == ["list_dir"]
-    assert calls[0].id
+    assert calls[0].call_id
 
 
 def test_usage_last_one_wins_and_is_normalised() -> None:

@@ -19,18 +19,15 @@ from milk_tui.agents.base import (
     AgentRequest,
     TextChunk,
     ThinkingChunk,
+    ToolCallEvent,
     ToolOutcome,
     ToolSpec,
     UsageEvent,
 )
 
-
-@dataclass(slots=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: str
-    """The raw JSON text the model wrote; validated by the tool box, never trusted here."""
+ToolCall = ToolCallEvent
+"""A call the model asked for.  The loop shows the same record to the user as the event;
+``arguments`` is the raw JSON text the model wrote, validated by the tool box only."""
 
 
 @dataclass(slots=True)

@@ -19,7 +19,6 @@ from milk_tui.agents.base import (
     AgentRequest,
     Finished,
     TextChunk,
-    ToolCallEvent,
     ToolResultEvent,
     UsageEvent,
 )
@@ -95,7 +94,7 @@ class ToolLoop(Generic[Conv]):
                 return
             executed.update(keys)
             for c in calls:
-                yield ToolCallEvent(c.id, c.name, c.arguments)
+                yield c
             backend.add_assistant_turn(conv, result)
             runs: list[ToolRun] = []
             results = run_calls(
@@ -107,7 +106,7 @@ class ToolLoop(Generic[Conv]):
             async with aclosing(results):
                 async for run in results:
                     o = run.outcome
-                    yield ToolResultEvent(run.call.id, run.call.name, o.content, o.is_error)
+                    yield ToolResultEvent(run.call.call_id, run.call.name, o.content, o.is_error)
                     runs.append(run)
                     if o.escalate_reason:
                         yield Finished(stop_reason="escalate", escalation_reason=o.escalate_reason)
