@@ -9,39 +9,35 @@ error wording (``<who>: <setting> failed (exit N): <first stderr line>``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shlex
+from dataclasses import dataclass, field
 
 from milk_tui.agents.base import AgentError
+from milk_tui.agents.process_tree import kill_tree_now
 from milk_tui.agents.redact import Redactor
 
 STDERR_EXCERPT_CHARS = 200
+KILL_WAIT_S = 2.0
+"""After SIGKILL the exit is immediate; this only bounds a wait on an unkillable child."""
 
 
+@dataclass(eq=False, repr=False)
 class CredentialCommand:
     """One configured command.  ``shell`` runs it with ``sh -c``; otherwise it is split like a
     shell would split it and run without one (``aws_refresh_cmd`` is defined that way)."""
 
-    def __init__(
-        self,
-        command: str,
-        *,
-        setting: str,
-        who: str,
-        agent: str,
-        redact: Redactor,
-        timeout: float,
-        shell: bool = True,
-    ) -> None:
-        self.command = command
-        self.setting = setting
-        self.who = who
-        """How errors name the agent, e.g. ``agent 'llama'``."""
-        self.agent = agent
-        self.redact = redact
-        self.timeout = timeout
-        self.shell = shell
-        self._cached = ""
-        self._lock: asyncio.Lock | None = None
+    command: str
+    setting: str
+    """The config key, as errors name it (``token_cmd``)."""
+    who: str
+    """How errors name the agent (``agent 'llama'``)."""
+    agent: str
+    redact: Redactor
+    timeout: float
+    shell: bool = True
+    _cached: str = field(default="", init=False, repr=False)
+    _lock: asyncio.Lock | None = field(default=None, init=False, repr=False)
 
     async def get(self, *, refresh: bool = False) -> str:
         """The cached output, running the command on first use or when ``refresh``."""
@@ -59,7 +55,7 @@ class CredentialCommand:
             out, err = await asyncio.wait_for(proc.communicate(), self.timeout)
         except TimeoutError:
             await _kill(proc)
-            raise self._error(f"timed out after {self.timeout:.0f}s") from None
+            raise self._error(f"timed out after {self.timeout:g}s") from None
         except asyncio.CancelledError:
             await _kill(proc)
             raise
@@ -77,7 +73,7 @@ class CredentialCommand:
         try:
             if self.shell:
                 return await asyncio.create_subprocess_shell(
-                    self.command, stdin=null, stdout=pipe, stderr=pipe
+                    self.command, stdin=null, stdout=pipe, stderr=pipe, start_new_session=True
                 )
             argv = shlex.split(self.command)
             return await asyncio.create_subprocess_exec(*argv, stdin=null, stdout=pipe, stderr=pipe)
@@ -90,9 +86,12 @@ class CredentialCommand:
 
 
 async def _kill(proc: asyncio.subprocess.Process) -> None:
+    """Kill the command's whole process group: a child it left behind (``sh -c`` forks)
+    would otherwise hold our pipes open and keep the wait going."""
     if proc.returncode is None:
-        proc.kill()
-        await proc.wait()
+        kill_tree_now(proc)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(proc.wait(), KILL_WAIT_S)
 
 
 def _first_line(text: str) -> str:
