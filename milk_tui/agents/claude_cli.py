@@ -6,7 +6,7 @@ stdio``) needs stdin open for ``control_response`` lines, and with a plain-text 
 the command line the 2.1.x CLI waits 3 s for stdin and then fails every permission request
 with "Stream closed" (verified against the real CLI).  One channel for both avoids that,
 and it also keeps the prompt clear of the variadic ``--allowedTools`` / ``--add-dir``
-flags (real-test-peers §2 gotcha).
+flags, which would otherwise swallow it as one more value.
 
 Each turn runs in its own process group; cancelling signals that group and every group
 its descendants created (the CLI puts Bash tools in their own session), see process_tree.
@@ -43,7 +43,7 @@ from milk_tui.agents.wire_log import WireLog
 from milk_tui.config.settings import AgentConfig
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
-"""Issue 4: stream-json lines of 10 MiB must parse (big tool results, file reads)."""
+"""Stream-json lines of 10 MiB must parse (big tool results, file reads)."""
 
 STDERR_TAIL_BYTES = 4096
 """Enough of stderr to name the cause without flooding the UI."""
@@ -54,8 +54,7 @@ EXIT_WAIT_S = 10.0
 """After the result line the CLI only saves its session file; this bounds a hung exit."""
 
 _STRIPPED_ENV = ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT", "CLAUDECODE")
-"""Reference agents §3.1: variables that would make the child think it is nested in a
-parent Claude session."""
+"""Variables that would make the child think it is nested in a parent Claude session."""
 
 _STDERR_NOISE = "no stdin data received"
 

@@ -1,7 +1,9 @@
-"""Incremental parser for OpenAI chat-completions SSE streams (reference agents §2.6).
+"""Incremental parser for OpenAI chat-completions SSE streams
+(https://platform.openai.com/docs/api-reference/chat-streaming).
 
 Kept free of I/O so exact-byte cases are unit-tested without a server.  Performance
-matters (DESIGN §6: a 20,000-chunk turn within 1.15× a bare httpx read), so per chunk we do
+matters (a 20,000-chunk turn within 1.15× a bare httpx read, bench/headless_stream.py), so
+per chunk we do
 one ``bytes.split``, one ``json.loads`` on ``data: `` lines only, a few dict lookups, and
 consecutive deltas of the same kind that arrive in one network read are COALESCED into a
 single event — chunk boundaries carry no meaning, and fewer events means less work for
@@ -328,7 +330,8 @@ def _event(kind: int, text: str) -> TextChunk | ThinkingChunk:
 
 def normalise_usage(u: dict[str, Any]) -> tuple[int, int, int]:
     """(fresh prompt, completion, cache_read): OpenAI prompt totals INCLUDE cached tokens
-    (reference agents §2.6), e.g. 619 prompt / 576 cached → 43 fresh, 576 cache_read."""
+    and we report fresh and cached apart, e.g. 619 prompt / 576 cached → 43 fresh,
+    576 cache_read."""
     prompt = int(u.get("prompt_tokens") or 0)
     completion = int(u.get("completion_tokens") or 0)
     details = u.get("prompt_tokens_details") or {}

@@ -189,6 +189,36 @@ async def test_repeating_the_same_tool_call_ends_the_turn(fake_bedrock):
     events = await collect(BedrockAgent(bedrock_config(fake_bedrock)), req(tools=tools))
     assert len(tools.calls) == 1
     assert events[-1].stop_reason == "repeated_tool_calls"
+    assert "read_file" in "".join(e.text for e in events if isinstance(e, TextChunk))
+
+
+class SlowTools(RecordingTools):
+    """``read_file`` of ``slow`` never returns; the others answer at once."""
+
+    async def call(self, name: str, arguments: str) -> ToolOutcome:
+        if json.loads(arguments).get("path") == "slow":
+            await asyncio.sleep(30)
+        return await super().call(name, arguments)
+
+
+async def test_tools_run_concurrently_with_a_timeout(fake_bedrock):
+    fake_bedrock.script(
+        Reply()
+        .tool_use("t1", "read_file", {"path": "slow"})
+        .tool_use("t2", "read_file", {"path": "fast"}),
+        Reply().text("done"),
+    )
+    agent = BedrockAgent(bedrock_config(fake_bedrock), tool_timeout=0.3)
+    events = await collect(agent, req(tools=SlowTools()))
+    results = [(e.call_id, e.content, e.is_error) for e in events if isinstance(e, ToolResultEvent)]
+    assert results == [
+        ("t1", 'tool "read_file" timed out after 0.3s', True),
+        ("t2", "contents of fast", False),
+    ]
+    sent = fake_bedrock.stream_requests[1].body["messages"][-1]["content"]
+    assert [b["toolResult"]["toolUseId"] for b in sent] == ["t1", "t2"]
+    assert sent[0]["toolResult"]["status"] == "error"
+    assert events[-1] == Finished(stop_reason="end_turn")
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,9 @@ worth it.  Supported keywords: ``type`` (object, string, integer, number, boolea
 or a list of those), ``properties``, ``required``, ``enum``, ``items``,
 ``additionalProperties: false``.  Unknown keywords are ignored.
 
-Small local models often quote numbers and booleans (``"offset": "10"``); the reference
-accepts numeric strings for such arguments, so scalars are COERCED where unambiguous and the
-coerced value is returned.
+Small local models often quote numbers and booleans (``"offset": "10"``); rejecting those
+would only cost a round, so scalars are COERCED where unambiguous and the coerced value is
+returned.
 """
 
 from __future__ import annotations
