@@ -14,7 +14,7 @@ import json
 import socket
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import aclosing
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from milk_tui.agents import bedrock_wire as wire_fmt
 from milk_tui.agents.base import AgentError, AgentEvent, AgentRequest, ToolSpec
 from milk_tui.agents.bedrock_auth import BedrockAuth, resolve_region
 from milk_tui.agents.bedrock_events import ConverseStreamParser
-from milk_tui.agents.loop import LoopSettings, RoundEvent, RoundResult, ToolLoop, ToolRun
+from milk_tui.agents.loop import LoopSettings, RoundResult, ToolLoop, ToolRun
 from milk_tui.agents.thread_stream import iterate_in_thread
 from milk_tui.agents.wire_log import WireLog
 from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
@@ -134,26 +134,16 @@ class BedrockAgent:
     def error(self, message: str) -> AgentError:
         return AgentError(self._auth.redact(f"{self._auth.who}: {message}"), agent=self.name)
 
-    async def complete_round(self, conv: ConverseConversation) -> AsyncGenerator[RoundEvent, None]:
-        while True:
-            parser = ConverseStreamParser(self.model or self.name)
-            emitted = False
-            try:
-                async with aclosing(self._raw_events(conv.kwargs)) as raw:
-                    async for ev in raw:
-                        for out in parser.feed(ev):
-                            emitted = True
-                            yield out
-                break
-            except Exception as e:
-                if emitted or conv.refreshed or not self._wants_refresh(e):
-                    raise self._error(e) from None
-                conv.refreshed = True
-                try:
-                    await self._auth.refresh()
-                except AgentError as refresh_err:
-                    raise self._error(e, note=str(refresh_err)) from None
-        yield parser.result()
+    @asynccontextmanager
+    async def open_round(
+        self, conv: ConverseConversation
+    ) -> AsyncIterator[tuple[AsyncIterator[dict[str, Any]], ConverseStreamParser]]:
+        try:
+            events = self._raw_events(conv)
+            async with aclosing(events):
+                yield events, ConverseStreamParser(self.model or self.name)
+        except Exception as e:  # botocore raises many unrelated types; all are worded here
+            raise self._error(e) from None
 
     def _wants_refresh(self, e: Exception) -> bool:
         if not self._auth.can_refresh:
@@ -190,7 +180,28 @@ class BedrockAgent:
         self._client_generation = self._auth.generation
         return self._client
 
-    async def _raw_events(self, kwargs: dict[str, Any]) -> AsyncGenerator[dict[str, Any], None]:
+    async def _raw_events(self, conv: ConverseConversation) -> AsyncGenerator[dict[str, Any], None]:
+        """The call's events.  A credential denial before the first event runs
+        ``aws_refresh_cmd`` (once per turn) and calls again."""
+        while True:
+            received = False
+            try:
+                async with aclosing(await self._call(conv.kwargs)) as events:
+                    async for ev in events:
+                        received = True
+                        yield ev
+                return
+            except Exception as e:
+                if received or conv.refreshed or not self._wants_refresh(e):
+                    raise
+                conv.refreshed = True
+                try:
+                    await self._auth.refresh()
+                except AgentError as refresh_err:
+                    raise self._error(e, note=str(refresh_err)) from None
+
+    async def _call(self, kwargs: dict[str, Any]) -> AsyncGenerator[dict[str, Any], None]:
+        """Start one ``converse_stream`` in a worker thread; its events, not yet read."""
         client = await asyncio.to_thread(self._get_client)
         wire = self._wire
         if wire:
@@ -201,11 +212,9 @@ class BedrockAgent:
             abort=_abort,
             name=f"bedrock-{self.name}",
         )
-        async with aclosing(events):
-            async for ev in events:
-                if wire:
-                    wire.line("event " + json.dumps(ev, default=str))
-                yield ev
+        if not wire:
+            return events
+        return _logged(events, wire)
 
     def _error(self, e: Exception, *, note: str = "") -> AgentError:
         if isinstance(e, AgentError):
@@ -251,6 +260,16 @@ def _shared_session(boto3: Any) -> Any:
         if _SESSION is None:
             _SESSION = boto3.session.Session()
         return _SESSION
+
+
+async def _logged(
+    events: AsyncGenerator[dict[str, Any], None], wire: WireLog
+) -> AsyncGenerator[dict[str, Any], None]:
+    """The events, each written to the wire log first (only with ``--debug``)."""
+    async with aclosing(events):
+        async for ev in events:
+            wire.line("event " + json.dumps(ev, default=str))
+            yield ev
 
 
 def _client_error_parts(e: Exception) -> tuple[int | None, str, str]:

@@ -19,6 +19,8 @@ Chunk = TextChunk | ThinkingChunk
 class ConverseStreamParser:
     def __init__(self, model: str) -> None:
         self.model = model
+        self.done = False
+        """Never set: the event stream itself ends after ``metadata``."""
         self.text_parts: list[str] = []
         self.reasoning_parts: list[str] = []
         self.signature = ""
@@ -71,6 +73,9 @@ class ConverseStreamParser:
             cache_read=int(u.get("cacheReadInputTokens", 0)),
             cache_creation=int(u.get("cacheWriteInputTokens", 0)),
         )
+
+    def close(self) -> list[Chunk]:
+        return []
 
     def tool_calls(self) -> list[ToolCall]:
         """Calls in content-block order."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,11 +23,15 @@ from milk_tui.agents.base import (
     AgentRequest,
     Slot,
     ToolSpec,
-    UsageEvent,
 )
 from milk_tui.agents.credential_cmd import CredentialCommand
-from milk_tui.agents.loop import LoopSettings, RoundEvent, RoundResult, ToolLoop, ToolRun
-from milk_tui.agents.openai_sse import SSEBackendError, SSEFormatError, SSEParser, normalise_usage
+from milk_tui.agents.loop import LoopSettings, RoundResult, ToolLoop, ToolRun
+from milk_tui.agents.openai_sse import (
+    SSEBackendError,
+    SSEFormatError,
+    SSEIncompleteError,
+    SSEParser,
+)
 from milk_tui.agents.redact import Redactor
 from milk_tui.agents.wire_log import WireLog
 from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
@@ -127,44 +131,25 @@ class OpenAICompatAgent:
     def error(self, message: str) -> AgentError:
         return self._err(message)
 
-    async def complete_round(self, conv: ChatConversation) -> AsyncGenerator[RoundEvent, None]:
+    @contextlib.asynccontextmanager
+    async def open_round(
+        self, conv: ChatConversation
+    ) -> AsyncIterator[tuple[AsyncIterator[bytes], SSEParser]]:
         body = wire_fmt.request_body(self.model, conv.messages, conv.tools, self._extra_body)
-        parser = SSEParser()
-        feed = parser.feed
-        wire = self._wire
-        # The HTTP read loop is inlined here (not a nested generator): it is the per-chunk
-        # hot path of the headless budget and every generator layer costs per event.
         try:
             async with self._open(body) as resp:
                 plain = resp.headers.get("content-encoding", "identity") == "identity"
-                async for data in resp.aiter_raw() if plain else resp.aiter_bytes():
-                    if wire:
-                        wire.data(data)
-                    for ev in feed(data):
-                        yield ev
-                    if parser.done:
-                        break
-                for ev in parser.close():
-                    yield ev
+                # aiter_raw skips httpx's decoder layer; the request asked for identity.
+                source = resp.aiter_raw() if plain else resp.aiter_bytes()
+                if self._wire:
+                    source = _logged(source, self._wire)
+                yield source, SSEParser(self.model)
+        except SSEIncompleteError as e:
+            if self._wire:
+                self._wire.note("stream ended before [DONE] / finish_reason")
+            raise self._err(str(e), retryable=True) from None
         except (SSEFormatError, SSEBackendError, httpx.HTTPError) as e:
             raise self._stream_error(e) from None
-        if not parser.complete:
-            if wire:
-                wire.note("stream ended before [DONE] / finish_reason")
-            raise self._err(
-                "stream ended unexpectedly (no [DONE] or finish_reason)", retryable=True
-            )
-        usage = None
-        if parser.usage:
-            fresh, completion, cached = normalise_usage(parser.usage)
-            usage = UsageEvent(self.model, fresh, completion, cache_read=cached)
-        yield RoundResult(
-            text=parser.text,
-            reasoning=parser.reasoning,
-            tool_calls=parser.tool_calls(),
-            finish_reason=parser.finish_reason,
-            usage=usage,
-        )
 
     # ----- HTTP plumbing -------------------------------------------------------------------
 
@@ -290,6 +275,13 @@ class OpenAICompatAgent:
         return self._err(
             f"unreachable at {self.config.url} ({why})", retryable=True, unreachable=True
         )
+
+
+async def _logged(source: AsyncIterator[bytes], wire: WireLog) -> AsyncIterator[bytes]:
+    """The response bytes, each written to the wire log first (only with ``--debug``)."""
+    async for data in source:
+        wire.data(data)
+        yield data
 
 
 def _reason(e: Exception) -> str:

@@ -17,8 +17,8 @@ from _json import scanstring  # the C string decoder json.decoder itself uses
 from dataclasses import dataclass, field
 from typing import Any
 
-from milk_tui.agents.base import TextChunk, ThinkingChunk
-from milk_tui.agents.loop.round import ToolCall
+from milk_tui.agents.base import TextChunk, ThinkingChunk, UsageEvent
+from milk_tui.agents.loop.round import RoundResult, ToolCall
 
 _DATA = b"data: "
 _DONE = b"[DONE]"
@@ -33,6 +33,10 @@ class SSEFormatError(Exception):
 
 class SSEBackendError(Exception):
     """The backend reported an error object inside the stream."""
+
+
+class SSEIncompleteError(Exception):
+    """The stream ended without ``[DONE]`` or a finish_reason: the connection was cut."""
 
 
 @dataclass(slots=True)
@@ -62,7 +66,9 @@ class SSEParser:
     full ``json.loads`` path, so correctness never depends on the shortcut.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, model: str = "") -> None:
+        self.model = model
+        """Named in the round's UsageEvent."""
         self._buf = b""
         self.done = False
         """``data: [DONE]`` seen."""
@@ -281,6 +287,22 @@ class SSEParser:
                 continue
             out.append(ToolCall(acc.id or f"call_{acc.seq}", name, "".join(acc.arg_parts)))
         return out
+
+    def result(self) -> RoundResult:
+        """The whole completion once the stream has ended; SSEIncompleteError if it was cut."""
+        if not self.complete:
+            raise SSEIncompleteError("stream ended unexpectedly (no [DONE] or finish_reason)")
+        usage = None
+        if self.usage:
+            fresh, completion, cached = normalise_usage(self.usage)
+            usage = UsageEvent(self.model, fresh, completion, cache_read=cached)
+        return RoundResult(
+            text=self.text,
+            reasoning=self.reasoning,
+            tool_calls=self.tool_calls(),
+            finish_reason=self.finish_reason,
+            usage=usage,
+        )
 
     @property
     def text(self) -> str:

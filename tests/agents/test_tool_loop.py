@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -21,8 +22,8 @@ from milk_tui.agents.base import (
     UsageEvent,
 )
 from milk_tui.agents.loop import (
+    Chunk,
     LoopSettings,
-    RoundEvent,
     RoundResult,
     ToolCall,
     ToolLoop,
@@ -30,6 +31,30 @@ from milk_tui.agents.loop import (
     trail_digest,
 )
 from milk_tui.agents.tools import LocalToolBox, Tool
+
+
+class Replay:
+    """A RoundParser that turns each scripted item into the chunk it names."""
+
+    def __init__(self, result: RoundResult) -> None:
+        self.done = False
+        self._result = result
+
+    def feed(self, item: Chunk) -> list[Chunk]:
+        return [item]
+
+    def close(self) -> list[Chunk]:
+        return []
+
+    def result(self) -> RoundResult:
+        return self._result
+
+
+async def _items(result: RoundResult) -> AsyncIterator[Chunk]:
+    if result.reasoning:
+        yield ThinkingChunk(result.reasoning)
+    if result.text:
+        yield TextChunk(result.text)
 
 
 class ScriptedRounds:
@@ -44,15 +69,12 @@ class ScriptedRounds:
         self.log.append(("start", [t.name for t in tools]))
         return []
 
-    async def complete_round(self, conv: list[str]) -> AsyncGenerator[RoundEvent, None]:
+    @contextlib.asynccontextmanager
+    async def open_round(self, conv: list[str]) -> AsyncIterator[tuple[AsyncIterator, Replay]]:
         spec = self.rounds[min(self.calls, len(self.rounds) - 1)]
         result = spec(self.calls) if callable(spec) else spec
         self.calls += 1
-        if result.reasoning:
-            yield ThinkingChunk(result.reasoning)
-        if result.text:
-            yield TextChunk(result.text)
-        yield result
+        yield _items(result), Replay(result)
 
     def add_assistant_turn(self, conv: list[str], result: RoundResult) -> None:
         self.log.append(("assistant", [c.call_id for c in result.tool_calls]))

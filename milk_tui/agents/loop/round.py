@@ -1,18 +1,21 @@
-"""What a backend does for the tool loop: complete ONE round, in its own wire format.
+"""What a backend does for the tool loop: open ONE round, in its own wire format.
 
-A round is one model call: the conversation so far goes out, text and thinking stream back,
-and the round ends with a ``RoundResult`` (the full text, the tool calls, usage, the finish
-reason).  Everything between rounds (running tools, limits, stopping) is the loop's job, so
-a new API (chat completions, Bedrock Converse, the Responses API) only implements this
-protocol.  ``Conv`` is the backend's own conversation state (its message list, tool specs,
-per-turn flags); the loop never looks inside it.
+A round is one model call: the conversation so far goes out, and raw items come back (SSE
+bytes, decoded event dicts).  The backend hands the loop the raw source and a pure parser
+for it; the loop reads the source, feeds the parser, and passes the chunks on, so the
+per-chunk path holds no generator of the backend's own.  When the source ends the parser
+gives the ``RoundResult`` (the full text, the tool calls, usage, the finish reason).
+Everything between rounds (running tools, limits, stopping) is the loop's job, so a new API
+only implements this protocol.  ``Conv`` is the backend's own conversation state (its
+message list, tool specs, per-turn flags); the loop never looks inside it.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from milk_tui.agents.base import (
     AgentError,
@@ -49,8 +52,29 @@ class RoundResult:
     """Opaque proof some APIs attach to reasoning; needed to send that reasoning back."""
 
 
-RoundEvent = TextChunk | ThinkingChunk | RoundResult
-"""A round streams chunks as they arrive and ends with exactly one RoundResult."""
+Chunk = TextChunk | ThinkingChunk
+
+
+class RoundParser(Protocol):
+    """Pure: raw wire items in, chunks out; no I/O, so every case is unit-testable."""
+
+    done: bool
+    """The wire said the round is over; the loop stops reading."""
+
+    def feed(self, item: Any) -> list[Chunk]: ...
+
+    def close(self) -> list[Chunk]:
+        """Flush what an unterminated last item left (the source has ended)."""
+        ...
+
+    def result(self) -> RoundResult:
+        """The whole round; raises when the source ended before the round did."""
+        ...
+
+
+OpenRound = AbstractAsyncContextManager[tuple[AsyncIterator[Any], RoundParser]]
+"""The raw source of one model call and its parser.  Leaving the context closes the call;
+an exception inside it (transport, parse) leaves it as an AgentError naming the agent."""
 
 Conv = TypeVar("Conv")
 
@@ -60,8 +84,8 @@ class RoundBackend(Protocol[Conv]):
         """The conversation for this turn: system prompt, history, the user's prompt."""
         ...
 
-    def complete_round(self, conv: Conv) -> AsyncGenerator[RoundEvent, None]:
-        """One model call.  Raise AgentError on failure; cancellation must close the call."""
+    def open_round(self, conv: Conv) -> OpenRound:
+        """Send the conversation; cancellation must close the call."""
         ...
 
     def add_assistant_turn(self, conv: Conv, result: RoundResult) -> None:

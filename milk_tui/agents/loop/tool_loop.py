@@ -23,7 +23,7 @@ from milk_tui.agents.base import (
     UsageEvent,
 )
 from milk_tui.agents.loop.calls import BeforeTool, run_calls
-from milk_tui.agents.loop.round import Conv, RoundBackend, RoundResult, ToolRun
+from milk_tui.agents.loop.round import Conv, RoundBackend, ToolRun
 from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS
 
 TRAIL_ARGS_CHARS = 200
@@ -59,14 +59,17 @@ class ToolLoop(Generic[Conv]):
         executed: set[tuple[str, str]] = set()
         trail: list[ToolRun] = []
         for _ in range(limit):
-            result = RoundResult()
-            # The per-chunk hot path: one extra generator hop, nothing else per chunk.
-            async with aclosing(backend.complete_round(conv)) as chunks:
-                async for ev in chunks:
-                    if isinstance(ev, RoundResult):
-                        result = ev
-                    else:
+            # The per-chunk hot path: the source's own iteration, one pure parse, one yield.
+            async with backend.open_round(conv) as (source, parser):
+                feed = parser.feed
+                async for item in source:
+                    for ev in feed(item):
                         yield ev
+                    if parser.done:
+                        break
+                for ev in parser.close():
+                    yield ev
+                result = parser.result()
             if result.usage is not None:
                 self._add_usage(result.usage)
                 yield result.usage
