@@ -2,7 +2,8 @@
 OpenRouter …): one streamed completion per tool-loop round, auth, error wording.
 
 It only turns the wire into AgentEvents: no session, database or bus here.  The tool loop
-itself is ``agents.loop``; this module completes one round of it.
+itself is ``agents.loop``; this module opens one round of it (a streamed completion) and
+hands the loop the response bytes and an ``SSEParser``.
 """
 
 from __future__ import annotations
