@@ -4,7 +4,7 @@ An agent does inference only: it gets an ``AgentRequest`` the dispatcher built a
 a small set of typed ``AgentEvent``s.  It never touches the session, the database or the
 bus; side effects it needs (the ``current_need`` and ``record_memory`` tools, permission
 questions) go through the tool box and callbacks the request carries.  API backends run
-their tool calls through ``agents.loop`` (docs/adr/0007-one-tool-loop.md).
+their tool calls through ``agents.tool_loop`` (docs/adr/0007-one-tool-loop.md).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ boto3 is imported lazily (cold start) and its event iterator is blocking, so eac
 call runs in a daemon worker thread (``thread_stream``); cancelling the turn shuts the HTTP
 socket down from the event loop, which unblocks the worker at once.  Request shaping lives
 in ``bedrock_wire``, event parsing in ``bedrock_events``, credentials in ``bedrock_auth``;
-the tool loop itself is ``agents.loop``.
+the tool loop itself is ``agents.tool_loop``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from milk_tui.agents import bedrock_wire as wire_fmt
 from milk_tui.agents.base import AgentError, AgentEvent, AgentRequest, ToolSpec
 from milk_tui.agents.bedrock_auth import BedrockAuth, resolve_region
 from milk_tui.agents.bedrock_events import ConverseStreamParser
-from milk_tui.agents.loop import LoopSettings, RoundResult, ToolLoop, ToolRun
+from milk_tui.agents.round_backend import RoundResult, ToolRun
 from milk_tui.agents.thread_stream import iterate_in_thread
+from milk_tui.agents.tool_loop import LoopSettings, ToolLoop
 from milk_tui.agents.wire_log import WireLog
 from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
 

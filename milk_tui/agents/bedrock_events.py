@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from milk_tui.agents.base import TextChunk, ThinkingChunk, UsageEvent
-from milk_tui.agents.loop import RoundResult, ToolCall
+from milk_tui.agents.round_backend import RoundResult, ToolCall
 
 Chunk = TextChunk | ThinkingChunk
 

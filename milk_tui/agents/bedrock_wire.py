@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from milk_tui.agents.base import ChatMessage, ToolSpec
-from milk_tui.agents.loop import RoundResult, ToolRun
+from milk_tui.agents.round_backend import RoundResult, ToolRun
 
 ContentBlock = dict[str, Any]
 Message = dict[str, Any]

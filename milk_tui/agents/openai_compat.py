@@ -2,7 +2,7 @@
 OpenRouter …): one streamed completion per tool-loop round, auth, error wording.
 
 It only turns the wire into AgentEvents: no session, database or bus here.  The tool loop
-itself is ``agents.loop``; this module opens one round of it (a streamed completion) and
+itself is ``agents.tool_loop``; this module opens one round of it (a streamed completion) and
 hands the loop the response bytes and an ``SSEParser``.
 """
 
@@ -26,7 +26,6 @@ from milk_tui.agents.base import (
     ToolSpec,
 )
 from milk_tui.agents.credential_cmd import CredentialCommand
-from milk_tui.agents.loop import LoopSettings, RoundResult, ToolLoop, ToolRun
 from milk_tui.agents.openai_sse import (
     SSEBackendError,
     SSEFormatError,
@@ -34,6 +33,8 @@ from milk_tui.agents.openai_sse import (
     SSEParser,
 )
 from milk_tui.agents.redact import Redactor
+from milk_tui.agents.round_backend import RoundResult, ToolRun
+from milk_tui.agents.tool_loop import LoopSettings, ToolLoop
 from milk_tui.agents.wire_log import WireLog
 from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
 

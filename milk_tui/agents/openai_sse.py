@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from milk_tui.agents.base import TextChunk, ThinkingChunk, UsageEvent
-from milk_tui.agents.loop.round import RoundResult, ToolCall
+from milk_tui.agents.round_backend import RoundResult, ToolCall
 
 _DATA = b"data: "
 _DONE = b"[DONE]"

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from milk_tui.agents.base import AgentRequest, ChatMessage, ToolOutcome, ToolSpec
-from milk_tui.agents.loop import RoundResult, ToolCall, ToolRun
+from milk_tui.agents.round_backend import RoundResult, ToolCall, ToolRun
 
 ERROR_EXCERPT_CHARS = 300
 """Enough for a backend's message; long HTML error pages are cut."""

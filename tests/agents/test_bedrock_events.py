@@ -6,7 +6,7 @@ import json
 
 from milk_tui.agents.base import TextChunk, ThinkingChunk, UsageEvent
 from milk_tui.agents.bedrock_events import ConverseStreamParser
-from milk_tui.agents.loop import ToolCall
+from milk_tui.agents.round_backend import ToolCall
 
 
 def feed(p: ConverseStreamParser, *events: dict) -> list:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from milk_tui.agents.base import AgentRequest, ChatMessage, ToolOutcome, ToolSpec
-from milk_tui.agents.loop import RoundResult, ToolCall, ToolRun
 from milk_tui.agents.openai_wire import (
     assistant_turn,
     backend_message,
@@ -14,6 +13,7 @@ from milk_tui.agents.openai_wire import (
     tool_result_messages,
     wire_tools,
 )
+from milk_tui.agents.round_backend import RoundResult, ToolCall, ToolRun
 
 
 def test_initial_messages_system_history_prompt() -> None:

@@ -21,15 +21,8 @@ from milk_tui.agents.base import (
     ToolSpec,
     UsageEvent,
 )
-from milk_tui.agents.loop import (
-    Chunk,
-    LoopSettings,
-    RoundResult,
-    ToolCall,
-    ToolLoop,
-    ToolRun,
-    trail_digest,
-)
+from milk_tui.agents.round_backend import Chunk, RoundResult, ToolCall, ToolRun
+from milk_tui.agents.tool_loop import LoopSettings, ToolLoop, trail_digest
 from milk_tui.agents.tools import LocalToolBox, Tool
 
 

@@ -22,8 +22,8 @@ from milk_tui.agents.base import (
     ToolResultEvent,
     UsageEvent,
 )
-from milk_tui.agents.loop.calls import BeforeTool, run_calls
-from milk_tui.agents.loop.round import Conv, RoundBackend, ToolRun
+from milk_tui.agents.round_backend import Conv, RoundBackend, ToolRun
+from milk_tui.agents.tool_calls import BeforeTool, run_calls
 from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS
 
 TRAIL_ARGS_CHARS = 200
@@ -39,7 +39,7 @@ class LoopSettings:
     tool_timeout: float | None = 120.0
     """Seconds per tool call; None or 0 waits for ever."""
     before_tool: BeforeTool | None = None
-    """The check run before each tool (see ``calls.BeforeTool``)."""
+    """The check run before each tool (see ``tool_calls.BeforeTool``)."""
 
 
 class ToolLoop(Generic[Conv]):

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import AsyncGenerator, Awaitable, Callable
 
 from milk_tui.agents.base import ToolBox, ToolOutcome
-from milk_tui.agents.loop.round import ToolCall, ToolRun
+from milk_tui.agents.round_backend import ToolCall, ToolRun
 
 BeforeTool = Callable[[ToolCall], Awaitable[ToolOutcome | None]]
 """Called before each tool runs: ``None`` runs it, an outcome replaces it (e.g. denied)."""
