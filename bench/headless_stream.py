@@ -21,6 +21,8 @@ import argparse
 import asyncio
 import statistics
 import time
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import httpx
 
@@ -64,7 +66,7 @@ async def agent_turn(agent: OpenAICompatAgent, _url: str) -> int:
     return n
 
 
-async def timed(fn, *args) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+async def timed(fn: Callable[..., Awaitable[int]], *args: Any) -> tuple[float, float]:
     c0, t0 = time.process_time(), time.perf_counter()
     await fn(*args)
     return time.perf_counter() - t0, time.process_time() - c0
