@@ -1,4 +1,4 @@
-"""Bedrock agent streaming cost vs bare boto3 on the same ConverseStream (DESIGN §6 spirit).
+"""Bedrock agent streaming cost vs bare boto3 on the same ConverseStream.
 
 The fake Bedrock server (milk_tui.testing.fake_bedrock) streams N text deltas as AWS
 event-stream frames.  Measured in the same run, alternating, medians:
@@ -8,8 +8,10 @@ event-stream frames.  Measured in the same run, alternating, medians:
 * agent      — ``BedrockAgent.stream()`` consumed on an asyncio loop (worker thread,
   queue hand-off, normalisation into AgentEvents).
 
-The ratio agent / bare is the price of keeping the event loop free.  Also printed: the
-cold import cost of ``milk_tui.agents.bedrock`` (boto3 must NOT be imported by it).
+The ratio agent / bare is the price of keeping the event loop free.  The agent's figure
+depends on how fast the second core picks up the worker thread, so on a shared box the
+minimum over rounds is the robust figure; the median is printed beside it.  Also printed:
+the cold import cost of ``milk_tui.agents.bedrock`` (boto3 must NOT be imported by it).
 Run: ``python bench/bedrock_stream.py`` (``--quick`` for a short smoke run).
 """
 
@@ -21,13 +23,14 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Any
 
 from milk_tui.agents.base import AgentRequest, TextChunk
 from milk_tui.agents.bedrock import BedrockAgent
 from milk_tui.testing.fake_bedrock import FakeBedrock, Reply, agent_config
 
 
-def bare_boto3(client, n: int) -> int:  # type: ignore[no-untyped-def]
+def bare_boto3(client: Any, n: int) -> int:
     got = 0
     resp = client.converse_stream(
         modelId="m", messages=[{"role": "user", "content": [{"text": "go"}]}]
@@ -62,7 +65,7 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=20000)
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
-    n, rounds = (1000, 2) if args.quick else (args.events, args.rounds)
+    n, rounds = (1000, 5) if args.quick else (args.events, args.rounds)
 
     import boto3
     from botocore.config import Config
@@ -95,10 +98,11 @@ def main() -> None:
         finally:
             loop.close()
     bare, mine = statistics.median(bare_times), statistics.median(agent_times)
-    print(f"events per turn           : {n}")
-    print(f"bare boto3 (median)       : {bare * 1000:8.1f} ms  ({n / bare:,.0f} events/s)")
-    print(f"BedrockAgent (median)     : {mine * 1000:8.1f} ms  ({n / mine:,.0f} events/s)")
-    print(f"ratio agent / bare        : {mine / bare:8.2f}x")
+    bare_min, mine_min = min(bare_times), min(agent_times)
+    print(f"events per turn           : {n}, {rounds} alternating rounds")
+    print(f"bare boto3 (min/median)   : {bare_min * 1000:8.1f} / {bare * 1000:.1f} ms")
+    print(f"BedrockAgent (min/median) : {mine_min * 1000:8.1f} / {mine * 1000:.1f} ms")
+    print(f"ratio agent / bare        : min {mine_min / bare_min:.2f}x  median {mine / bare:.2f}x")
     secs, loaded = import_cost()
     print(f"import milk_tui.agents.bedrock: {secs * 1000:.1f} ms, boto3 imported: {loaded}")
 

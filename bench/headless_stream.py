@@ -1,4 +1,4 @@
-"""Headless turn cost vs a bare httpx read of the same SSE stream (DESIGN §6: ≤ 1.15×).
+"""Headless turn cost vs a bare httpx read of the same SSE stream (budget: ≤ 1.15×).
 
 A local fake OpenAI server (milk_tui.testing.fake_openai) streams N one-token chunks, one
 HTTP chunk per SSE event like llama.cpp.  Measured in the same run, alternating, medians:
@@ -12,8 +12,7 @@ HTTP chunk per SSE event like llama.cpp.  Measured in the same run, alternating,
 The ratio the budget refers to is agent / bare bytes.  Both wall time and process CPU time
 are reported (min and median over alternating rounds): on a shared 2-core box other jobs
 inflate wall time at random, and the minimum / CPU time are the robust figures.
-Run: ``python bench/headless_stream.py`` (``--quick`` for a short smoke run).  The lead may
-extend this script with the dispatcher path.
+Run: ``python bench/headless_stream.py`` (``--quick`` for a short smoke run).
 """
 
 from __future__ import annotations
@@ -22,6 +21,8 @@ import argparse
 import asyncio
 import statistics
 import time
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import httpx
 
@@ -65,7 +66,7 @@ async def agent_turn(agent: OpenAICompatAgent, _url: str) -> int:
     return n
 
 
-async def timed(fn, *args) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+async def timed(fn: Callable[..., Awaitable[int]], *args: Any) -> tuple[float, float]:
     c0, t0 = time.process_time(), time.perf_counter()
     await fn(*args)
     return time.perf_counter() - t0, time.process_time() - c0

@@ -1,9 +1,10 @@
 """The contract between the dispatcher and every agent backend.
 
-An agent does inference only (ADR-0038): it gets an ``AgentRequest`` the dispatcher built
-and yields a small set of typed ``AgentEvent``s.  It never touches the session, the
-database or the bus; side effects it needs (the ``current_need`` and ``record_memory``
-tools, permission questions) go through the ``TurnHooks`` the dispatcher hands in.
+An agent does inference only: it gets an ``AgentRequest`` the dispatcher built and yields
+a small set of typed ``AgentEvent``s.  It never touches the session, the database or the
+bus; side effects it needs (the ``current_need`` and ``record_memory`` tools, permission
+questions) go through the tool box and callbacks the request carries.  API backends run
+their tool calls through ``agents.tool_loop`` (docs/adr/0007-one-tool-loop.md).
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ class Finished:
     escalation_reason: str = ""
     """Non-empty when the primary asked to hand off (``escalate`` tool / repeated prompt)."""
     reasoning_promoted: bool = False
-    """The model wrote only reasoning, re-sent as the answer text (reference §11.6): the
-    dispatcher then keeps no separate thinking, so it is not stored twice."""
+    """The model wrote only reasoning, re-sent as the answer text: the dispatcher then
+    keeps no separate thinking, so it is not stored twice."""
 
 
 AgentEvent = TextChunk | ThinkingChunk | ToolCallEvent | ToolResultEvent | UsageEvent | Finished

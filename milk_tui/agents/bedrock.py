@@ -1,9 +1,10 @@
-"""AWS Bedrock agent: boto3 ``converse_stream`` normalised into AgentEvents.
+"""AWS Bedrock agent: boto3 ``converse_stream``, one call per tool-loop round.
 
-boto3 is imported lazily (cold start, DESIGN §6) and its event iterator is blocking, so
-each model call runs in a daemon worker thread (``thread_stream``); cancelling the turn
-shuts the HTTP socket down from the event loop, which unblocks the worker at once.
-Request shaping lives in ``bedrock_wire``, credentials and redaction in ``bedrock_auth``.
+boto3 is imported lazily (cold start) and its event iterator is blocking, so each model
+call runs in a daemon worker thread (``thread_stream``); cancelling the turn shuts the HTTP
+socket down from the event loop, which unblocks the worker at once.  Request shaping lives
+in ``bedrock_wire``, event parsing in ``bedrock_events``, credentials in ``bedrock_auth``;
+the tool loop itself is ``agents.tool_loop``.
 """
 
 from __future__ import annotations
@@ -12,33 +13,20 @@ import asyncio
 import json
 import socket
 import threading
-from collections.abc import AsyncIterator, Callable
-from contextlib import aclosing
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing, asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from milk_tui.agents.base import (
-    AgentError,
-    AgentEvent,
-    AgentRequest,
-    Finished,
-    TextChunk,
-    ThinkingChunk,
-    ToolCallEvent,
-    ToolResultEvent,
-    UsageEvent,
-)
+from milk_tui.agents import bedrock_wire as wire_fmt
+from milk_tui.agents.base import AgentError, AgentEvent, AgentRequest, ToolSpec
 from milk_tui.agents.bedrock_auth import BedrockAuth, resolve_region
-from milk_tui.agents.bedrock_wire import (
-    append_prompt,
-    assistant_turn,
-    split_system,
-    to_converse_messages,
-    tool_config,
-    tool_results_turn,
-)
+from milk_tui.agents.bedrock_events import ConverseStreamParser
+from milk_tui.agents.round_backend import RoundResult, ToolRun
 from milk_tui.agents.thread_stream import iterate_in_thread
+from milk_tui.agents.tool_loop import LoopSettings, ToolLoop
+from milk_tui.agents.wire_log import WireLog
 from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
 
 RETRYABLE_CODES = {
@@ -54,34 +42,15 @@ RETRYABLE_CODES = {
 CONNECT_TIMEOUT_S = 10.0
 """A loopback or regional endpoint that takes longer than this to accept is down."""
 
-DebugSink = Callable[[str], None]
 
+@dataclass(slots=True)
+class ConverseConversation:
+    """One turn's request state: the ``converse_stream`` keyword arguments."""
 
-def _debug_sink(target: DebugSink | Path | str | None) -> DebugSink | None:
-    if target is None or callable(target):
-        return target
-    path = Path(target)
-
-    def write(line: str) -> None:
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-
-    return write
-
-
-@dataclass
-class _Round:
-    """What one ``converse_stream`` call produced, accumulated from its events."""
-
-    text: str = ""
-    reasoning: str = ""
-    signature: str = ""
-    stop_reason: str = ""
-    tools: dict[int, list[str]] = field(default_factory=dict)  # block index → [id, name, args]
-    emitted: bool = False
-
-    def tool_uses(self) -> list[tuple[str, str, str]]:
-        return [(t[0], t[1], t[2]) for _, t in sorted(self.tools.items())]
+    kwargs: dict[str, Any]
+    tools_enabled: bool
+    refreshed: bool = False
+    """``aws_refresh_cmd`` already ran this turn: a second denial is the error."""
 
 
 class BedrockAgent:
@@ -89,8 +58,9 @@ class BedrockAgent:
         self,
         config: AgentConfig,
         *,
-        debug_log: DebugSink | Path | str | None = None,
+        debug_log: Path | None = None,
         max_tool_iterations: int = 0,
+        tool_timeout: float | None = 120.0,
     ) -> None:
         self.config = config
         self.name = config.name
@@ -98,14 +68,13 @@ class BedrockAgent:
         self._auth = BedrockAuth(config)
         self._client: Any = None
         self._client_generation = -1
-        self._debug = _debug_sink(debug_log)
+        self._wire = WireLog(debug_log, self.name, self._auth.redact) if debug_log else None
         per_agent = config.limits.max_tool_iterations
-        self._max_iterations = (
-            max_tool_iterations
-            if max_tool_iterations > 0
-            else per_agent
-            if per_agent and per_agent > 0
-            else DEFAULT_MAX_TOOL_ITERATIONS
+        if max_tool_iterations <= 0:
+            max_tool_iterations = per_agent if per_agent and per_agent > 0 else 0
+        self.loop_settings = LoopSettings(
+            max_iterations=max_tool_iterations or DEFAULT_MAX_TOOL_ITERATIONS,
+            tool_timeout=tool_timeout,
         )
 
     # ----- Agent protocol ---------------------------------------------------------
@@ -122,61 +91,15 @@ class BedrockAgent:
         if client is not None and hasattr(client, "close"):
             client.close()
 
-    async def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
-        specs = request.tools.specs() if request.tools is not None else []
-        system, rest = split_system(request.system_prompt, request.messages)
-        messages = append_prompt(
-            to_converse_messages(rest, tools_enabled=bool(specs)), request.prompt
-        )
-        kwargs: dict[str, Any] = {"modelId": self.model, "messages": messages}
-        if system:
-            kwargs["system"] = system
-        if (tc := tool_config(specs)) is not None:
-            kwargs["toolConfig"] = tc
-        turn = {"refreshed": False}
-        seen: set[tuple[str, str]] = set()
-        rounds = 0
-        while True:
-            rnd = _Round()
-            async with aclosing(self._round(kwargs, rnd, turn)) as events:
-                async for ev in events:
-                    yield ev
-            calls = rnd.tool_uses()
-            if not calls or request.tools is None:
-                yield Finished(stop_reason=rnd.stop_reason)
-                return
-            if rounds >= self._max_iterations:
-                raise AgentError(
-                    f"bedrock agent '{self.name}': still calling tools after "
-                    f"{self._max_iterations} tool iterations",
-                    agent=self.name,
-                )
-            keys = {(name, args) for _, name, args in calls}
-            if keys <= seen:
-                # Reference §11.7: a round that only repeats executed calls ends the turn.
-                yield Finished(stop_reason="repeated_tool_calls")
-                return
-            seen |= keys
-            rounds += 1
-            messages.append(assistant_turn(rnd.reasoning, rnd.signature, rnd.text, calls))
-            results: list[tuple[str, str, bool]] = []
-            for cid, name, args in calls:
-                yield ToolCallEvent(call_id=cid, name=name, arguments=args)
-                outcome = await request.tools.call(name, args)
-                yield ToolResultEvent(
-                    call_id=cid, name=name, content=outcome.content, is_error=outcome.is_error
-                )
-                if outcome.escalate_reason:
-                    yield Finished(
-                        stop_reason="escalate", escalation_reason=outcome.escalate_reason
-                    )
-                    return
-                results.append((cid, outcome.content, outcome.is_error))
-            messages.append(tool_results_turn(results))
+    def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
+        return ToolLoop(self, self.loop_settings).run(request)
 
     async def complete(self, prompt: str, *, system: str = "") -> str:
         """One non-streaming ``converse`` call → its text (the router's classifier uses it)."""
-        kwargs: dict[str, Any] = {"modelId": self.model, "messages": append_prompt([], prompt)}
+        kwargs: dict[str, Any] = {
+            "modelId": self.model,
+            "messages": wire_fmt.append_prompt([], prompt),
+        }
         if system:
             kwargs["system"] = [{"text": system}]
         client = await asyncio.to_thread(self._get_client)
@@ -187,28 +110,41 @@ class BedrockAgent:
         blocks = resp.get("output", {}).get("message", {}).get("content", [])
         return next((b["text"] for b in blocks if "text" in b), "")
 
-    # ----- one model call ---------------------------------------------------------
+    # ----- one round (the RoundBackend protocol) ------------------------------------
 
-    async def _round(
-        self, kwargs: dict[str, Any], rnd: _Round, turn: dict[str, bool]
-    ) -> AsyncIterator[AgentEvent]:
-        while True:
-            try:
-                async with aclosing(self._raw_events(kwargs)) as raw:
-                    async for ev in raw:
-                        for out in self._convert(ev, rnd):
-                            rnd.emitted = True
-                            yield out
-                return
-            except Exception as e:
-                if not rnd.emitted and not turn["refreshed"] and self._wants_refresh(e):
-                    turn["refreshed"] = True
-                    try:
-                        await self._auth.refresh(self.name)
-                    except AgentError as refresh_err:
-                        raise self._error(e, note=str(refresh_err)) from None
-                    continue
-                raise self._error(e) from None
+    def start_turn(self, request: AgentRequest, tools: list[ToolSpec]) -> ConverseConversation:
+        system, rest = wire_fmt.split_system(request.system_prompt, request.messages)
+        messages = wire_fmt.append_prompt(
+            wire_fmt.to_converse_messages(rest, tools_enabled=bool(tools)), request.prompt
+        )
+        kwargs: dict[str, Any] = {"modelId": self.model, "messages": messages}
+        if system:
+            kwargs["system"] = system
+        if (tc := wire_fmt.tool_config(tools)) is not None:
+            kwargs["toolConfig"] = tc
+        return ConverseConversation(kwargs, tools_enabled=tc is not None)
+
+    def add_assistant_turn(self, conv: ConverseConversation, result: RoundResult) -> None:
+        turn = wire_fmt.assistant_turn(result, tools_enabled=conv.tools_enabled)
+        conv.kwargs["messages"].append(turn)
+
+    def add_tool_results(self, conv: ConverseConversation, runs: list[ToolRun]) -> None:
+        turn = wire_fmt.tool_results_turn(runs, tools_enabled=conv.tools_enabled)
+        conv.kwargs["messages"].append(turn)
+
+    def error(self, message: str) -> AgentError:
+        return AgentError(self._auth.redact(f"{self._auth.who}: {message}"), agent=self.name)
+
+    @asynccontextmanager
+    async def open_round(
+        self, conv: ConverseConversation
+    ) -> AsyncIterator[tuple[AsyncIterator[dict[str, Any]], ConverseStreamParser]]:
+        try:
+            events = self._raw_events(conv)
+            async with aclosing(events):
+                yield events, ConverseStreamParser(self.model or self.name)
+        except Exception as e:  # botocore raises many unrelated types; all are worded here
+            raise self._error(e) from None
 
     def _wants_refresh(self, e: Exception) -> bool:
         if not self._auth.can_refresh:
@@ -245,76 +181,46 @@ class BedrockAgent:
         self._client_generation = self._auth.generation
         return self._client
 
-    async def _raw_events(self, kwargs: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+    async def _raw_events(self, conv: ConverseConversation) -> AsyncGenerator[dict[str, Any], None]:
+        """The call's events.  A credential denial before the first event runs
+        ``aws_refresh_cmd`` (once per turn) and calls again."""
+        while True:
+            received = False
+            try:
+                async with aclosing(await self._call(conv.kwargs)) as events:
+                    async for ev in events:
+                        received = True
+                        yield ev
+                return
+            except Exception as e:
+                if received or conv.refreshed or not self._wants_refresh(e):
+                    raise
+                conv.refreshed = True
+                try:
+                    await self._auth.refresh()
+                except AgentError as refresh_err:
+                    raise self._error(e, note=str(refresh_err)) from None
+
+    async def _call(self, kwargs: dict[str, Any]) -> AsyncGenerator[dict[str, Any], None]:
+        """Start one ``converse_stream`` in a worker thread; its events, not yet read."""
         client = await asyncio.to_thread(self._get_client)
-        if self._debug:
-            self._debug(
-                self._auth.redact(f"[{self.name}] request " + json.dumps(kwargs, default=str))
-            )
+        wire = self._wire
+        if wire:
+            body = json.dumps(kwargs, default=str).encode()
+            wire.request("ConverseStream", str(self.model), {}, body)
         events = iterate_in_thread(
             lambda: client.converse_stream(**kwargs)["stream"],
             abort=_abort,
             name=f"bedrock-{self.name}",
         )
-        async with aclosing(events):
-            async for ev in events:
-                if self._debug:
-                    self._debug(
-                        self._auth.redact(f"[{self.name}] event " + json.dumps(ev, default=str))
-                    )
-                yield ev
-
-    def _convert(self, ev: dict[str, Any], rnd: _Round) -> list[AgentEvent]:
-        if "contentBlockStart" in ev:
-            body = ev["contentBlockStart"]
-            tu = body.get("start", {}).get("toolUse")
-            if tu:
-                rnd.tools[body.get("contentBlockIndex", len(rnd.tools))] = [
-                    tu.get("toolUseId", ""),
-                    tu.get("name", ""),
-                    "",
-                ]
-            return []
-        if "contentBlockDelta" in ev:
-            body = ev["contentBlockDelta"]
-            delta = body.get("delta", {})
-            if "text" in delta:
-                rnd.text += delta["text"]
-                return [TextChunk(delta["text"])] if delta["text"] else []
-            if "toolUse" in delta:
-                slot = rnd.tools.setdefault(body.get("contentBlockIndex", 0), ["", "", ""])
-                slot[2] += delta["toolUse"].get("input", "")
-                return []
-            if "reasoningContent" in delta:
-                rc = delta["reasoningContent"]
-                rnd.signature += rc.get("signature", "")
-                if rc.get("text"):
-                    rnd.reasoning += rc["text"]
-                    return [ThinkingChunk(rc["text"])]
-            return []
-        if "messageStop" in ev:
-            rnd.stop_reason = ev["messageStop"].get("stopReason", "")
-            return []
-        if "metadata" in ev:
-            u = ev["metadata"].get("usage") or {}
-            if not u:
-                return []
-            # Bedrock counts are already additive: inputTokens excludes cache reads/writes.
-            return [
-                UsageEvent(
-                    model=self.model or self.name,
-                    prompt_tokens=int(u.get("inputTokens", 0)),
-                    completion_tokens=int(u.get("outputTokens", 0)),
-                    cache_read=int(u.get("cacheReadInputTokens", 0)),
-                    cache_creation=int(u.get("cacheWriteInputTokens", 0)),
-                )
-            ]
-        return []
+        if not wire:
+            return events
+        return _logged(events, wire)
 
     def _error(self, e: Exception, *, note: str = "") -> AgentError:
         if isinstance(e, AgentError):
             return e
-        who = f"bedrock agent '{self.name}'"
+        who = self._auth.who
         kind = type(e).__name__
         status, code, message = _client_error_parts(e)
         retryable = False
@@ -355,6 +261,16 @@ def _shared_session(boto3: Any) -> Any:
         if _SESSION is None:
             _SESSION = boto3.session.Session()
         return _SESSION
+
+
+async def _logged(
+    events: AsyncGenerator[dict[str, Any], None], wire: WireLog
+) -> AsyncGenerator[dict[str, Any], None]:
+    """The events, each written to the wire log first (only with ``--debug``)."""
+    async with aclosing(events):
+        async for ev in events:
+            wire.line("event " + json.dumps(ev, default=str))
+            yield ev
 
 
 def _client_error_parts(e: Exception) -> tuple[int | None, str, str]:

@@ -1,20 +1,21 @@
 """AWS credentials for the Bedrock agent: config keys, the default chain, ``aws_refresh_cmd``.
 
-Kept apart from the agent so the rules about secrets live in one place: credentials are
-held in a repr-less object, never formatted into messages, and ``redact`` scrubs them
-from any text that came back from AWS before it reaches an error or the debug log.
+Kept apart from the agent so the rules about credentials live in one place: they are held
+in a repr-less object, never formatted into messages, and every one of them is registered
+with ``redact``, which scrubs any text that came back from AWS before it reaches an error or
+the wire log.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import shlex
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
 from milk_tui.agents.base import AgentError
+from milk_tui.agents.credential_cmd import CredentialCommand
+from milk_tui.agents.redact import Redactor
 from milk_tui.config.settings import AgentConfig
 
 DEFAULT_REGION = "us-east-1"
@@ -71,9 +72,20 @@ class BedrockAuth:
 
     def __init__(self, config: AgentConfig) -> None:
         self._config = config
+        self.redact = Redactor(config.aws_key_id, config.aws_secret, config.aws_token)
         self.static: AwsCredentials | None = None
         if config.aws_key_id and config.aws_secret:
             self.static = AwsCredentials(config.aws_key_id, config.aws_secret, config.aws_token)
+        self.who = f"bedrock agent '{config.name}'"
+        self._refresh_cmd = CredentialCommand(
+            config.aws_refresh_cmd,
+            setting="aws_refresh_cmd",
+            who=self.who,
+            agent=config.name,
+            redact=self.redact,
+            timeout=REFRESH_TIMEOUT_S,
+            shell=False,
+        )
         self.generation = 0
         """Bumped on every refresh so the agent knows to rebuild its client."""
 
@@ -89,15 +101,6 @@ class BedrockAuth:
             kw["aws_session_token"] = self.static.token
         return kw
 
-    def redact(self, text: str) -> str:
-        secrets = [self._config.aws_key_id, self._config.aws_secret, self._config.aws_token]
-        if self.static is not None:
-            secrets += [self.static.key_id, self.static.secret, self.static.token]
-        for s in secrets:
-            if s and len(s) >= 4:
-                text = text.replace(s, "***")
-        return text
-
     def resolvable(self) -> bool:
         """Could a client find credentials?  Deliberately no network and no subprocess.
 
@@ -112,35 +115,10 @@ class BedrockAuth:
             return True
         return _profile_has_credentials()
 
-    async def refresh(self, agent_name: str) -> None:
-        """Run ``aws_refresh_cmd`` (split like a shell would, but no shell) and adopt its JSON."""
-        argv = shlex.split(self._config.aws_refresh_cmd)
-        where = f"bedrock agent '{agent_name}': aws_refresh_cmd"
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                stdin=asyncio.subprocess.DEVNULL,
-            )
-        except OSError as e:
-            raise AgentError(
-                f"{where} could not start: {e.strerror or e}", agent=agent_name
-            ) from None
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(), REFRESH_TIMEOUT_S)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-            raise AgentError(
-                f"{where} timed out after {REFRESH_TIMEOUT_S:.0f}s", agent=agent_name
-            ) from None
-        if proc.returncode != 0:
-            first = (err.decode(errors="replace").strip().splitlines() or [""])[0][:200]
-            raise AgentError(
-                f"{where} exited with status {proc.returncode}: {self.redact(first)}",
-                agent=agent_name,
-            )
+    async def refresh(self) -> None:
+        """Run ``aws_refresh_cmd`` and adopt the credentials in the JSON it prints."""
+        out = await self._refresh_cmd.run()
+        where = f"{self.who}: aws_refresh_cmd"
         try:
             data = json.loads(out)
             creds = AwsCredentials(
@@ -150,10 +128,12 @@ class BedrockAuth:
             )
         except (ValueError, KeyError, TypeError):
             raise AgentError(
-                f"{where} did not print JSON with AccessKeyId", agent=agent_name
+                f"{where} did not print JSON with AccessKeyId", agent=self._config.name
             ) from None
+        for secret in (creds.key_id, creds.secret, creds.token):
+            self.redact.add(secret)
         if not creds.key_id or not creds.secret:
-            raise AgentError(f"{where} printed empty credentials", agent=agent_name)
+            raise AgentError(f"{where} printed empty credentials", agent=self._config.name)
         self.static = creds
         self.generation += 1
 

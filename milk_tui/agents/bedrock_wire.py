@@ -3,7 +3,7 @@
 Converse is stricter than OpenAI chat completions: system text lives in a separate
 ``system`` array, the conversation must start with a user message and alternate
 user/assistant, and a ``toolResult`` must answer a ``toolUse`` of the message right
-before it.  Our history (``core.history``) is OpenAI-shaped and may break all three
+before it.  Our history (``ChatMessage``) is OpenAI-shaped and may break all three
 rules (other agents' turns are system messages, trimmed heads, tool results without
 ids), so this module repairs it instead of letting the service reject the turn.
 """
@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from milk_tui.agents.base import ChatMessage, ToolSpec
+from milk_tui.agents.round_backend import RoundResult, ToolRun
 
 ContentBlock = dict[str, Any]
 Message = dict[str, Any]
@@ -27,7 +28,8 @@ EMPTY_TEXT = "(empty)"
 
 def _tool_call_parts(call: dict[str, Any]) -> tuple[str, str, str]:
     """(id, name, arguments) from an OpenAI-style or flat tool-call dict."""
-    fn = call.get("function") if isinstance(call.get("function"), dict) else call
+    nested = call.get("function")
+    fn: dict[str, Any] = nested if isinstance(nested, dict) else call
     args = fn.get("arguments", call.get("input", ""))
     if not isinstance(args, str):
         args = json.dumps(args)
@@ -35,7 +37,8 @@ def _tool_call_parts(call: dict[str, Any]) -> tuple[str, str, str]:
 
 
 def parse_arguments(raw: str) -> dict[str, Any]:
-    """toolUse.input must be a JSON object; anything unparsable becomes {} (reference §2.13)."""
+    """toolUse.input must be a JSON object; anything unparsable becomes {} (the error result
+    that follows tells the model what went wrong)."""
     try:
         value = json.loads(raw) if raw.strip() else {}
     except ValueError:
@@ -166,37 +169,47 @@ def tool_config(specs: list[ToolSpec]) -> dict[str, Any] | None:
     }
 
 
-def assistant_turn(
-    reasoning: str, signature: str, text: str, tool_uses: list[tuple[str, str, str]]
-) -> Message:
+def assistant_turn(result: RoundResult, *, tools_enabled: bool) -> Message:
     """The assistant message we feed back in a tool loop.
 
     Reasoning is only replayed with its signature: Bedrock rejects unsigned reasoning
     blocks, and models with extended thinking require the signed block before toolUse.
+    Without a toolConfig in the request Converse rejects toolUse blocks, so the calls
+    become text, as they do in ``to_converse_messages``.
     """
     blocks: list[ContentBlock] = []
-    if reasoning and signature:
-        blocks.append(
-            {"reasoningContent": {"reasoningText": {"text": reasoning, "signature": signature}}}
-        )
-    if text.strip():
-        blocks.append({"text": text})
-    for cid, name, args in tool_uses:
-        blocks.append({"toolUse": {"toolUseId": cid, "name": name, "input": parse_arguments(args)}})
+    if result.reasoning and result.reasoning_signature:
+        reasoning = {"text": result.reasoning, "signature": result.reasoning_signature}
+        blocks.append({"reasoningContent": {"reasoningText": reasoning}})
+    if result.text.strip():
+        blocks.append({"text": result.text})
+    for c in result.tool_calls:
+        if tools_enabled:
+            tool_use = {
+                "toolUseId": c.call_id,
+                "name": c.name,
+                "input": parse_arguments(c.arguments),
+            }
+            blocks.append({"toolUse": tool_use})
+        else:
+            blocks.append({"text": f"[tool call {c.name}] {c.arguments}"})
     return {"role": "assistant", "content": blocks}
 
 
-def tool_results_turn(results: list[tuple[str, str, bool]]) -> Message:
+def tool_results_turn(runs: list[ToolRun], *, tools_enabled: bool) -> Message:
+    if not tools_enabled:
+        text = "\n".join(f"[tool result] {r.outcome.content}" for r in runs)
+        return {"role": "user", "content": [{"text": text or EMPTY_TEXT}]}
     return {
         "role": "user",
         "content": [
             {
                 "toolResult": {
-                    "toolUseId": cid,
-                    "content": [{"text": content or EMPTY_TEXT}],
-                    **({"status": "error"} if is_error else {}),
+                    "toolUseId": r.call.call_id,
+                    "content": [{"text": r.outcome.content or EMPTY_TEXT}],
+                    **({"status": "error"} if r.outcome.is_error else {}),
                 }
             }
-            for cid, content, is_error in results
+            for r in runs
         ],
     }

@@ -6,7 +6,7 @@ stdio``) needs stdin open for ``control_response`` lines, and with a plain-text 
 the command line the 2.1.x CLI waits 3 s for stdin and then fails every permission request
 with "Stream closed" (verified against the real CLI).  One channel for both avoids that,
 and it also keeps the prompt clear of the variadic ``--allowedTools`` / ``--add-dir``
-flags (real-test-peers §2 gotcha).
+flags, which would otherwise swallow it as one more value.
 
 Each turn runs in its own process group; cancelling signals that group and every group
 its descendants created (the CLI puts Bash tools in their own session), see process_tree.
@@ -37,12 +37,13 @@ from milk_tui.agents.base import (
     ToolResultEvent,
 )
 from milk_tui.agents.claude_stream import SESSION_NOT_FOUND_TEXT, StreamJsonParser
-from milk_tui.agents.openai_wire import Redactor
 from milk_tui.agents.process_tree import kill_tree, kill_tree_now
+from milk_tui.agents.redact import Redactor
+from milk_tui.agents.wire_log import WireLog
 from milk_tui.config.settings import AgentConfig
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
-"""Issue 4: stream-json lines of 10 MiB must parse (big tool results, file reads)."""
+"""Stream-json lines of 10 MiB must parse (big tool results, file reads)."""
 
 STDERR_TAIL_BYTES = 4096
 """Enough of stderr to name the cause without flooding the UI."""
@@ -53,8 +54,7 @@ EXIT_WAIT_S = 10.0
 """After the result line the CLI only saves its session file; this bounds a hung exit."""
 
 _STRIPPED_ENV = ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT", "CLAUDECODE")
-"""Reference agents §3.1: variables that would make the child think it is nested in a
-parent Claude session."""
+"""Variables that would make the child think it is nested in a parent Claude session."""
 
 _STDERR_NOISE = "no stdin data received"
 
@@ -77,16 +77,11 @@ class ClaudeCliAgent:
         self.name = config.name
         self.model = config.model or config.name
         self._env_overrides = dict(env or {})
-        self._debug_log = debug_log
         self._available: bool | None = None
-        self._redact = Redactor()
-        self._secret_values = sorted(
-            {v for k, v in self._environment().items() if _SECRET_ENV.search(k) and len(v) >= 4},
-            key=len,
-            reverse=True,
+        self._redact = Redactor(
+            *(v for k, v in self._environment().items() if _SECRET_ENV.search(k))
         )
-        for v in self._secret_values:
-            self._redact.add(v)
+        self._wire = WireLog(debug_log, self.name, self._redact) if debug_log else None
 
     # ----- Agent protocol ------------------------------------------------------------
 
@@ -195,10 +190,13 @@ class ClaudeCliAgent:
 
             parser = StreamJsonParser(self.model)
             async for line in _read_lines(proc.stdout):
-                self._debug(line)
+                if self._wire:
+                    self._wire.data(line if line.endswith(b"\n") else line + b"\n")
                 for ev in parser.feed(line):
                     if isinstance(ev, ToolResultEvent):
-                        ev.content = self._mask_values(ev.content)  # e.g. a Bash `env`
+                        # Known values only: a Bash `env` must not show a key, but the
+                        # pattern rules would mangle ordinary output such as `token = x`.
+                        ev.content = self._redact.values(ev.content)
                     yield ev
                 while parser.pending_control:
                     await self._answer_control(proc.stdin, parser.pending_control.pop(0), request)
@@ -270,7 +268,8 @@ class ClaudeCliAgent:
                 },
             )
             return
-        tool_input = body.get("input") if isinstance(body.get("input"), dict) else {}
+        given = body.get("input")
+        tool_input: dict[str, Any] = given if isinstance(given, dict) else {}
         allowed = False
         if request.ask_permission is not None:
             allowed = bool(
@@ -294,21 +293,6 @@ class ClaudeCliAgent:
                 "response": {"subtype": "success", "request_id": request_id, "response": decision},
             },
         )
-
-    def _mask_values(self, text: str) -> str:
-        """Known secret values only: a tool result is file or command output, and the
-        pattern rules of the Redactor would mangle ordinary code such as ``token = x``."""
-        for v in self._secret_values:
-            if v in text:
-                text = text.replace(v, "***")
-        return text
-
-    def _debug(self, line: bytes) -> None:
-        if self._debug_log is None:
-            return
-        text = self._redact(line.decode("utf-8", errors="replace").rstrip("\n"))
-        with contextlib.suppress(OSError), open(self._debug_log, "a", encoding="utf-8") as f:
-            f.write(text + "\n")
 
 
 # ----- helpers ------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 Kept apart from the subprocess plumbing so the normalisation rules (no double text after
 deltas, sub-agent usage, error wording) are unit-testable line by line.  Line shapes are
 the ones the real CLI 2.1.x prints with ``--verbose --include-partial-messages``
-(reference agents §3.4, real-test-peers §2).
+(tests/escalation/test_claude_cli_real.py checks them against the real CLI).
 """
 
 from __future__ import annotations

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from milk_tui.agents.base import Agent
+from milk_tui.agents.base import Agent, Slot
 from milk_tui.config.settings import AgentConfig, MilkConfig
 
 
 def build_agent(
     ac: AgentConfig,
     *,
-    slot: str,
+    slot: Slot,
     config: MilkConfig,
     other_name: str = "",
     debug_log: Path | None = None,
@@ -25,16 +25,24 @@ def build_agent(
         from milk_tui.agents.claude_cli import ClaudeCliAgent
 
         return ClaudeCliAgent(ac, debug_log=debug_log)
+    # Every API backend runs the same tool loop with the same limits.
+    max_tool_iterations = config.resolve_max_tool_iterations(ac)
+    tool_timeout = config.resolve_tool_timeout(ac)
     if kind == "bedrock":
         from milk_tui.agents.bedrock import BedrockAgent
 
-        return BedrockAgent(ac, debug_log=debug_log)
+        return BedrockAgent(
+            ac,
+            max_tool_iterations=max_tool_iterations,
+            tool_timeout=tool_timeout,
+            debug_log=debug_log,
+        )
     from milk_tui.agents.openai_compat import OpenAICompatAgent
 
     return OpenAICompatAgent(
         ac,
         slot=slot,
-        max_tool_iterations=config.resolve_max_tool_iterations(ac),
-        tool_timeout=config.resolve_tool_timeout(ac),
+        max_tool_iterations=max_tool_iterations,
+        tool_timeout=tool_timeout,
         debug_log=debug_log,
     )

@@ -1,7 +1,9 @@
-"""Incremental parser for OpenAI chat-completions SSE streams (reference agents §2.6).
+"""Incremental parser for OpenAI chat-completions SSE streams
+(https://platform.openai.com/docs/api-reference/chat-streaming).
 
 Kept free of I/O so exact-byte cases are unit-tested without a server.  Performance
-matters (DESIGN §6: a 20,000-chunk turn within 1.15× a bare httpx read), so per chunk we do
+matters (a 20,000-chunk turn within 1.15× a bare httpx read, bench/headless_stream.py), so
+per chunk we do
 one ``bytes.split``, one ``json.loads`` on ``data: `` lines only, a few dict lookups, and
 consecutive deltas of the same kind that arrive in one network read are COALESCED into a
 single event — chunk boundaries carry no meaning, and fewer events means less work for
@@ -11,11 +13,12 @@ every consumer downstream.
 from __future__ import annotations
 
 import json
+from _json import scanstring  # the C string decoder json.decoder itself uses
 from dataclasses import dataclass, field
-from json.decoder import scanstring
 from typing import Any
 
-from milk_tui.agents.base import TextChunk, ThinkingChunk
+from milk_tui.agents.base import TextChunk, ThinkingChunk, UsageEvent
+from milk_tui.agents.round_backend import RoundResult, ToolCall
 
 _DATA = b"data: "
 _DONE = b"[DONE]"
@@ -32,6 +35,10 @@ class SSEBackendError(Exception):
     """The backend reported an error object inside the stream."""
 
 
+class SSEIncompleteError(Exception):
+    """The stream ended without ``[DONE]`` or a finish_reason: the connection was cut."""
+
+
 @dataclass(slots=True)
 class ToolCallAcc:
     index: int
@@ -39,13 +46,6 @@ class ToolCallAcc:
     id: str = ""
     name_parts: list[str] = field(default_factory=list)
     arg_parts: list[str] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: str
 
 
 Skeleton = tuple[str, int, str, int]
@@ -66,7 +66,9 @@ class SSEParser:
     full ``json.loads`` path, so correctness never depends on the shortcut.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, model: str = "") -> None:
+        self.model = model
+        """Named in the round's UsageEvent."""
         self._buf = b""
         self.done = False
         """``data: [DONE]`` seen."""
@@ -87,48 +89,40 @@ class SSEParser:
     # ----- feeding ------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> list[TextChunk | ThinkingChunk]:
+        if self._buf or self.done or (self._hot_text is None and self._hot_think is None):
+            return self._feed(data)
+        # One HTTP chunk = one whole SSE event (how httpx hands llama.cpp's stream over).
+        # The hot skeletons include "data: " and the blank line, so one prefix and one
+        # suffix comparison check the framing too.
+        try:
+            s = data.decode()
+        except UnicodeDecodeError:
+            return self._feed(data)
+        chunk: type[TextChunk] | type[ThinkingChunk]
         hot = self._hot_text
-        if hot is not None and not self._buf:
-            # One HTTP chunk = one whole SSE event (how httpx hands llama.cpp's stream over).
-            # The hot skeleton includes "data: " and the blank line, so one prefix and one
-            # suffix comparison check the framing too.
-            try:
-                s = data.decode()
-            except UnicodeDecodeError:
-                s = ""
-            if s.startswith(hot[0]):
-                try:
-                    t, end = scanstring(s, hot[1])
-                except ValueError:
-                    t, end = "", -1
-                if end >= 0 and len(s) - end == hot[3] and s.endswith(hot[2]) and not self.done:
-                    self._skel_used = True
-                    if not t:
-                        return []
-                    self.text_parts.append(t)
-                    return [TextChunk(t)]
-        return self._feed(data)
+        if hot is not None and s.startswith(hot[0]):
+            parts, chunk = self.text_parts, TextChunk
+        else:
+            hot = self._hot_think
+            if hot is None or not s.startswith(hot[0]):
+                return self._feed(data)
+            parts, chunk = self.reasoning_parts, ThinkingChunk
+        try:
+            t, end = scanstring(s, hot[1])
+        except ValueError:
+            return self._feed(data)
+        if len(s) - end != hot[3] or not s.endswith(hot[2]):
+            return self._feed(data)
+        self._skel_used = True
+        if not t:
+            return []
+        parts.append(t)
+        return [chunk(t)]
 
     def _feed(self, data: bytes) -> list[TextChunk | ThinkingChunk]:
+        """The general path: split lines, parse each ``data:`` payload."""
         if self.done:
             return []
-        hot = self._hot_think
-        if hot is not None and not self._buf:
-            try:
-                s = data.decode()
-            except UnicodeDecodeError:
-                s = ""
-            if s.startswith(hot[0]):
-                try:
-                    t, end = scanstring(s, hot[1])
-                except ValueError:
-                    t, end = "", -1
-                if end >= 0 and len(s) - end == hot[3] and s.endswith(hot[2]):
-                    self._skel_used = True
-                    if not t:
-                        return []
-                    self.reasoning_parts.append(t)
-                    return [ThinkingChunk(t)]
         if self._buf:
             data = self._buf + data
         lines = data.split(b"\n")
@@ -160,7 +154,8 @@ class SSEParser:
             self._payload(payload, pieces)
         # Coalesce consecutive pieces of one kind into one event.
         out: list[TextChunk | ThinkingChunk] = []
-        kind, run = 0, []
+        kind = 0
+        run: list[str] = []
         for k, t in pieces:
             if k != kind and run:
                 out.append(_event(kind, "".join(run)))
@@ -293,6 +288,22 @@ class SSEParser:
             out.append(ToolCall(acc.id or f"call_{acc.seq}", name, "".join(acc.arg_parts)))
         return out
 
+    def result(self) -> RoundResult:
+        """The whole completion once the stream has ended; SSEIncompleteError if it was cut."""
+        if not self.complete:
+            raise SSEIncompleteError("stream ended unexpectedly (no [DONE] or finish_reason)")
+        usage = None
+        if self.usage:
+            fresh, completion, cached = normalise_usage(self.usage)
+            usage = UsageEvent(self.model, fresh, completion, cache_read=cached)
+        return RoundResult(
+            text=self.text,
+            reasoning=self.reasoning,
+            tool_calls=self.tool_calls(),
+            finish_reason=self.finish_reason,
+            usage=usage,
+        )
+
     @property
     def text(self) -> str:
         return "".join(self.text_parts)
@@ -341,7 +352,8 @@ def _event(kind: int, text: str) -> TextChunk | ThinkingChunk:
 
 def normalise_usage(u: dict[str, Any]) -> tuple[int, int, int]:
     """(fresh prompt, completion, cache_read): OpenAI prompt totals INCLUDE cached tokens
-    (reference agents §2.6), e.g. 619 prompt / 576 cached → 43 fresh, 576 cache_read."""
+    and we report fresh and cached apart, e.g. 619 prompt / 576 cached → 43 fresh,
+    576 cache_read."""
     prompt = int(u.get("prompt_tokens") or 0)
     completion = int(u.get("completion_tokens") or 0)
     details = u.get("prompt_tokens_details") or {}

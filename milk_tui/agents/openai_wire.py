@@ -1,147 +1,108 @@
-"""Auth, secret redaction, the --debug wire log and error wording for HTTP agents.
+"""OpenAI chat-completions request shapes and error bodies (pure functions, no I/O).
 
-Secrets (api_key, token_cmd output, Authorization headers) must never reach an error
-message, a log or an event (DESIGN §7), so every string that leaves this layer — backend
-error excerpts included, since a proxy may echo our headers — passes the ``Redactor``.
+The streamed response is parsed by ``openai_sse``; this module builds what goes out: the
+message list, tool specs, the assistant turn and tool results of a tool round, the request
+body, and reads a backend's error body into one line for the user.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import re
-import time
-from pathlib import Path
 from typing import Any
 
-from milk_tui.agents.base import AgentError
+from milk_tui.agents.base import AgentRequest, ChatMessage, ToolOutcome, ToolSpec
+from milk_tui.agents.round_backend import RoundResult, ToolCall, ToolRun
 
-TOKEN_CMD_TIMEOUT_SECS = 30.0
-"""A credential helper that takes longer is hung; failing beats a frozen turn."""
 ERROR_EXCERPT_CHARS = 300
 """Enough for a backend's message; long HTML error pages are cut."""
-SENSITIVE_HEADERS = {
-    "authorization",
-    "proxy-authorization",
-    "x-api-key",
-    "api-key",
-    "cookie",
-    "x-auth-token",
-}
 
-_PATTERNS = [
-    re.compile(r"(?i)(bearer\s+)[^\s\"',]+"),
-    re.compile(
-        r"(?i)(\"?(?:authorization|api[_-]?key|x-api-key|access[_-]?token|token|secret)\"?"
-        r"\s*[:=]\s*\"?)(?!\*\*\*)[^\s\"',}]+"
-    ),
-]
+Message = dict[str, Any]
 
 
-class Redactor:
-    """Replaces known secret values and secret-looking ``key: value`` pairs with ``***``."""
+def initial_messages(request: AgentRequest) -> list[Message]:
+    """System prompt, then the history, then the user's prompt."""
+    messages: list[Message] = []
+    if request.system_prompt:
+        messages.append({"role": "system", "content": request.system_prompt})
+    messages += [wire_message(m) for m in request.messages]
+    messages.append({"role": "user", "content": request.prompt})
+    return messages
 
-    def __init__(self) -> None:
-        self._secrets: set[str] = set()
 
-    def add(self, secret: str) -> None:
-        if secret and len(secret) >= 4:  # shorter strings would mangle ordinary text
-            self._secrets.add(secret)
+def wire_message(m: ChatMessage) -> Message:
+    d: Message = {"role": m.role, "content": m.content}
+    if m.tool_calls:
+        d["tool_calls"] = m.tool_calls
+        if not m.content:
+            d["content"] = None
+    if m.tool_call_id:
+        d["tool_call_id"] = m.tool_call_id
+    if m.name:
+        d["name"] = m.name
+    return d
 
-    def __call__(self, text: str) -> str:
-        for s in self._secrets:
-            if s in text:
-                text = text.replace(s, "***")
-        for rx in _PATTERNS:
-            text = rx.sub(lambda m: m.group(1) + "***", text)
-        return text
 
-    def headers(self, headers: dict[str, str]) -> dict[str, str]:
-        return {
-            k: ("***" if k.lower() in SENSITIVE_HEADERS else self(v)) for k, v in headers.items()
+def wire_tools(specs: list[ToolSpec]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {"name": s.name, "description": s.description, "parameters": s.parameters},
         }
+        for s in specs
+    ]
 
 
-class WireLog:
-    """Append-only raw traffic log for ``--debug``: request bodies and SSE bytes, redacted."""
-
-    def __init__(self, path: Path, agent: str, redact: Redactor) -> None:
-        self.path = path
-        self.agent = agent
-        self.redact = redact
-        path.parent.mkdir(parents=True, exist_ok=True)
-
-    def _write(self, text: str) -> None:
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(self.redact(text))
-
-    def request(self, method: str, url: str, headers: dict[str, str], body: bytes) -> None:
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        hdrs = json.dumps(self.redact.headers(headers))
-        self._write(
-            f"\n>>> {stamp} [{self.agent}] {method} {url}\n>>> headers {hdrs}\n"
-            f">>> body {body.decode(errors='replace')}\n"
-        )
-
-    def response(self, status: int) -> None:
-        self._write(f"<<< [{self.agent}] HTTP {status}\n")
-
-    def data(self, chunk: bytes) -> None:
-        self._write(chunk.decode(errors="replace"))
-
-    def note(self, text: str) -> None:
-        self._write(f"--- [{self.agent}] {text}\n")
+def request_body(
+    model: str,
+    messages: list[Message],
+    tools: list[dict[str, Any]],
+    extra: dict[str, Any],
+) -> bytes:
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if tools:
+        body["tools"] = tools
+    body.update(extra)
+    return json.dumps(body, ensure_ascii=False).encode()
 
 
-class TokenCommand:
-    """Runs ``token_cmd`` (``sh -c``), caches its trimmed stdout, re-runs on demand."""
+def assistant_turn(result: RoundResult) -> Message:
+    return {
+        "role": "assistant",
+        "content": result.text or None,
+        "tool_calls": [wire_call(c) for c in result.tool_calls],
+    }
 
-    def __init__(self, cmd: str, agent: str, redact: Redactor) -> None:
-        self.cmd = cmd
-        self.agent = agent
-        self.redact = redact
-        self._token = ""
-        self._lock: asyncio.Lock | None = None
 
-    async def get(self, *, refresh: bool = False) -> str:
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        async with self._lock:
-            if refresh or not self._token:
-                self._token = await self._run()
-                self.redact.add(self._token)
-            return self._token
+def tool_result_messages(runs: list[ToolRun]) -> list[Message]:
+    return [
+        {"role": "tool", "tool_call_id": r.call.call_id, "content": envelope(r.outcome)}
+        for r in runs
+    ]
 
-    async def _run(self) -> str:
-        proc = await asyncio.create_subprocess_shell(
-            self.cmd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(), TOKEN_CMD_TIMEOUT_SECS)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-            raise AgentError(
-                f"agent '{self.agent}': token_cmd timed out after {TOKEN_CMD_TIMEOUT_SECS:.0f}s",
-                agent=self.agent,
-            ) from None
-        except asyncio.CancelledError:
-            proc.kill()
-            raise
-        if proc.returncode != 0:
-            why = self.redact(err.decode(errors="replace").strip())[:200]
-            raise AgentError(
-                f"agent '{self.agent}': token_cmd failed (exit {proc.returncode})"
-                + (f": {why}" if why else ""),
-                agent=self.agent,
-            )
-        token = out.decode(errors="replace").strip()
-        if not token:
-            raise AgentError(f"agent '{self.agent}': token_cmd: empty output", agent=self.agent)
-        return token
+
+def wire_call(c: ToolCall) -> dict[str, Any]:
+    """Echo a call back to the server.  Unparseable arguments are sent as ``{}`` because
+    servers that re-parse history (llama.cpp's templates) would fail the whole request; the
+    model still learns what went wrong from the error result that follows."""
+    args = c.arguments or "{}"
+    try:
+        json.loads(args)
+    except ValueError:
+        args = "{}"
+    return {"id": c.call_id, "type": "function", "function": {"name": c.name, "arguments": args}}
+
+
+def envelope(o: ToolOutcome) -> str:
+    """Tool results travel as ``{"output": …}`` or ``{"error": …}`` JSON, so the model can
+    tell a failure from output that merely mentions one."""
+    return json.dumps(
+        {"error": o.content} if o.is_error else {"output": o.content}, ensure_ascii=False
+    )
 
 
 def backend_message(body: bytes) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable
 from typing import Any
 
 _EVENT, _END, _ERROR = 0, 1, 2
@@ -23,7 +23,7 @@ async def iterate_in_thread(
     *,
     abort: Callable[[Any], None],
     name: str = "stream-worker",
-) -> AsyncIterator[Any]:
+) -> AsyncGenerator[Any, None]:
     """Yield the items of ``open_stream()`` (called in the worker); re-raise its errors."""
     loop = asyncio.get_running_loop()
     items: deque[tuple[int, Any]] = deque()

@@ -412,7 +412,7 @@ async def test_tool_call_without_a_toolbox_is_answered_with_an_error(
 async def test_every_sensitive_header_value_is_redacted_in_errors(
     fake_openai: FakeOpenAIServer,
 ) -> None:
-    """A proxy echoing our request headers must not leak any of them (DESIGN §7)."""
+    """A proxy echoing our request headers must not leak any of them."""
     headers = {"Proxy-Authorization": "Basic cHJveHk6SECRET1", "X-Auth-Token": "tok SECRET2"}
     fake_openai.enqueue(
         FakeReply(

@@ -7,7 +7,7 @@ import pytest
 from milk_tui.agents.base import AgentError, AgentRequest
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.config.settings import AgentConfig
-from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
+from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, Hang
 from milk_tui.testing.llama_server import free_port
 
 
@@ -87,9 +87,9 @@ async def test_error_object_inside_the_stream(fake_openai: FakeOpenAIServer) -> 
 
 @pytest.mark.parametrize("hang", ["before_headers", "after_headers"])
 async def test_server_that_never_answers_times_out(
-    fake_openai: FakeOpenAIServer, hang: str
+    fake_openai: FakeOpenAIServer, hang: Hang
 ) -> None:
-    fake_openai.enqueue(FakeReply(hang=hang))  # type: ignore[arg-type]
+    fake_openai.enqueue(FakeReply(hang=hang))
     err = await fail(fake_openai.url, timeout=0.5)
     assert str(err) == (
         f"agent 'llama': no response from {fake_openai.url} for 0.5s (timeout_secs)"

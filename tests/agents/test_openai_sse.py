@@ -143,7 +143,7 @@ def test_tool_call_deltas_accumulate_by_index_and_sort() -> None:
         chunk({}, "tool_calls"),
     )
     calls = p.tool_calls()
-    assert [(c.id, c.name, c.arguments) for c in calls] == [
+    assert [(c.call_id, c.name, c.arguments) for c in calls] == [
         ("a", "read_file", '{"path": "a.py"}'),
         ("b", "grep", '{"pattern": "x"}'),
     ]
@@ -167,7 +167,7 @@ def test_reused_index_zero_with_new_id_starts_a_new_call() -> None:
         chunk({"tool_calls": [tc(0, id="two", name="grep", args='{"pattern":')]}),
         chunk({"tool_calls": [tc(0, args='"q"}')]}),
     )
-    assert [(c.id, c.name, c.arguments) for c in p.tool_calls()] == [
+    assert [(c.call_id, c.name, c.arguments) for c in p.tool_calls()] == [
         ("one", "list_dir", "{}"),
         ("two", "grep", '{"pattern":"q"}'),
     ]
@@ -182,7 +182,7 @@ def test_nameless_fragments_dropped_and_missing_ids_generated() -> None:
     )
     calls = p.tool_calls()
     assert [c.name for c in calls] == ["list_dir"]
-    assert calls[0].id
+    assert calls[0].call_id
 
 
 def test_usage_last_one_wins_and_is_normalised() -> None:
@@ -305,3 +305,29 @@ def test_unique_chunks_do_not_relearn_forever() -> None:
     evs = feed_all(p, *(chunk({"content": str(i)}, pad="x" * i) for i in range(20)))
     assert "".join(e.text for e in evs) == "".join(str(i) for i in range(20))
     assert p._text_skel is not None and '"pad":""' in p._text_skel[2]  # the first, kept
+
+
+def test_result_holds_the_whole_completion_or_says_it_was_cut() -> None:
+    from milk_tui.agents.base import UsageEvent
+    from milk_tui.agents.openai_sse import SSEIncompleteError
+
+    cut = SSEParser("m")
+    feed_all(cut, chunk({"content": "par"}))
+    with pytest.raises(SSEIncompleteError):
+        cut.result()
+    p = SSEParser("m")
+    usage = {
+        "prompt_tokens": 619,
+        "completion_tokens": 17,
+        "prompt_tokens_details": {"cached_tokens": 576},
+    }
+    feed_all(
+        p,
+        chunk({"reasoning_content": "hm"}),
+        chunk({"content": "ok"}, finish="stop"),
+        b'data: {"choices":[],"usage":' + json.dumps(usage).encode() + b"}\n\n",
+        b"data: [DONE]\n\n",
+    )
+    r = p.result()
+    assert (r.text, r.reasoning, r.finish_reason, r.tool_calls) == ("ok", "hm", "stop", [])
+    assert r.usage == UsageEvent("m", 43, 17, cache_read=576)

@@ -1,4 +1,4 @@
-"""The repeated-prompt examples pinned in reference core §2.8, against our guard."""
+"""The repeated-prompt guard: the scoring examples it must reproduce."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def test_baseline_skips_the_first_user_turns() -> None:
     assert not is_repeated_prompt(["x y z", Q], Q, 5)
 
 
-def test_adr0038_contract_current_prompt_left_in_history_fires() -> None:
+def test_current_prompt_left_in_history_fires() -> None:
     """Why the dispatcher must pass answered turns only: the pending prompt scores 1.0."""
     assert is_repeated_prompt(["an unrelated first question", Q], Q, 0)
     assert not is_repeated_prompt(["an unrelated first question"], Q, 0)

@@ -170,10 +170,14 @@ async def test_tool_iteration_cap_is_an_error(fake_bedrock):
         *[Reply().tool_use(f"t{i}", "read_file", {"path": f"f{i}"}) for i in range(5)]
     )
     agent = BedrockAgent(bedrock_config(fake_bedrock), max_tool_iterations=2)
-    with pytest.raises(AgentError, match="2 tool iterations") as info:
+    with pytest.raises(
+        AgentError,
+        match=r"^bedrock agent 'bedrock-claude': exceeded maximum tool iterations \(2\)$",
+    ) as info:
         await collect(agent, req(tools=RecordingTools()))
     assert info.value.agent == "bedrock-claude"
-    assert len(fake_bedrock.stream_requests) == 3
+    # The same cap as every API backend: at most that many model calls per turn.
+    assert len(fake_bedrock.stream_requests) == 2
 
 
 async def test_repeating_the_same_tool_call_ends_the_turn(fake_bedrock):
@@ -185,6 +189,36 @@ async def test_repeating_the_same_tool_call_ends_the_turn(fake_bedrock):
     events = await collect(BedrockAgent(bedrock_config(fake_bedrock)), req(tools=tools))
     assert len(tools.calls) == 1
     assert events[-1].stop_reason == "repeated_tool_calls"
+    assert "read_file" in "".join(e.text for e in events if isinstance(e, TextChunk))
+
+
+class SlowTools(RecordingTools):
+    """``read_file`` of ``slow`` never returns; the others answer at once."""
+
+    async def call(self, name: str, arguments: str) -> ToolOutcome:
+        if json.loads(arguments).get("path") == "slow":
+            await asyncio.sleep(30)
+        return await super().call(name, arguments)
+
+
+async def test_tools_run_concurrently_with_a_timeout(fake_bedrock):
+    fake_bedrock.script(
+        Reply()
+        .tool_use("t1", "read_file", {"path": "slow"})
+        .tool_use("t2", "read_file", {"path": "fast"}),
+        Reply().text("done"),
+    )
+    agent = BedrockAgent(bedrock_config(fake_bedrock), tool_timeout=0.3)
+    events = await collect(agent, req(tools=SlowTools()))
+    results = [(e.call_id, e.content, e.is_error) for e in events if isinstance(e, ToolResultEvent)]
+    assert results == [
+        ("t1", 'tool "read_file" timed out after 0.3s', True),
+        ("t2", "contents of fast", False),
+    ]
+    sent = fake_bedrock.stream_requests[1].body["messages"][-1]["content"]
+    assert [b["toolResult"]["toolUseId"] for b in sent] == ["t1", "t2"]
+    assert sent[0]["toolResult"]["status"] == "error"
+    assert events[-1] == Finished(stop_reason="end_turn")
 
 
 @pytest.mark.parametrize(
@@ -269,7 +303,7 @@ async def test_failed_refresh_reports_original_403(fake_bedrock, tmp_path):
         await collect(BedrockAgent(bedrock_config(fake_bedrock, aws_refresh_cmd=cmd)), req())
     msg = str(info.value)
     assert "ExpiredTokenException (HTTP 403)" in msg
-    assert "aws_refresh_cmd exited with status 3: sso login required" in msg
+    assert "aws_refresh_cmd failed (exit 3): sso login required" in msg
     assert len(fake_bedrock.stream_requests) == 1
 
 

@@ -78,7 +78,7 @@ def test_paired_tool_traffic_stays_structured():
             {"toolUse": {"toolUseId": "c2", "name": "read_file", "input": {}}},
         ],
     }
-    # Consecutive tool results merge into ONE user message (reference agents §2.13).
+    # Consecutive tool results merge into ONE user message (Converse demands alternation).
     assert out[2] == {
         "role": "user",
         "content": [

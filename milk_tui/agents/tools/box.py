@@ -1,6 +1,6 @@
 """Tool boxes: argument parsing + schema validation in ONE place, before any handler runs.
 
-The model's output is untrusted (DESIGN §7): a tool call whose arguments are not valid
+The model's output is untrusted: a tool call whose arguments are not valid
 JSON, or do not match the tool's schema, becomes an error result fed back to the model —
 never an exception that ends the turn.  ``CompositeToolBox`` validates for every box it
 holds, so boxes written elsewhere (memory, peers) get the same guarantee.

@@ -1,4 +1,5 @@
-"""The primary agent's built-in tools (reference agents §2.11, the subset issue 2 needs).
+"""The primary agent's built-in tools: read-only file tools, ``current_need``, memory and
+``escalate``.
 
 Side effects leave through callbacks the dispatcher hands in (``on_need``,
 ``on_record_memory``) so the agent never touches the session or the memory store itself.

@@ -1,6 +1,6 @@
 """Read-only file tools for the primary agent, confined to the session's cwd.
 
-Model output is untrusted (DESIGN §7): every path is resolved (symlinks followed) and must
+Model output is untrusted: every path is resolved (symlinks followed) and must
 stay inside the cwd, so neither ``..``, an absolute path nor a symlink can reach outside.
 Results are capped so one call cannot flood a small model's context.
 """
@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 READ_DEFAULT_LINES = 500
-"""Reference agents §2.11: read_file without a limit shows at most 500 lines."""
+"""read_file without a limit shows at most 500 lines: a whole module, not a whole log."""
 OUTPUT_CAP_BYTES = 32 * 1024
 """Keeps one tool result well inside a small local model's context window."""
 GREP_MAX_MATCHES = 200
@@ -110,7 +111,7 @@ def grep(cwd: Path, pattern: str, path: str = ".") -> str:
     return cap("\n".join(matches)) + note
 
 
-def _walk(cwd: Path, target: Path):
+def _walk(cwd: Path, target: Path) -> Iterator[Path]:
     if target.is_file():
         yield target
         return

@@ -5,13 +5,14 @@ worth it.  Supported keywords: ``type`` (object, string, integer, number, boolea
 or a list of those), ``properties``, ``required``, ``enum``, ``items``,
 ``additionalProperties: false``.  Unknown keywords are ignored.
 
-Small local models often quote numbers and booleans (``"offset": "10"``); the reference
-accepts numeric strings for such arguments, so scalars are COERCED where unambiguous and the
-coerced value is returned.
+Small local models often quote numbers and booleans (``"offset": "10"``); rejecting those
+would only cost a round, so scalars are COERCED where unambiguous and the coerced value is
+returned.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -86,10 +87,7 @@ def _matches(value: Any, t: str) -> tuple[bool, Any]:
         if isinstance(value, float) and value.is_integer():
             return True, int(value)
         if isinstance(value, str):
-            try:
-                return True, int(value.strip())
-            except ValueError:
-                return False, value
+            return _from_text(value, int)
         return False, value
     if t == "number":
         if isinstance(value, bool):
@@ -97,29 +95,35 @@ def _matches(value: Any, t: str) -> tuple[bool, Any]:
         if isinstance(value, int | float):
             return True, value
         if isinstance(value, str):
-            try:
-                return True, float(value.strip())
-            except ValueError:
-                return False, value
+            return _from_text(value, float)
         return False, value
     return True, value  # unknown type keyword: do not reject what we cannot judge
+
+
+def _from_text(value: str, parse: Callable[[str], Any]) -> tuple[bool, Any]:
+    """A number the model quoted: (True, the number) or (False, the text unchanged)."""
+    try:
+        return True, parse(value.strip())
+    except ValueError:
+        return False, value
+
+
+_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (bool, "boolean"),  # before int: bool is a subclass of int
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "object"),
+)
 
 
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
+    for kind, name in _TYPE_NAMES:
+        if isinstance(value, kind):
+            return name
     return type(value).__name__
 
 
