@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import AsyncGenerator, Callable
 from typing import cast
 
@@ -34,6 +35,12 @@ from milk_tui.model.tags import TagInterceptor
 DELTA_FOLD_S = 0.002
 """Deltas arriving within 2 ms are published as one: invisible at 60 fps (16.7 ms frames),
 yet it turns 20,000 per-chunk bus events of a fast local stream into a few hundred."""
+
+_BUS_TOOL_EVENT: dict[type[AgentEvent], type[ev.ToolCall] | type[ev.ToolResult]] = {
+    ToolCallEvent: ev.ToolCall,
+    ToolResultEvent: ev.ToolResult,
+}
+"""Tool events carry the agent event's fields unchanged, plus the slot and the session."""
 
 
 async def consume_stream(
@@ -95,27 +102,9 @@ async def consume_stream(
                     fold(thinking_cls, item.text)
                     continue
                 flush()  # keep the bus in stream order around every other event
-                if type(item) is ToolCallEvent:
-                    publish(
-                        ev.ToolCall(
-                            slot=slot,
-                            call_id=item.call_id,
-                            name=item.name,
-                            arguments=item.arguments,
-                            session_id=sid,
-                        )
-                    )
-                elif type(item) is ToolResultEvent:
-                    publish(
-                        ev.ToolResult(
-                            slot=slot,
-                            call_id=item.call_id,
-                            name=item.name,
-                            content=item.content,
-                            is_error=item.is_error,
-                            session_id=sid,
-                        )
-                    )
+                tool_event = _BUS_TOOL_EVENT.get(type(item))
+                if tool_event is not None:
+                    publish(tool_event(slot=slot, session_id=sid, **dataclasses.asdict(item)))
                 elif type(item) is UsageEvent:
                     _usage(item, scratch, slot, fallback_model, sid, publish)
                 elif type(item) is Finished:
@@ -142,10 +131,12 @@ def _usage(
     publish: Callable[[ev.BusEvent], None],
 ) -> None:
     role = slot if not item.role_suffix else f"{slot}:{item.role_suffix}"
-    model = item.model or fallback_model
+    counts = dataclasses.asdict(item)
+    del counts["role_suffix"]
+    counts["model"] = item.model or fallback_model
     scratch.usage.append(
         TokenUsage(
-            model,
+            counts["model"],
             role,
             item.prompt_tokens,
             item.completion_tokens,
@@ -155,15 +146,4 @@ def _usage(
         )
     )
     scratch.cost_usd += item.cost_usd
-    publish(
-        ev.Usage(
-            role=role,
-            model=model,
-            prompt_tokens=item.prompt_tokens,
-            completion_tokens=item.completion_tokens,
-            cache_read=item.cache_read,
-            cache_creation=item.cache_creation,
-            cost_usd=item.cost_usd,
-            session_id=sid,
-        )
-    )
+    publish(ev.Usage(role=role, session_id=sid, **counts))
