@@ -61,26 +61,26 @@ def test_zero_threshold_disables_turn_gap_only():
     assert p.mode == "first" and p.reasons == ["need_changed"]
 
 
-def test_need_changed_since_last_escalation_downgrades():
-    # need recorded in user turn 3 (1-based), after the escalation answer at index 1
+@pytest.mark.parametrize(
+    ("need", "set_at", "mode", "reasons"),
+    [
+        # recorded in user turn 3 (1-based), after the escalation answer at index 1
+        pytest.param("other", 3, "first", ["need_changed"], id="changed-since-escalation"),
+        # recorded in the escalation turn itself: the escalation saw it, no change
+        pytest.param("goal", 1, "returning", [], id="set-in-escalation-turn"),
+    ],
+)
+def test_need_changed_since_last_escalation_downgrades(
+    need: str, set_at: int, mode: str, reasons: list[str]
+):
     s = session_with(
         ESC_PAIR + LOCAL_PAIR,
         escalation_session_id="abc",
-        current_need="other",
-        current_need_set_at=3,
+        current_need=need,
+        current_need_set_at=set_at,
     )
     p = plan_escalation(s, 8)
-    assert p.mode == "first" and p.reasons == ["need_changed"]
-
-
-def test_need_set_in_the_escalation_turn_itself_is_not_a_change():
-    s = session_with(
-        ESC_PAIR + LOCAL_PAIR,
-        escalation_session_id="abc",
-        current_need="goal",
-        current_need_set_at=1,
-    )
-    assert plan_escalation(s, 8).mode == "returning"
+    assert (p.mode, p.reasons) == (mode, reasons)
 
 
 def test_both_reasons_reported():

@@ -29,6 +29,17 @@ def _session(**kw: object) -> Session:
     return s
 
 
+def _handed_off(brief: str, need: str, prior: str, local: str) -> Session:
+    """A session after a hand-off: a brief, a need from the first turn, both summaries."""
+    return _session(
+        escalation_brief=brief,
+        current_need=need,
+        current_need_set_at=1,
+        last_escalation_summary=prior,
+        last_local_summary=local,
+    )
+
+
 def _history(n: int) -> list[Turn]:
     out = []
     for i in range(n):
@@ -71,13 +82,7 @@ def test_static_continuation_sends_instructions_when_due() -> None:
 
 
 def test_first_full_order_and_exact_bytes() -> None:
-    s = _session(
-        escalation_brief="fix the build",
-        current_need="ship v2",
-        current_need_set_at=1,
-        last_escalation_summary="User: a\n",
-        last_local_summary="User: b\nAssistant (primary): c\n",
-    )
+    s = _handed_off("fix the build", "ship v2", "User: a\n", "User: b\nAssistant (primary): c\n")
     s.history = _history(1)
     text = build_dynamic_context(s, "first")
     assert text == (
@@ -90,13 +95,7 @@ def test_first_full_order_and_exact_bytes() -> None:
 
 
 def test_returning_has_brief_and_need_but_never_prior_summary() -> None:
-    s = _session(
-        escalation_brief="brief!",
-        current_need="goal",
-        current_need_set_at=1,
-        last_escalation_summary="PRIOR",
-        last_local_summary="LOCAL",
-    )
+    s = _handed_off("brief!", "goal", "PRIOR", "LOCAL")
     text = build_dynamic_context(s, "returning")
     assert BRIEF_HEADER in text and "goal" in text and "LOCAL" in text
     assert PRIOR_SUMMARY_HEADER not in text and "PRIOR" not in text
@@ -104,13 +103,7 @@ def test_returning_has_brief_and_need_but_never_prior_summary() -> None:
 
 @pytest.mark.parametrize("mode", ["resume", "continuation"])
 def test_resume_and_continuation_only_changed_primary_activity(mode: str) -> None:
-    s = _session(
-        escalation_brief="brief!",
-        current_need="goal",
-        current_need_set_at=1,
-        last_escalation_summary="PRIOR",
-        last_local_summary="LOCAL\n",
-    )
+    s = _handed_off("brief!", "goal", "PRIOR", "LOCAL\n")
     assert build_dynamic_context(s, mode) == f"{PRIMARY_ACTIVITY_HEADER}\nLOCAL\n\n"
     # unchanged since injected → nothing
     assert build_dynamic_context(s, mode) == ""

@@ -26,8 +26,19 @@ class Clock:
         return self.now
 
 
+def local_config(url: str, name: str = "llama") -> AgentConfig:
+    return AgentConfig(name=name, provider="local", url=url, model="m")
+
+
 def openai_agent(url: str, name: str = "llama") -> OpenAICompatAgent:
-    return OpenAICompatAgent(AgentConfig(name=name, provider="local", url=url, model="m"))
+    return OpenAICompatAgent(local_config(url, name))
+
+
+def dead_port() -> int:
+    """A port a fake server has just left: connections to it are refused."""
+    srv = FakeOpenAIServer().start()
+    srv.stop()
+    return srv.port
 
 
 def models_probes(srv: FakeOpenAIServer) -> int:
@@ -56,9 +67,7 @@ async def test_concurrent_checks_share_one_probe():
 
 
 async def test_server_down_then_up_again():
-    srv = FakeOpenAIServer().start()
-    port = srv.port
-    srv.stop()
+    port = dead_port()
     clock = Clock()
     cache = AvailabilityCache(
         {"primary": openai_agent(f"http://127.0.0.1:{port}")}, ttl_s=30, clock=clock
@@ -73,9 +82,7 @@ async def test_server_down_then_up_again():
 
 
 async def test_apply_fallback_table(fake_bedrock):
-    down_port = FakeOpenAIServer().start()
-    port = down_port.port
-    down_port.stop()
+    port = dead_port()
     with FakeOpenAIServer() as up:
         llama_up, llama_down = openai_agent(up.url), openai_agent(f"http://127.0.0.1:{port}")
         bedrock_up = BedrockAgent(bedrock_config(fake_bedrock))
@@ -139,9 +146,12 @@ async def test_missing_slot_and_mark_down():
 # ----- through the dispatcher, real agents on real sockets ---------------------------------
 
 
-def dispatcher_with(store, tmp_path, config, primary_cfg, primary, esc_cfg, escalation, events):
+def dispatcher_with(store, tmp_path, config, llama_url, esc_cfg, events):
+    """A dispatcher with a local llama at ``llama_url`` and Bedrock as the escalation."""
     from milk_tui.engine.bus import EventBus
 
+    primary_cfg = local_config(llama_url)
+    primary, escalation = OpenAICompatAgent(primary_cfg), BedrockAgent(esc_cfg)
     bus = EventBus()
     bus.add_listener(events.append)
     return Dispatcher(
@@ -160,25 +170,11 @@ def dispatcher_with(store, tmp_path, config, primary_cfg, primary, esc_cfg, esca
 async def test_primary_down_routes_to_bedrock_and_back_when_up(store, tmp_path, fake_bedrock):
     from milk_tui.config.settings import MilkConfig
 
-    srv = FakeOpenAIServer().start()
-    port = srv.port
-    srv.stop()
-    llama_cfg = AgentConfig(
-        name="llama", provider="local", url=f"http://127.0.0.1:{port}", model="m"
-    )
-    llama = OpenAICompatAgent(llama_cfg)
-    br_cfg = bedrock_config(fake_bedrock)
+    port = dead_port()
     events: list = []
-    d = dispatcher_with(
-        store,
-        tmp_path,
-        MilkConfig(sticky_escalation=False),
-        llama_cfg,
-        llama,
-        br_cfg,
-        BedrockAgent(br_cfg),
-        events,
-    )
+    config = MilkConfig(sticky_escalation=False)
+    llama_url, br_cfg = f"http://127.0.0.1:{port}", bedrock_config(fake_bedrock)
+    d = dispatcher_with(store, tmp_path, config, llama_url, br_cfg, events)
     fake_bedrock.script(Reply().text("bedrock covers for llama"))
     out = await d.run_turn("ls")
     assert out.ok and out.slot == "escalation" and out.text == "bedrock covers for llama"
@@ -198,24 +194,10 @@ async def test_primary_down_routes_to_bedrock_and_back_when_up(store, tmp_path, 
 async def test_both_down_fails_the_turn_and_keeps_running(store, tmp_path, fake_bedrock):
     from milk_tui.config.settings import MilkConfig
 
-    srv = FakeOpenAIServer().start()
-    port = srv.port
-    srv.stop()
-    llama_cfg = AgentConfig(
-        name="llama", provider="local", url=f"http://127.0.0.1:{port}", model="m"
-    )
-    br_cfg = bedrock_config(fake_bedrock, aws_key_id="", aws_secret="")
+    port = dead_port()
     events: list = []
-    d = dispatcher_with(
-        store,
-        tmp_path,
-        MilkConfig(),
-        llama_cfg,
-        OpenAICompatAgent(llama_cfg),
-        br_cfg,
-        BedrockAgent(br_cfg),
-        events,
-    )
+    br_cfg = bedrock_config(fake_bedrock, aws_key_id="", aws_secret="")
+    d = dispatcher_with(store, tmp_path, MilkConfig(), f"http://127.0.0.1:{port}", br_cfg, events)
     out = await d.run_turn("hello")
     assert not out.ok and out.error.startswith("no agent reachable: primary 'llama'")
     failed = [e for e in events if e.type == "turn_failed"]
@@ -236,14 +218,9 @@ async def test_streaming_never_probes_per_token(store, tmp_path):
 
     with FakeOpenAIServer() as srv:
         srv.enqueue(FakeReply.bulk(500, "t "), FakeReply.bulk(500, "u "))
-        cfg = AgentConfig(name="llama", provider="local", url=srv.url, model="m")
-        agent = OpenAICompatAgent(cfg)
         events: list = []
         with FakeBedrock() as fb:
-            br_cfg = bedrock_config(fb)
-            d = dispatcher_with(
-                store, tmp_path, MilkConfig(), cfg, agent, br_cfg, BedrockAgent(br_cfg), events
-            )
+            d = dispatcher_with(store, tmp_path, MilkConfig(), srv.url, bedrock_config(fb), events)
             assert (await d.run_turn("ls")).ok
             assert (await d.run_turn("ls -la")).ok
         assert d.availability.probes == 1 and models_probes(srv) == 1

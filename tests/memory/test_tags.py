@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -180,27 +181,23 @@ def test_strip_of_visible_text_is_idempotent(text: str) -> None:
 # ----- consumer hints ----------------------------------------------------------------------
 
 
-def test_consumer_hints_with_configured_names() -> None:
-    assert consumer_from_hint("@llama: prefers tabs", "llama", "deepseek") == (
-        "primary",
-        "prefers tabs",
-    )
-    assert consumer_from_hint("@deepseek: uses rg", "llama", "deepseek") == (
-        "escalation",
-        "uses rg",
-    )
-    assert consumer_from_hint("  @deepseek: trimmed", "llama", "deepseek") == (
-        "escalation",
-        "trimmed",
-    )
-    assert consumer_from_hint("@local: old style", "llama", "deepseek") == (
-        "all",
-        "@local: old style",
-    )
-    assert consumer_from_hint("@llama:no space", "llama", "deepseek") == ("all", "@llama:no space")
-    assert consumer_from_hint("@Llama: case", "llama", "deepseek")[0] == "all"
-    assert consumer_from_hint("@: x", "", "") == ("all", "@: x")
-    assert consumer_from_hint("@llama: ", "llama", "deepseek") == ("primary", "")
+@pytest.mark.parametrize(
+    ("hint", "primary", "escalation", "expected"),
+    [
+        ("@llama: prefers tabs", "llama", "deepseek", ("primary", "prefers tabs")),
+        ("@deepseek: uses rg", "llama", "deepseek", ("escalation", "uses rg")),
+        ("  @deepseek: trimmed", "llama", "deepseek", ("escalation", "trimmed")),
+        ("@local: old style", "llama", "deepseek", ("all", "@local: old style")),
+        ("@llama:no space", "llama", "deepseek", ("all", "@llama:no space")),
+        ("@Llama: case", "llama", "deepseek", ("all", "@Llama: case")),
+        ("@: x", "", "", ("all", "@: x")),
+        ("@llama: ", "llama", "deepseek", ("primary", "")),
+    ],
+)
+def test_consumer_hints_with_configured_names(
+    hint: str, primary: str, escalation: str, expected: tuple[str, str]
+) -> None:
+    assert consumer_from_hint(hint, primary, escalation) == expected
 
 
 def test_instructions_embed_nonce_and_names() -> None:
