@@ -7,11 +7,12 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from milk_tui.model.events import parse_event
+from milk_tui.testing.cli_run import MILK_COMMAND
+from milk_tui.testing.cli_run import run_milk as milk
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 
 GO_SESSION_KEYS = {
@@ -28,18 +29,6 @@ GO_SESSION_KEYS = {
     "last_claude_summary",
     "tokens",
 }
-
-
-def milk(*args: str, cwd: Path, timeout: float = 60, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "milk_tui.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=os.environ.copy(),
-        **kw,
-    )
 
 
 def test_print_mode_demo_streams_answer_and_exits_zero(tmp_path: Path):
@@ -157,7 +146,7 @@ def test_sigint_cancels_the_turn_and_records_nothing(tmp_path: Path, milk_home: 
             f'provider = "local"\nurl = "{srv.url}"\n[[agents]]\nname = "demo"\nprovider = "demo"\n'
         )
         p = subprocess.Popen(
-            [sys.executable, "-m", "milk_tui.cli", "-p", "stream slowly please", "--primary"],
+            [*MILK_COMMAND, "-p", "stream slowly please", "--primary"],
             cwd=tmp_path,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

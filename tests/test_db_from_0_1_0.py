@@ -11,10 +11,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from milk_tui.testing.cli_run import run_milk
 
 FIXTURE = Path(__file__).parent / "fixtures" / "db-0.1.0"
 
@@ -30,14 +31,7 @@ def home(tmp_path: Path) -> Path:
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MILK_HOME": str(home)}
     env.pop("MILK_CONFIG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "milk_tui.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=home,
-        timeout=60,
-    )
+    return run_milk(*args, cwd=home, env=env)
 
 
 def _json(home: Path, *args: str) -> object:
