@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,6 +30,7 @@ from milk_tui.testing.fake_anthropic_reply import (
     sse_events,
     whole_message,
 )
+from milk_tui.testing.reply_queue import ReplyQueue
 
 __all__ = [
     "Block",
@@ -125,19 +125,18 @@ class FakeAnthropic:
         self.default = default or Reply.text("Hello from the fake Anthropic server.")
         self.responder: Responder | None = None
         self.requests: list[RecordedRequest] = []
-        self._queue: deque[Reply] = deque()
+        self._replies: ReplyQueue[RecordedRequest, Reply] = ReplyQueue()
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     # scripting
     def push(self, *replies: Reply) -> None:
-        with self._lock:
-            self._queue.extend(replies)
+        self._replies.push(*replies)
 
     def clear(self) -> None:
+        self._replies.clear()
         with self._lock:
-            self._queue.clear()
             self.requests.clear()
 
     @property
@@ -151,12 +150,7 @@ class FakeAnthropic:
             ]
 
     def _next_reply(self, req: RecordedRequest) -> Reply:
-        with self._lock:
-            if self._queue:
-                return self._queue.popleft()
-        if self.responder is not None:
-            return self.responder(req)
-        return self.default
+        return self._replies.next(req, self.responder, self.default)
 
     def _record(self, req: RecordedRequest) -> None:
         with self._lock:

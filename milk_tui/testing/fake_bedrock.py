@@ -17,7 +17,6 @@ import json
 import re
 import threading
 import time
-from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -30,6 +29,7 @@ from milk_tui.testing.fake_bedrock_reply import (
     encode_exception,
     encode_message,
 )
+from milk_tui.testing.reply_queue import ReplyQueue
 
 __all__ = [
     "STRING_HEADER",
@@ -67,7 +67,7 @@ class FakeBedrock:
 
     def __init__(self, port: int = 0) -> None:
         self._port = port
-        self._queue: deque[Reply] = deque()
+        self._replies: ReplyQueue[None, Reply] = ReplyQueue()
         self._lock = threading.Lock()
         self._released = threading.Event()
         self._stopping = threading.Event()
@@ -121,16 +121,14 @@ class FakeBedrock:
     # ----- scripting --------------------------------------------------------------
 
     def script(self, *replies: Reply) -> None:
-        with self._lock:
-            self._queue.extend(replies)
+        self._replies.push(*replies)
 
     def release(self) -> None:
         """Let every ``hold()`` step continue (and end its stream)."""
         self._released.set()
 
     def _next_reply(self) -> Reply:
-        with self._lock:
-            return self._queue.popleft() if self._queue else self.default_reply
+        return self._replies.next(None, None, self.default_reply)
 
     def _record(self, req: RecordedRequest) -> None:
         with self._lock:

@@ -24,12 +24,12 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from milk_tui.testing.fake_openai_reply import FakeReply, FakeToolCall, Hang, usage
+from milk_tui.testing.reply_queue import ReplyQueue
 
 __all__ = ["FakeOpenAIServer", "FakeReply", "FakeToolCall", "Hang", "RecordedRequest", "usage"]
 
@@ -61,7 +61,7 @@ class FakeOpenAIServer:
             text=["Hello", " from", " the", " fake."], usage=usage(12, 4)
         )
         self.responder: Callable[[RecordedRequest], FakeReply] | None = None
-        self._queue: deque[FakeReply] = deque()
+        self._replies: ReplyQueue[RecordedRequest, FakeReply] = ReplyQueue()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: asyncio.Server | None = None
@@ -76,8 +76,7 @@ class FakeOpenAIServer:
     # ----- scripting -----------------------------------------------------------------------
 
     def enqueue(self, *replies: FakeReply) -> None:
-        with self._lock:
-            self._queue.extend(replies)
+        self._replies.push(*replies)
 
     @property
     def chat_requests(self) -> list[RecordedRequest]:
@@ -88,12 +87,7 @@ class FakeOpenAIServer:
         return f"http://127.0.0.1:{self.port}"
 
     def _next_reply(self, req: RecordedRequest) -> FakeReply:
-        with self._lock:
-            if self._queue:
-                return self._queue.popleft()
-        if self.responder is not None:
-            return self.responder(req)
-        return self.default_reply
+        return self._replies.next(req, self.responder, self.default_reply)
 
     # ----- lifecycle -----------------------------------------------------------------------
 
