@@ -18,7 +18,7 @@ from typing import Any, Protocol, Unpack
 from milk_tui.memory.consolidate import ConsolidationReport, consolidate_in
 from milk_tui.memory.dedup import jaccard, tokenize, tokens
 from milk_tui.memory.select import SelectionCaps, format_block, select_contents
-from milk_tui.memory.store import PerceptFilter, PerceptStore
+from milk_tui.memory.store import ListPage, PerceptFilter, PerceptStore, SearchPage
 from milk_tui.model.events import BusEvent, Notice, PerceptDeleted, PerceptRecorded, PerceptUpdated
 from milk_tui.model.percept import Consumer, Percept, Producer, Scope, initial_weight
 from milk_tui.model.tags import consumer_from_hint
@@ -173,27 +173,16 @@ class MemoryService:
 
     # ----- browsing (virtualised table friendly: LIMIT/OFFSET + FTS) ------------------------
 
-    def list(
-        self,
-        filters: PerceptFilter | None = None,
-        limit: int = 100,
-        offset: int = 0,
-        order: str = "weight",
-    ) -> list[Percept]:
-        return self.store.list(filters, limit, offset, order)
+    def list(self, filters: PerceptFilter | None = None, **page: Unpack[ListPage]) -> list[Percept]:
+        return self.store.list(filters, **page)
 
     def count(self, filters: PerceptFilter | None = None) -> int:
         return self.store.count(filters)
 
     def search(
-        self,
-        query: str,
-        filters: PerceptFilter | None = None,
-        limit: int = 100,
-        offset: int = 0,
-        any_word: bool = False,
+        self, query: str, filters: PerceptFilter | None = None, **page: Unpack[SearchPage]
     ) -> builtins.list[Percept]:
-        return self.store.search(query, filters, limit, offset, any_word)[0]
+        return self.store.search(query, filters, **page)[0]
 
     def search_count(self, query: str, filters: PerceptFilter | None = None) -> int:
         return self.store.search(query, filters, 0, 0)[1]

@@ -15,7 +15,7 @@ import json
 import sqlite3
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from milk_tui.memory.dedup import fts_query, min_shared, tokens
 from milk_tui.model.percept import Percept
@@ -67,6 +67,22 @@ def _m010_percepts(db: MigrationConnection) -> None:
 
 
 register_migration("010_percepts", _m010_percepts)
+
+
+class ListPage(TypedDict, total=False):
+    """Which page ``PerceptStore.list`` returns, as keyword arguments."""
+
+    limit: int
+    offset: int
+    order: str
+
+
+class SearchPage(TypedDict, total=False):
+    """Which page ``PerceptStore.search`` returns, as keyword arguments."""
+
+    limit: int
+    offset: int
+    any_word: bool
 
 
 @dataclass
