@@ -22,6 +22,8 @@ class BusEvent(BaseModel):
     model_config = ConfigDict(frozen=True)
     ts: float = Field(default_factory=time.time)
     session_id: str = ""
+    type: str
+    """The event's snake_case name: every event narrows it to its own literal."""
 
 
 class TurnStarted(BusEvent):
@@ -42,16 +44,17 @@ class RouteDecided(BusEvent):
     """pinned / sticky / forced / fallback / "" for the status line."""
 
 
-class TextDelta(BusEvent):
+class _SlotText(BusEvent):
+    slot: Slot
+    text: str
+
+
+class TextDelta(_SlotText):
     type: Literal["text_delta"] = "text_delta"
-    slot: Slot
-    text: str
 
 
-class ThinkingDelta(BusEvent):
+class ThinkingDelta(_SlotText):
     type: Literal["thinking_delta"] = "thinking_delta"
-    slot: Slot
-    text: str
 
 
 _DELTA_FIELDS = frozenset({"ts", "session_id", "type", "slot", "text"})
@@ -110,25 +113,26 @@ class NeedChanged(BusEvent):
     previous: str = ""
 
 
-class PerceptRecorded(BusEvent):
-    type: Literal["percept_recorded"] = "percept_recorded"
+class _PerceptEvent(BusEvent):
     percept_id: int
+
+
+class PerceptRecorded(_PerceptEvent):
+    type: Literal["percept_recorded"] = "percept_recorded"
     content: str
     producer: str
     consumer: str
     reinforced: bool = False
 
 
-class PerceptUpdated(BusEvent):
+class PerceptUpdated(_PerceptEvent):
     type: Literal["percept_updated"] = "percept_updated"
-    percept_id: int
     content: str = ""
     fields: dict[str, Any] = Field(default_factory=dict)
 
 
-class PerceptDeleted(BusEvent):
+class PerceptDeleted(_PerceptEvent):
     type: Literal["percept_deleted"] = "percept_deleted"
-    percept_id: int
 
 
 class EscalationStarted(BusEvent):
