@@ -131,12 +131,13 @@ def _usage(
     publish: Callable[[ev.BusEvent], None],
 ) -> None:
     role = slot if not item.role_suffix else f"{slot}:{item.role_suffix}"
-    counts = dataclasses.asdict(item)
-    del counts["role_suffix"]
-    counts["model"] = item.model or fallback_model
+    model = item.model or fallback_model
+    fields = dataclasses.asdict(item)  # the bus event's token fields, by the same names
+    del fields["role_suffix"]
+    fields["model"] = model
     scratch.usage.append(
         TokenUsage(
-            counts["model"],
+            model,
             role,
             item.prompt_tokens,
             item.completion_tokens,
@@ -146,4 +147,4 @@ def _usage(
         )
     )
     scratch.cost_usd += item.cost_usd
-    publish(ev.Usage(role=role, session_id=sid, **counts))
+    publish(ev.Usage(role=role, session_id=sid, **fields))
