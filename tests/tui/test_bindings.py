@@ -167,7 +167,7 @@ async def test_permission_request_modal_answers_dispatcher() -> None:
         task = asyncio.create_task(d._ask_permission(q))
         await settle(pilot, app)
         assert isinstance(app.screen, PermissionModal)
-        assert app.screen.tool_name == "Bash"
+        assert app.screen.request.tool_name == "Bash"
         await pilot.press("y")
         assert await asyncio.wait_for(task, 2) is True
         task = asyncio.create_task(d._ask_permission(q))

@@ -10,12 +10,11 @@ from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Horizontal
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
 from milk_tui.model.percept import Percept
-from milk_tui.tui.screens.confirm_modal import MODAL_CSS
+from milk_tui.tui.screens.milk_modal import FormModal
 
 MAX_CONTENT_BYTES = 2000
 """Selection caps the whole ``[Remembered facts]`` block at 2,048 bytes, so
@@ -68,12 +67,10 @@ def validate(content: str, consumer: str, core: bool, weight_text: str, scope: s
     return FactDraft(text, consumer, core, weight, scope), []
 
 
-class FactEditModal(ModalScreen[FactDraft | None]):
+class FactEditModal(FormModal[FactDraft]):
     """``percept=None`` adds a fact; otherwise edits it.  Dismisses with the draft or None."""
 
-    DEFAULT_CSS = (
-        """
-    FactEditModal { align: center middle; }
+    DEFAULT_CSS = """
     FactEditModal .milk-modal { width: 84; }
     FactEditModal .origin { color: $text-muted; margin-bottom: 1; }
     FactEditModal TextArea { height: 5; background: $boost; margin-bottom: 1; }
@@ -83,49 +80,46 @@ class FactEditModal(ModalScreen[FactDraft | None]):
     FactEditModal .row Checkbox { width: 1fr; }
     FactEditModal Label.field { color: $text-muted; }
     """
-        + MODAL_CSS
-    )
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save", id="fact_edit.save"),
+        Binding("ctrl+s", "submit", "Save", id="fact_edit.save"),
         Binding("escape", "cancel", "Cancel", id="fact_edit.cancel"),
     ]
 
     def __init__(self, percept: Percept | None = None, *, session_id: str | None = None,
                  origin: str = "") -> None:  # fmt: skip
-        super().__init__()
+        super().__init__(f"Edit fact #{percept.id}" if percept else "Remember a new fact")
         self.percept = percept
         self.session_id = session_id
         self.origin = origin
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         p = self.percept
         scope = p.scope if p else ("session" if self.session_id else "global")
         scopes = [("this session", "session"), ("global", "global")] if self.session_id or (
             p and p.scope == "session") else [("global", "global")]  # fmt: skip
-        with Vertical(classes="milk-modal"):
-            yield Label(f"Edit fact #{p.id}" if p else "Remember a new fact", classes="title")
-            if self.origin:
-                yield Static(self.origin, classes="origin", markup=False)
-            yield Label("Content", classes="field")
-            yield TextArea(p.content if p else "", id="content", soft_wrap=True, compact=True,
-                           show_line_numbers=False, tab_behavior="focus")  # fmt: skip
-            with Horizontal(classes="row"):
-                yield Label("For")
-                yield Select(CONSUMER_OPTIONS, value=p.consumer if p else "all",
-                             allow_blank=False, compact=True, id="consumer")  # fmt: skip
-                yield Label("Scope")
-                yield Select(scopes, value=scope, allow_blank=False, compact=True, id="scope",
-                             disabled=bool(p and p.core))  # fmt: skip
-            with Horizontal(classes="row"):
-                yield Label("Weight")
-                yield Input(f"{p.weight:.2f}" if p else "", placeholder="0.00 – 1.00, empty = default",
-                            compact=True, id="weight")  # fmt: skip
-                yield Checkbox("Pinned (kept, global)", value=bool(p and p.core), compact=True,
-                               id="core")  # fmt: skip
-            yield Static("", classes="error", id="errors", markup=False)
-            with Horizontal(classes="buttons"):
-                yield Button("Cancel", id="cancel", compact=True)
-                yield Button("Save ^s", id="save", variant="primary", compact=True)
+        if self.origin:
+            yield Static(self.origin, classes="origin", markup=False)
+        yield Label("Content", classes="field")
+        yield TextArea(p.content if p else "", id="content", soft_wrap=True, compact=True,
+                       show_line_numbers=False, tab_behavior="focus")  # fmt: skip
+        with Horizontal(classes="row"):
+            yield Label("For")
+            yield Select(CONSUMER_OPTIONS, value=p.consumer if p else "all",
+                         allow_blank=False, compact=True, id="consumer")  # fmt: skip
+            yield Label("Scope")
+            yield Select(scopes, value=scope, allow_blank=False, compact=True, id="scope",
+                         disabled=bool(p and p.core))  # fmt: skip
+        with Horizontal(classes="row"):
+            yield Label("Weight")
+            yield Input(f"{p.weight:.2f}" if p else "", placeholder="0.00 – 1.00, empty = default",
+                        compact=True, id="weight")  # fmt: skip
+            yield Checkbox("Pinned (kept, global)", value=bool(p and p.core), compact=True,
+                           id="core")  # fmt: skip
+        yield Static("", classes="error", id="errors", markup=False)
+
+    def compose_buttons(self) -> ComposeResult:
+        yield Button("Cancel", id="cancel", compact=True)
+        yield Button("Save ^s", id="save", variant="primary", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#content", TextArea).focus()
@@ -136,18 +130,7 @@ class FactEditModal(ModalScreen[FactDraft | None]):
         if event.value:
             scope.value = "global"
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "save":
-            self.action_save()
-        else:
-            self.dismiss(None)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_save()
-
-    def action_save(self) -> None:
+    def action_submit(self) -> None:
         draft, errors = validate(
             self.query_one("#content", TextArea).text,
             str(self.query_one("#consumer", Select).value),
@@ -159,6 +142,3 @@ class FactEditModal(ModalScreen[FactDraft | None]):
         self.query_one("#errors", Static).update("\n".join(errors))
         if draft is not None:
             self.dismiss(draft)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

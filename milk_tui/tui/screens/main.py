@@ -175,9 +175,7 @@ class MainScreen(Screen[None]):
                 "notice", f"{e.tool_name}: {'allowed' if allow else 'denied'}"
             )
 
-        self.app.push_screen(
-            PermissionModal(e.request_id, e.agent_name, e.tool_name, e.tool_input), answered
-        )
+        self.app.push_screen(PermissionModal(e), answered)
 
     def _restore_prompt(self, prompt: str) -> None:
         box = self.query_one(PromptInput)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,6 +10,8 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from milk_tui.model.events import PermissionRequested
 
 INPUT_PREVIEW_CHARS = 1500
 
@@ -27,22 +28,17 @@ class PermissionModal(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "Deny", id="milk.permission.deny"),
     ]
 
-    def __init__(
-        self, request_id: str, agent_name: str, tool_name: str, tool_input: dict[str, Any]
-    ) -> None:
+    def __init__(self, request: PermissionRequested) -> None:
         super().__init__()
-        self.request_id = request_id
-        self.agent_name = agent_name
-        self.tool_name = tool_name
-        self.tool_input = tool_input
+        self.request = request
 
     def compose(self) -> ComposeResult:
-        body = json.dumps(self.tool_input, indent=2, ensure_ascii=False)
+        body = json.dumps(self.request.tool_input, indent=2, ensure_ascii=False)
         if len(body) > INPUT_PREVIEW_CHARS:
             body = body[:INPUT_PREVIEW_CHARS] + "\n…"
         t = Text()
-        t.append(f"{self.agent_name} wants to use ", style="bold")
-        t.append(self.tool_name, style="bold yellow")
+        t.append(f"{self.request.agent_name} wants to use ", style="bold")
+        t.append(self.request.tool_name, style="bold yellow")
         t.append("\n\n")
         t.append(body, style="dim")
         with Vertical():

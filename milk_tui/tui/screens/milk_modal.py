@@ -1,0 +1,73 @@
+"""The box every small milk modal is drawn in: a title, the modal's own body, a row of buttons.
+
+``MilkModal`` owns that layout and its CSS; ``FormModal`` adds what every form shares:
+Enter in a field or the submit button submits, Cancel or Escape dismisses with None.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label
+
+ResultT = TypeVar("ResultT")
+
+MODAL_CSS = """
+.milk-modal { width: 72; max-width: 95%; height: auto; max-height: 90%;
+              border: round $primary; background: $surface; padding: 1 2; }
+.milk-modal .title { text-style: bold; margin-bottom: 1; }
+.milk-modal .buttons { height: auto; align-horizontal: right; margin-top: 1; }
+.milk-modal .buttons Button { margin-left: 1; }
+.milk-modal .error { color: $text-error; height: auto; }
+"""
+
+
+class MilkModal(ModalScreen[ResultT]):
+    """A titled box centred on the screen; subclasses yield its body and its buttons."""
+
+    DEFAULT_CSS = "MilkModal { align: center middle; }\n" + MODAL_CSS
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="milk-modal"):
+            yield Label(self.title_text, classes="title")
+            yield from self.compose_body()
+            with Horizontal(classes="buttons"):
+                yield from self.compose_buttons()
+
+    def compose_body(self) -> ComposeResult:
+        """The widgets between the title and the buttons."""
+        raise NotImplementedError
+
+    def compose_buttons(self) -> ComposeResult:
+        raise NotImplementedError
+
+
+class FormModal(MilkModal[ResultT | None]):
+    """A form: ``action_submit`` dismisses with the result once the fields are valid.
+
+    Its cancel button has the id ``cancel``; every other button submits.
+    """
+
+    def action_submit(self) -> None:
+        raise NotImplementedError
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "cancel":
+            self.dismiss(None)
+        else:
+            self.action_submit()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
