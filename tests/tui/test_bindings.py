@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from milk_tui.agents.base import PermissionQuestion
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
@@ -133,10 +135,13 @@ async def test_ctrl_c_clears_then_quits_twice() -> None:
     assert app.shut_down
 
 
-async def test_ctrl_q_quits() -> None:
+@pytest.mark.parametrize(
+    "keys", [("ctrl+q",), ("ctrl+c", "ctrl+c")], ids=["ctrl+q", "ctrl+c twice"]
+)
+async def test_quit_keys_on_an_empty_prompt(keys: tuple[str, ...]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("ctrl+q")
+        await pilot.press(*keys)
         await pilot.pause()
     assert app.shut_down
 

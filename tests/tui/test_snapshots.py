@@ -114,27 +114,19 @@ class TestHandOff(SnapshotCase):
     def test_self_escalation_by_the_primary(self) -> None:
         assert self.shot(send("refactor the parser"))
 
+    def there_and_back(self, back: str, again: str) -> bool:
+        """Escalate "fix the flaky test", ask the primary ``back``, escalate ``again``; the
+        taller screen keeps both hand-offs in the escalation pane."""
+        prompts = ("/escalate fix the flaky test", f"/primary {back}", f"/escalate {again}")
+        return self.shot(send(*prompts), size=(130, 48))
+
     def test_returning_handoff(self) -> None:
         """Same need, one turn away: the escalation agent resumes its own session."""
-        assert self.shot(
-            send(
-                "/escalate fix the flaky test",
-                "/primary fix the flaky test",
-                "/escalate fix the flaky test",
-            ),
-            size=(130, 48),
-        )
+        assert self.there_and_back("fix the flaky test", "fix the flaky test")
 
     def test_handoff_downgraded_to_fresh_start(self) -> None:
         """Back to the primary on a new goal, then escalate: the need changed, so fresh."""
-        assert self.shot(
-            send(
-                "/escalate fix the flaky test",
-                "/primary what is a monad?",
-                "/escalate now refactor the parser",
-            ),
-            size=(130, 48),
-        )
+        assert self.there_and_back("what is a monad?", "now refactor the parser")
 
     def test_escalation_waiting_for_an_answer(self) -> None:
         assert self.shot(send("/escalate plan the migration"))

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from textual.pilot import Pilot
+
 from milk_tui.model.session import Turn
+from milk_tui.tui.app import MilkApp
 from milk_tui.tui.facts.browser import FactBrowser
 from milk_tui.tui.transcript import export_text, items_from_history
 from milk_tui.tui.widgets.conversation import MAX_MOUNTED, PAGE, WINDOW, Conversation
@@ -34,12 +41,18 @@ def _big_session(turns: int) -> None:
     db.close()
 
 
-async def test_long_session_mounts_tail_and_loads_older_on_scroll() -> None:
+@asynccontextmanager
+async def _long_session() -> AsyncIterator[tuple[MilkApp, Pilot[Any], Conversation]]:
+    """The app at 120x40 on a stored session of 400 turns, after its first frame."""
     _big_session(400)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        conv = app.main_screen.query_one(Conversation)
+        yield app, pilot, app.main_screen.query_one(Conversation)
+
+
+async def test_long_session_mounts_tail_and_loads_older_on_scroll() -> None:
+    async with _long_session() as (app, pilot, conv):
         assert len(conv.items) == 400
         mounted = [w for w in conv.children if not w.has_class("older")]
         assert len(mounted) == WINDOW
@@ -63,11 +76,7 @@ async def test_long_session_mounts_tail_and_loads_older_on_scroll() -> None:
 
 
 async def test_jump_to_turn_from_fact_browser() -> None:
-    _big_session(400)
-    app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        conv = app.main_screen.query_one(Conversation)
+    async with _long_session() as (app, pilot, conv):
         sid = app.runtime.dispatcher.session.id
         app.main_screen.post_message(FactBrowser.JumpToTurn(sid, 21, 7))
         await settle(pilot, app)
