@@ -96,22 +96,23 @@ class PaletteAction:
     """An action string run on the main screen (``MainScreen.run_action``)."""
 
 
+def slash_entry(title: str, command: str) -> PaletteAction:
+    """The entry that runs ``command`` as if the user typed it; its help shows the command."""
+    return PaletteAction(title, command, f"slash('{command}')")
+
+
 PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
-    PaletteAction("Escalate: pin to the escalation agent", "/escalate", "slash('/escalate')"),
-    PaletteAction(
-        "Escalate fresh: next hand-off starts a new session",
-        "/escalate fresh",
-        "slash('/escalate fresh')",
-    ),
-    PaletteAction("Primary: route back to the primary agent", "/primary", "slash('/primary')"),
-    PaletteAction("New session", "/new", "slash('/new')"),
+    slash_entry("Escalate: pin to the escalation agent", "/escalate"),
+    slash_entry("Escalate fresh: next hand-off starts a new session", "/escalate fresh"),
+    slash_entry("Primary: route back to the primary agent", "/primary"),
+    slash_entry("New session", "/new"),
     PaletteAction("Sessions…", "list, switch, rename, delete", "sessions"),
     PaletteAction("Memory: browse remembered facts", "/memory", "memory"),
-    PaletteAction("Need: show the current need", "/need", "slash('/need')"),
+    slash_entry("Need: show the current need", "/need"),
     PaletteAction("Toggle thinking", "/think", "toggle_thinking"),
     PaletteAction("Toggle side panes", "F2", "toggle_side"),
     PaletteAction("Hand-off context: what the escalation agent saw", "F4", "show_context"),
-    PaletteAction("Export transcript", "/export", "slash('/export')"),
+    slash_entry("Export transcript", "/export"),
     PaletteAction("Cancel the running turn", "Ctrl+C", "interrupt"),
     PaletteAction("Next theme", "F8", "cycle_theme"),
     PaletteAction("Search input history", "Ctrl+R", "history_search"),
