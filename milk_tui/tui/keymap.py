@@ -13,69 +13,52 @@ import difflib
 
 from textual.binding import Binding
 
-# Function keys are priority: a focused TextArea binds F6/F7 (select line/all) itself.
+
+def priority_key(
+    keys: str, action: str, description: str, id: str, *, show: bool = True
+) -> Binding:
+    """A binding that wins over the focused widget's own: the prompt's TextArea binds Enter,
+    Up/Down, Tab and F6/F7 (select line/all) itself, and these must reach the app."""
+    return Binding(keys, action, description, id=id, show=show, priority=True)
+
+
 APP_BINDINGS: list[Binding] = [
-    Binding("ctrl+c", "interrupt", "Cancel/Quit", id="milk.interrupt", priority=True),
-    Binding("ctrl+q", "quit", "Quit", id="milk.quit", show=False, priority=True),
-    Binding("f1", "help", "Help", id="milk.help", priority=True),
-    Binding("f2", "toggle_side", "Panes", id="milk.toggle_side", priority=True),
-    Binding("ctrl+t", "toggle_thinking", "Thinking", id="milk.toggle_thinking", priority=True),
-    Binding("f4", "show_context", "Hand-off", id="milk.show_context", priority=True),
-    Binding("f6", "memory", "Memory", id="milk.memory", priority=True),
-    Binding("f7", "sessions", "Sessions", id="milk.sessions", priority=True),
-    Binding("f8", "cycle_theme", "Theme", id="milk.cycle_theme", show=False, priority=True),
-    Binding("f3", "focus_facts", "Facts", id="milk.focus_facts", show=False, priority=True),
+    priority_key("ctrl+c", "interrupt", "Cancel/Quit", "milk.interrupt"),
+    priority_key("ctrl+q", "quit", "Quit", "milk.quit", show=False),
+    priority_key("f1", "help", "Help", "milk.help"),
+    priority_key("f2", "toggle_side", "Panes", "milk.toggle_side"),
+    priority_key("ctrl+t", "toggle_thinking", "Thinking", "milk.toggle_thinking"),
+    priority_key("f4", "show_context", "Hand-off", "milk.show_context"),
+    priority_key("f6", "memory", "Memory", "milk.memory"),
+    priority_key("f7", "sessions", "Sessions", "milk.sessions"),
+    priority_key("f8", "cycle_theme", "Theme", "milk.cycle_theme", show=False),
+    priority_key("f3", "focus_facts", "Facts", "milk.focus_facts", show=False),
     Binding("escape", "focus_input", "Input", id="milk.focus_input", show=False),
-    Binding(
-        "pageup", "scroll_conversation(-1)", "Page up", id="milk.page_up", show=False, priority=True
-    ),
-    Binding(
-        "pagedown",
-        "scroll_conversation(1)",
-        "Page down",
-        id="milk.page_down",
-        show=False,
-        priority=True,
-    ),
-    Binding("ctrl+home", "conversation_top", "Oldest", id="milk.top", show=False, priority=True),
-    Binding(
-        "ctrl+end", "conversation_bottom", "Newest", id="milk.bottom", show=False, priority=True
-    ),
+    priority_key("pageup", "scroll_conversation(-1)", "Page up", "milk.page_up", show=False),
+    priority_key("pagedown", "scroll_conversation(1)", "Page down", "milk.page_down", show=False),
+    priority_key("ctrl+home", "conversation_top", "Oldest", "milk.top", show=False),
+    priority_key("ctrl+end", "conversation_bottom", "Newest", "milk.bottom", show=False),
 ]
 
-# Priority: TextArea consumes Enter/Up/Down/Tab itself; these must win while the prompt has focus.
 INPUT_BINDINGS: list[Binding] = [
-    Binding("enter", "submit", "Send", id="milk.input.submit", show=False, priority=True),
-    Binding(
+    priority_key("enter", "submit", "Send", "milk.input.submit", show=False),
+    priority_key(
         "shift+enter,alt+enter,ctrl+j,ctrl+n",
         "newline",
         "Newline",
-        id="milk.input.newline",
+        "milk.input.newline",
         show=False,
-        priority=True,
     ),
-    Binding(
-        "up", "history(-1)", "Previous", id="milk.input.history_prev", show=False, priority=True
+    priority_key("up", "history(-1)", "Previous", "milk.input.history_prev", show=False),
+    priority_key("down", "history(1)", "Next", "milk.input.history_next", show=False),
+    priority_key(
+        "ctrl+up", "global_history(-1)", "Global previous", "milk.input.global_prev", show=False
     ),
-    Binding("down", "history(1)", "Next", id="milk.input.history_next", show=False, priority=True),
-    Binding(
-        "ctrl+up",
-        "global_history(-1)",
-        "Global previous",
-        id="milk.input.global_prev",
-        show=False,
-        priority=True,
+    priority_key(
+        "ctrl+down", "global_history(1)", "Global next", "milk.input.global_next", show=False
     ),
-    Binding(
-        "ctrl+down",
-        "global_history(1)",
-        "Global next",
-        id="milk.input.global_next",
-        show=False,
-        priority=True,
-    ),
-    Binding("ctrl+r", "history_search", "Search history", id="milk.input.search", priority=True),
-    Binding("tab", "complete", "Complete", id="milk.input.complete", show=False, priority=True),
+    priority_key("ctrl+r", "history_search", "Search history", "milk.input.search"),
+    priority_key("tab", "complete", "Complete", "milk.input.complete", show=False),
 ]
 
 
