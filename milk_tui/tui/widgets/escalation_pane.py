@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,7 +19,7 @@ from textual.widgets import RichLog, Static
 
 from milk_tui.model import events as ev
 from milk_tui.tui.widgets.conversation import MODE_LABEL, REASON_LABEL, handoff_text
-from milk_tui.tui.widgets.status_line import fmt_tokens
+from milk_tui.tui.widgets.token_totals import TokenTotals
 
 TIMELINE_LINES = 200
 """The timeline is a log, not a history: a few hundred hand-offs are plenty on screen."""
@@ -29,18 +28,6 @@ TIMELINE_LINES = 200
 def stamp() -> str:
     """Timeline time label (a function so snapshot tests can pin it)."""
     return time.strftime("%H:%M:%S ")
-
-
-@dataclass
-class EscalationTotals:
-    prompt: int = 0
-    completion: int = 0
-    cost_usd: float = 0.0
-
-    def add(self, prompt: int, completion: int, cost_usd: float) -> None:
-        self.prompt += prompt
-        self.completion += completion
-        self.cost_usd += cost_usd
 
 
 def _is_escalation_role(role: str) -> bool:
@@ -71,7 +58,7 @@ class EscalationPane(Vertical):
         """Primary turns since the last escalation, as recorded."""
         self.escalation_session_id = ""
         self.brief = ""
-        self.totals = EscalationTotals()
+        self.totals = TokenTotals()
         self.active = False
         self.last_target = ""
         """Where the last turn went; a primary turn after an escalation is a return (↩)."""
@@ -106,7 +93,7 @@ class EscalationPane(Vertical):
         self.escalation_session_id = e.escalation_session_id
         self.brief = e.escalation_brief
         self.turns_since = e.local_turns_since_escalation
-        totals = EscalationTotals()
+        totals = TokenTotals()
         for u in e.tokens:
             if _is_escalation_role(u.role):
                 totals.add(u.prompt, u.completion, u.cost_usd)
@@ -192,8 +179,8 @@ class EscalationPane(Vertical):
             t.append("\nbrief: ", style="dim")
             t.append(brief)
         u = self.totals
-        if u.prompt or u.completion or u.cost_usd:
-            t.append(f"\ntokens ↑{fmt_tokens(u.prompt)}↓{fmt_tokens(u.completion)}", style="dim")
+        if not u.is_empty():
+            t.append(f"\ntokens {u.arrows()}", style="dim")
             t.append(f"  cost ${u.cost_usd:.4f}", style="dim")
         since = self.turns_since
         if since:

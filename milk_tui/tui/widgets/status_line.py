@@ -14,6 +14,7 @@ from textual.widget import Widget
 
 from milk_tui.model import events as ev
 from milk_tui.model.session import TokenUsage
+from milk_tui.tui.widgets.token_totals import TokenTotals
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SPIN_S = 0.08
@@ -29,28 +30,25 @@ STATE_LABEL = {
 """Idle labels by session state: after an escalation asks a question, the next prompt goes back to it."""
 
 
-def fmt_tokens(n: int) -> str:
-    return str(n) if n < 1000 else f"{n / 1000:.1f}k"
-
-
 @dataclass
-class RoleTotals:
-    prompt: int = 0
-    completion: int = 0
-    cost: float = 0.0
+class TurnStatus:
+    """What the running (or last) turn shows; each new turn starts from a blank one."""
+
+    busy: bool = False
+    target: str = ""
+    reason: str = ""
+    label: str = ""
+    tool: str = ""
+    hint: str = ""
 
 
 @dataclass
 class StatusModel:
-    target: str = ""
-    agent_name: str = ""
-    reason: str = ""
-    label: str = ""
     state: str = "ROUTING"
-    busy: bool = False
-    tool: str = ""
-    hint: str = ""
-    roles: dict[str, RoleTotals] = field(default_factory=dict)
+    agent_name: str = ""
+    """The agent of the running turn, or of the last one while idle."""
+    turn: TurnStatus = field(default_factory=TurnStatus)
+    roles: dict[str, TokenTotals] = field(default_factory=dict)
 
 
 class StatusLine(Widget):
@@ -78,55 +76,49 @@ class StatusLine(Widget):
         self._redraw()
 
     def _set_totals(self, tokens: tuple[TokenUsage, ...]) -> None:
-        roles: dict[str, RoleTotals] = {}
+        roles: dict[str, TokenTotals] = {}
         for u in tokens:
-            r = roles.setdefault(u.role.split(":")[0], RoleTotals())
-            r.prompt += u.prompt
-            r.completion += u.completion
-            r.cost += u.cost_usd
+            roles.setdefault(u.role.split(":")[0], TokenTotals()).add(
+                u.prompt, u.completion, u.cost_usd
+            )
         self.model.roles = roles
 
     def set_hint(self, hint: str) -> None:
-        self.model.hint = hint
+        self.model.turn.hint = hint
         self._redraw()
 
     def handle_bus_event(self, e: ev.BusEvent) -> None:
         m = self.model
+        turn = m.turn
         match e:
             case ev.SessionChanged():
                 self._set_totals(e.tokens)
                 m.state = e.state or m.state
             case ev.TurnStarted():
-                m.busy, m.tool, m.hint = True, "", ""
-                m.target = m.reason = m.label = ""
+                m.turn = TurnStatus(busy=True)
                 if self._timer and self.spin:
                     self._timer.resume()
             case ev.RouteDecided():
-                m.target, m.agent_name, m.reason, m.label = (
-                    e.target,
-                    e.agent_name,
-                    e.reason,
-                    e.label,
-                )
+                turn.target, turn.reason, turn.label = e.target, e.reason, e.label
+                m.agent_name = e.agent_name
             case ev.EscalationStarted():
-                if m.target == "primary":
-                    m.reason, m.label = f"{m.agent_name} handed over", ""
-                m.target, m.agent_name = "escalation", e.agent_name
+                if turn.target == "primary":
+                    turn.reason, turn.label = f"{m.agent_name} handed over", ""
+                turn.target, m.agent_name = "escalation", e.agent_name
             case ev.StateChanged():
                 m.state = e.state
             case ev.ToolCall():
-                m.tool = e.name
+                turn.tool = e.name
             case ev.ToolResult():
-                m.tool = ""
+                turn.tool = ""
             case ev.Usage():
-                r = m.roles.setdefault(e.role.split(":")[0], RoleTotals())
-                r.prompt += e.prompt_tokens
-                r.completion += e.completion_tokens
-                r.cost += e.cost_usd
+                m.roles.setdefault(e.role.split(":")[0], TokenTotals()).add(
+                    e.prompt_tokens, e.completion_tokens, e.cost_usd
+                )
             case ev.PermissionRequested():
                 self.add_class("-permission")
             case ev.TurnCompleted() | ev.TurnFailed():
-                m.busy, m.tool = False, ""
+                turn.busy, turn.tool = False, ""
                 self.remove_class("-permission")
                 if self._timer:
                     self._timer.pause()
@@ -139,11 +131,11 @@ class StatusLine(Widget):
         self._redraw()
 
     def _redraw(self) -> None:
-        m = self.model
+        m, turn = self.model, self.model.turn
         t = Text(no_wrap=True, overflow="ellipsis")
-        if m.busy:
+        if turn.busy:
             t.append(SPINNER[self._frame] + " ", style="bold yellow")
-            t.append(f"→ {m.target or 'routing'}", style="bold")
+            t.append(f"→ {turn.target or 'routing'}", style="bold")
         else:
             t.append("● ", style="dim")
             t.append(STATE_LABEL.get(m.state, m.state.lower()), style="bold")
@@ -151,21 +143,21 @@ class StatusLine(Widget):
                 t.append("  last:", style="dim")
         if m.agent_name:
             t.append(" " + m.agent_name)
-            if m.label:
-                t.append(f" ({m.label})", style="italic")
-        if m.hint:  # before the why and the totals: a long line ends in an ellipsis
-            t.append("  " + m.hint + " ", style="bold yellow")
-        if m.tool:
-            t.append(f" [{m.tool}]", style="dim")
-        if m.reason:
-            t.append(" · why: " + m.reason, style="dim")
+            if turn.label:
+                t.append(f" ({turn.label})", style="italic")
+        if turn.hint:  # before the why and the totals: a long line ends in an ellipsis
+            t.append("  " + turn.hint + " ", style="bold yellow")
+        if turn.tool:
+            t.append(f" [{turn.tool}]", style="dim")
+        if turn.reason:
+            t.append(" · why: " + turn.reason, style="dim")
         for name in ("primary", "escalation"):
             r = m.roles.get(name)
-            if r is None or not (r.prompt or r.completion or r.cost):
+            if r is None or r.is_empty():
                 continue
-            t.append(f"  │ {name} ↑{fmt_tokens(r.prompt)}↓{fmt_tokens(r.completion)}", style="dim")
-            if r.cost:
-                t.append(f" ${r.cost:.4f}", style="dim")
+            t.append(f"  │ {name} {r.arrows()}", style="dim")
+            if r.cost_usd:
+                t.append(f" ${r.cost_usd:.4f}", style="dim")
         self._text = t
         self.refresh()
 
