@@ -14,34 +14,37 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 @dataclass(frozen=True)
 class SlashCommand:
     name: str
-    usage: str
     help: str
+    args: str = ""
+    """What follows the name in ``usage``: ``[optional]`` and ``<required>`` parts."""
     busy_safe: bool = False
     """Allowed while a turn runs (they do not touch the session)."""
+
+    @property
+    def usage(self) -> str:
+        return f"{self.name} {self.args}" if self.args else self.name
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "/escalate",
-        "/escalate [fresh] [prompt]",
         "pin to the escalation agent, or send one prompt there; 'fresh' starts a new session",
+        args="[fresh] [prompt]",
     ),
     SlashCommand(
-        "/primary",
-        "/primary [prompt]",
-        "route back to the primary agent (or send one prompt there)",
+        "/primary", "route back to the primary agent (or send one prompt there)", args="[prompt]"
     ),
-    SlashCommand("/new", "/new [name]", "start a new session in this folder"),
-    SlashCommand("/sessions", "/sessions", "list, switch, rename, delete sessions"),
-    SlashCommand("/learn", "/learn <fact>", "remember a fact for both agents", busy_safe=True),
-    SlashCommand("/forget", "/forget <id|text>", "delete a remembered fact", busy_safe=True),
-    SlashCommand("/memory", "/memory", "browse and edit remembered facts", busy_safe=True),
-    SlashCommand("/need", "/need", "show the current need and the needs before it", busy_safe=True),
-    SlashCommand("/think", "/think [on|off]", "show or hide thinking", busy_safe=True),
-    SlashCommand("/theme", "/theme [name]", "switch theme (no name: pick one)", busy_safe=True),
-    SlashCommand("/export", "/export [path]", "write the transcript as text", busy_safe=True),
-    SlashCommand("/help", "/help", "commands and keys", busy_safe=True),
-    SlashCommand("/quit", "/quit", "quit milk-tui", busy_safe=True),
+    SlashCommand("/new", "start a new session in this folder", args="[name]"),
+    SlashCommand("/sessions", "list, switch, rename, delete sessions"),
+    SlashCommand("/learn", "remember a fact for both agents", args="<fact>", busy_safe=True),
+    SlashCommand("/forget", "delete a remembered fact", args="<id|text>", busy_safe=True),
+    SlashCommand("/memory", "browse and edit remembered facts", busy_safe=True),
+    SlashCommand("/need", "show the current need and the needs before it", busy_safe=True),
+    SlashCommand("/think", "show or hide thinking", args="[on|off]", busy_safe=True),
+    SlashCommand("/theme", "switch theme (no name: pick one)", args="[name]", busy_safe=True),
+    SlashCommand("/export", "write the transcript as text", args="[path]", busy_safe=True),
+    SlashCommand("/help", "commands and keys", busy_safe=True),
+    SlashCommand("/quit", "quit milk-tui", busy_safe=True),
 )
 BY_NAME = {c.name: c for c in COMMANDS}
 ALIASES = {"/exit": "/quit", "/list": "/sessions"}
