@@ -2,7 +2,7 @@
 
 Every event is a pydantic model with a snake_case ``type`` literal so that
 ``--output-format stream-json`` can print ``event.model_dump_json()`` one per line and
-tests can assert on plain dicts.  Field names are part of the stable interface (DESIGN §3).
+tests can assert on plain dicts.  Field names are part of the stable interface (docs/interfaces.md).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from milk_tui.model.session import TokenUsage
 
 Slot = Literal["primary", "escalation"]
-"""Wire names of the two agent slots (Go milk's ``agent`` field)."""
+"""Wire names of the two agent slots (the ``agent`` field of the Go-compatible session JSON)."""
 
 
 class BusEvent(BaseModel):
@@ -67,7 +67,7 @@ def fast_delta(
 
     The inputs are already typed (our own slot literal, a str), and validation plus the
     ``ts`` default factory cost several microseconds per chunk — a measurable share of a
-    20,000-chunk turn (DESIGN §6).  The result is an ordinary, equal, serialisable model.
+    20,000-chunk turn (budgets: docs/ARCHITECTURE.md).  The result is an ordinary, equal, serialisable model.
     """
     m = cls.__new__(cls)
     object.__setattr__(

@@ -25,7 +25,7 @@ async def test_full_turn_bus_traffic_and_rendering() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await type_and_send(pilot, "what is a monad?")
         types = [e.type for e in seen]  # type: ignore[attr-defined]
-        # the order a primary turn must follow (ADR-0038: commit after the stream)
+        # the order a primary turn must follow (docs/adr/0001: commit after the stream)
         order = [
             "turn_started",
             "route_decided",
