@@ -86,6 +86,23 @@ async def run(
     return [ev async for ev in loop.run(request)]
 
 
+class HangingTool:
+    """A tool that never finishes on its own; it records that it started and was cancelled."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.cancelled = asyncio.Event()
+
+    async def __call__(self, args: dict) -> ab.ToolOutcome:
+        self.started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            self.cancelled.set()
+            raise
+        return ab.ToolOutcome("never")
+
+
 def texts(events: list) -> str:
     return "".join(e.text for e in events if isinstance(e, ab.TextChunk))
 
@@ -140,17 +157,13 @@ async def test_calls_run_concurrently_and_report_in_call_order() -> None:
 
 
 async def test_slow_and_broken_tools_become_error_results() -> None:
-    async def hang(args: dict) -> ab.ToolOutcome:
-        await asyncio.sleep(30)
-        return ab.ToolOutcome("never")
-
     async def boom(args: dict) -> ab.ToolOutcome:
         raise RuntimeError("disk on fire")
 
     backend = ScriptedRounds(
         RoundResult(tool_calls=calls(("hang", {}), ("boom", {}))), RoundResult(text="ok")
     )
-    events = await run(backend, box(hang=hang, boom=boom), tool_timeout=0.1)
+    events = await run(backend, box(hang=HangingTool(), boom=boom), tool_timeout=0.1)
     results = [e for e in events if isinstance(e, ab.ToolResultEvent)]
     assert [(r.content, r.is_error) for r in results] == [
         ('tool "hang" timed out after 0.1s', True),
@@ -194,23 +207,15 @@ async def test_an_empty_answer_after_tools_shows_the_trail() -> None:
 
 
 async def test_escalate_ends_the_turn_and_cancels_running_tools() -> None:
-    cancelled = asyncio.Event()
+    slow = HangingTool()
 
     async def escalate(args: dict) -> ab.ToolOutcome:
         return ab.ToolOutcome("handing off", escalate_reason="too hard")
 
-    async def slow(args: dict) -> ab.ToolOutcome:
-        try:
-            await asyncio.sleep(30)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-        return ab.ToolOutcome("never")
-
     backend = ScriptedRounds(RoundResult(tool_calls=calls(("escalate", {}), ("slow", {}))))
     events = await run(backend, box(escalate=escalate, slow=slow))
     assert events[-1] == ab.Finished(stop_reason="escalate", escalation_reason="too hard")
-    assert cancelled.is_set()
+    assert slow.cancelled.is_set()
     assert backend.calls == 1 and ("results", [("c0", "handing off")]) not in backend.log
 
 
@@ -227,24 +232,14 @@ async def test_iteration_cap_counts_model_calls() -> None:
 
 
 async def test_cancelling_the_turn_cancels_running_tools() -> None:
-    started, cancelled = asyncio.Event(), asyncio.Event()
-
-    async def slow(args: dict) -> ab.ToolOutcome:
-        started.set()
-        try:
-            await asyncio.sleep(30)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-        return ab.ToolOutcome("never")
-
+    slow = HangingTool()
     backend = ScriptedRounds(RoundResult(tool_calls=calls(("slow", {}))))
     task = asyncio.create_task(run(backend, box(slow=slow)))
-    await asyncio.wait_for(started.wait(), 5)
+    await asyncio.wait_for(slow.started.wait(), 5)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert cancelled.is_set()
+    assert slow.cancelled.is_set()
 
 
 async def test_before_tool_sees_every_call_in_order_and_can_replace_it() -> None:
