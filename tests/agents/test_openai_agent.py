@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.helpers import cancel, stream_until
 from milk_tui.agents import base as ab
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.agents.tools import BuiltinToolBox, CompositeToolBox, LocalToolBox, Tool
@@ -352,18 +353,8 @@ async def test_available(fake_openai: FakeOpenAIServer) -> None:
 async def test_cancellation_closes_the_http_stream(fake_openai: FakeOpenAIServer) -> None:
     fake_openai.enqueue(FakeReply(text=["tick "] * 400, delay=0.02))
     agent = agent_for(fake_openai)
-    first = asyncio.Event()
-
-    async def consume() -> None:
-        async for ev in agent.stream(ab.AgentRequest(slot="primary", prompt="go", cwd=".")):
-            if isinstance(ev, ab.TextChunk):
-                first.set()
-
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(first.wait(), 5)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    request = ab.AgentRequest(slot="primary", prompt="go", cwd=".")
+    await cancel(await stream_until(agent, request, ab.TextChunk, 5), 5)
     for _ in range(100):  # the server notices the closed socket on its next write
         if fake_openai.disconnects:
             break

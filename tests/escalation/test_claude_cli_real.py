@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from agents.helpers import cancel, stream_until
 
 from milk_tui.agents import base as ab
 from milk_tui.agents.claude_cli import ClaudeCliAgent
@@ -198,17 +199,8 @@ async def test_cancel_kills_cli_and_its_tool_processes(
         Reply.text("never reached"),
     )
     agent = _agent(claude_bin, real_claude_env, allowed_tools=["Bash"])
-    started = asyncio.Event()
-
-    async def run() -> None:
-        async for ev in agent.stream(
-            ab.AgentRequest(slot="escalation", prompt="sleep", cwd=str(workdir))
-        ):
-            if isinstance(ev, ab.ToolCallEvent):
-                started.set()
-
-    task = asyncio.create_task(run())
-    await asyncio.wait_for(started.wait(), 60)
+    request = ab.AgentRequest(slot="escalation", prompt="sleep", cwd=str(workdir))
+    task = await stream_until(agent, request, ab.ToolCallEvent, 60)
     for _ in range(200):
         if pid_file.exists() and pid_file.read_text().strip():
             break
@@ -216,9 +208,7 @@ async def test_cancel_kills_cli_and_its_tool_processes(
     tool_shell = int(pid_file.read_text())
     tool_tree = [tool_shell, *descendants(tool_shell)]
     assert all(_alive(p) for p in tool_tree)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel(task, 60)
     for _ in range(100):  # bounded wait for reaping, not a timing assertion
         if not any(_alive(p) for p in tool_tree):
             break

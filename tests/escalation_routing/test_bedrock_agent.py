@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from agents.helpers import cancel, stream_until
 
 from milk_tui.agents import base as ab
 from milk_tui.agents.bedrock import BedrockAgent
@@ -374,19 +375,9 @@ async def test_system_messages_land_in_system_array(fake_bedrock):
 async def test_cancel_stops_the_stream_promptly(fake_bedrock):
     fake_bedrock.script(Reply().text("first words").hold())
     agent = BedrockAgent(bedrock_config(fake_bedrock, timeout_secs=120))
-    seen = asyncio.Event()
-
-    async def run() -> None:
-        async for ev in agent.stream(req()):
-            if isinstance(ev, ab.TextChunk):
-                seen.set()
-
-    task = asyncio.create_task(run())
-    await asyncio.wait_for(seen.wait(), 10)
-    task.cancel()
+    task = await stream_until(agent, req(), ab.TextChunk, 10)
     # Without the socket shutdown the worker would sit in recv() for the 120 s read timeout.
-    with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 10)
+    await cancel(task, 10)
     for _ in range(100):
         if not any(t.name.startswith("bedrock-") for t in threading.enumerate()):
             break
