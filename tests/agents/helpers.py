@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -30,3 +31,8 @@ async def cancel(task: asyncio.Task[None], timeout: float) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, timeout)
+
+
+def primary_request(prompt: str, **fields: Any) -> ab.AgentRequest:
+    """A turn for the primary slot in the current folder; ``fields`` set the rest."""
+    return ab.AgentRequest(slot="primary", prompt=prompt, cwd=".", **fields)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.helpers import cancel, stream_until
+from agents.helpers import cancel, primary_request, stream_until
 from milk_tui.agents import base as ab
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.agents.tools import BuiltinToolBox, CompositeToolBox, LocalToolBox, Tool
@@ -23,10 +23,7 @@ def agent_for(srv: FakeOpenAIServer, **kw) -> OpenAICompatAgent:  # noqa: ANN003
 
 
 async def run(agent: OpenAICompatAgent, prompt: str = "hi", **kw) -> list:  # noqa: ANN003
-    out = [
-        ev
-        async for ev in agent.stream(ab.AgentRequest(slot="primary", prompt=prompt, cwd=".", **kw))
-    ]
+    out = [ev async for ev in agent.stream(primary_request(prompt, **kw))]
     await agent.aclose()
     return out
 
@@ -353,8 +350,7 @@ async def test_available(fake_openai: FakeOpenAIServer) -> None:
 async def test_cancellation_closes_the_http_stream(fake_openai: FakeOpenAIServer) -> None:
     fake_openai.enqueue(FakeReply(text=["tick "] * 400, delay=0.02))
     agent = agent_for(fake_openai)
-    request = ab.AgentRequest(slot="primary", prompt="go", cwd=".")
-    await cancel(await stream_until(agent, request, ab.TextChunk, 5), 5)
+    await cancel(await stream_until(agent, primary_request("go"), ab.TextChunk, 5), 5)
     for _ in range(100):  # the server notices the closed socket on its next write
         if fake_openai.disconnects:
             break

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
+from agents.helpers import primary_request
 from milk_tui.agents import base as ab
 from milk_tui.agents.round_backend import Chunk, RoundResult, ToolCall, ToolRun
 from milk_tui.agents.tool_loop import LoopSettings, ToolLoop, trail_digest
@@ -82,7 +83,7 @@ async def run(
     backend: ScriptedRounds, tools: LocalToolBox | None = None, **settings: object
 ) -> list:
     loop = ToolLoop(backend, LoopSettings(**settings))
-    request = ab.AgentRequest(slot="primary", prompt="go", cwd=".", tools=tools)
+    request = primary_request("go", tools=tools)
     return [ev async for ev in loop.run(request)]
 
 
@@ -276,7 +277,7 @@ async def test_usage_is_reported_per_round_and_summed_for_the_turn() -> None:
         RoundResult(text="ok", usage=ab.UsageEvent("m", 20, 4, cost_usd=0.5)),
     )
     loop = ToolLoop(backend, LoopSettings())
-    request = ab.AgentRequest(slot="primary", prompt="go", cwd=".", tools=box(read=read))
+    request = primary_request("go", tools=box(read=read))
     events = [ev async for ev in loop.run(request)]
     assert [e.prompt_tokens for e in events if isinstance(e, ab.UsageEvent)] == [10, 20]
     assert loop.usage == ab.UsageEvent("m", 30, 7, cache_read=5, cost_usd=0.5)
