@@ -21,7 +21,7 @@ import argparse
 import asyncio
 import statistics
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -33,29 +33,20 @@ from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage
 
 BODY = {"model": "fake-model", "stream": True, "messages": [{"role": "user", "content": "go"}]}
 
-
-async def bare_bytes(client: httpx.AsyncClient, url: str) -> int:
-    n = 0
-    async with client.stream("POST", url, json=BODY) as r:
-        async for _ in r.aiter_bytes():
-            n += 1
-    return n
+BareRead = Callable[[httpx.AsyncClient, str], Awaitable[int]]
 
 
-async def bare_raw(client: httpx.AsyncClient, url: str) -> int:
-    n = 0
-    async with client.stream("POST", url, json=BODY) as r:
-        async for _ in r.aiter_raw():
-            n += 1
-    return n
+def bare(read: Callable[[httpx.Response], AsyncIterator[Any]]) -> BareRead:
+    """A bare reader of the stream: POST, then count what ``read`` yields, nothing more."""
 
+    async def read_all(client: httpx.AsyncClient, url: str) -> int:
+        n = 0
+        async with client.stream("POST", url, json=BODY) as r:
+            async for _ in read(r):
+                n += 1
+        return n
 
-async def bare_lines(client: httpx.AsyncClient, url: str) -> int:
-    n = 0
-    async with client.stream("POST", url, json=BODY) as r:
-        async for _ in r.aiter_lines():
-            n += 1
-    return n
+    return read_all
 
 
 async def agent_turn(agent: OpenAICompatAgent, _url: str) -> int:
@@ -79,9 +70,9 @@ async def run(chunks: int, rounds: int) -> dict[str, list[tuple[float, float]]]:
         agent = OpenAICompatAgent(AgentConfig(name="bench", url=srv.url, model="fake-model"))
         async with httpx.AsyncClient(timeout=60) as client:
             cases = {
-                "bare bytes": (bare_bytes, client),
-                "bare raw": (bare_raw, client),
-                "bare lines": (bare_lines, client),
+                "bare bytes": (bare(httpx.Response.aiter_bytes), client),
+                "bare raw": (bare(httpx.Response.aiter_raw), client),
+                "bare lines": (bare(httpx.Response.aiter_lines), client),
                 "agent": (agent_turn, agent),
             }
             for fn, obj in cases.values():  # warm-up: encode the reply, open connections

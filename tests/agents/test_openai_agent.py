@@ -8,19 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from milk_tui.agents.base import (
-    AgentError,
-    AgentRequest,
-    ChatMessage,
-    Finished,
-    TextChunk,
-    ThinkingChunk,
-    ToolCallEvent,
-    ToolOutcome,
-    ToolResultEvent,
-    ToolSpec,
-    UsageEvent,
-)
+from agents.helpers import cancel, primary_request, stream_until
+from milk_tui.agents import base as ab
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.agents.tools import BuiltinToolBox, CompositeToolBox, LocalToolBox, Tool
 from milk_tui.config.settings import AgentConfig
@@ -34,15 +23,13 @@ def agent_for(srv: FakeOpenAIServer, **kw) -> OpenAICompatAgent:  # noqa: ANN003
 
 
 async def run(agent: OpenAICompatAgent, prompt: str = "hi", **kw) -> list:  # noqa: ANN003
-    out = [
-        ev async for ev in agent.stream(AgentRequest(slot="primary", prompt=prompt, cwd=".", **kw))
-    ]
+    out = [ev async for ev in agent.stream(primary_request(prompt, **kw))]
     await agent.aclose()
     return out
 
 
 def text_of(events: list) -> str:
-    return "".join(e.text for e in events if isinstance(e, TextChunk))
+    return "".join(e.text for e in events if isinstance(e, ab.TextChunk))
 
 
 async def test_request_shape_and_events(fake_openai: FakeOpenAIServer, tmp_path: Path) -> None:
@@ -55,9 +42,9 @@ async def test_request_shape_and_events(fake_openai: FakeOpenAIServer, tmp_path:
         tmp_path, on_need=lambda g: None, on_record_memory=None, allow_escalate=True
     )
     history = [
-        ChatMessage("user", "[user to llama] before"),
-        ChatMessage("assistant", "ok"),
-        ChatMessage("system", "[claude as escalation] did it"),
+        ab.ChatMessage("user", "[user to llama] before"),
+        ab.ChatMessage("assistant", "ok"),
+        ab.ChatMessage("system", "[claude as escalation] did it"),
     ]
     events = await run(
         agent_for(fake_openai), "now", system_prompt="You are llama.", messages=history, tools=box
@@ -78,10 +65,10 @@ async def test_request_shape_and_events(fake_openai: FakeOpenAIServer, tmp_path:
         t["type"] == "function" and t["function"]["parameters"]["type"] == "object"
         for t in body["tools"]
     )
-    assert events[:2] == [ThinkingChunk("let me "), ThinkingChunk("think")]
+    assert events[:2] == [ab.ThinkingChunk("let me "), ab.ThinkingChunk("think")]
     assert text_of(events) == "Hello"
-    assert UsageEvent("qwen", prompt_tokens=43, completion_tokens=17, cache_read=576) in events
-    assert events[-1] == Finished(stop_reason="stop")
+    assert ab.UsageEvent("qwen", prompt_tokens=43, completion_tokens=17, cache_read=576) in events
+    assert events[-1] == ab.Finished(stop_reason="stop")
 
 
 async def test_no_tools_key_without_tools_and_extra_sampling_keys(
@@ -150,7 +137,7 @@ async def test_token_cmd_second_403_is_the_error(
     fake_openai.enqueue(
         FakeReply(status=403, error_body="denied"), FakeReply(status=403, error_body="still denied")
     )
-    with pytest.raises(AgentError) as e:
+    with pytest.raises(ab.AgentError) as e:
         await run(agent_for(fake_openai, token_cmd=counting_token_cmd(tmp_path)))
     assert str(e.value) == "agent 'llama': HTTP 403: still denied"
     assert e.value.status == 403
@@ -158,26 +145,26 @@ async def test_token_cmd_second_403_is_the_error(
 
 
 async def test_token_cmd_failure_is_worded(fake_openai: FakeOpenAIServer) -> None:
-    with pytest.raises(AgentError, match=r"token_cmd failed \(exit 3\): no creds"):
+    with pytest.raises(ab.AgentError, match=r"token_cmd failed \(exit 3\): no creds"):
         await run(agent_for(fake_openai, token_cmd="echo 'no creds' >&2; exit 3"))
-    with pytest.raises(AgentError, match="token_cmd: empty output"):
+    with pytest.raises(ab.AgentError, match="token_cmd: empty output"):
         await run(agent_for(fake_openai, token_cmd="true"))
     assert fake_openai.chat_requests == []
 
 
 def _slow_fast_box(order: list[str]) -> LocalToolBox:
-    async def slow(args: dict) -> ToolOutcome:
+    async def slow(args: dict) -> ab.ToolOutcome:
         await asyncio.sleep(0.2)
         order.append("slow")
-        return ToolOutcome("slow result")
+        return ab.ToolOutcome("slow result")
 
-    async def fast(args: dict) -> ToolOutcome:
+    async def fast(args: dict) -> ab.ToolOutcome:
         order.append("fast")
-        return ToolOutcome("fast result")
+        return ab.ToolOutcome("fast result")
 
     obj = {"type": "object"}
     return LocalToolBox(
-        [Tool(ToolSpec("slow", "s", obj), slow), Tool(ToolSpec("fast", "f", obj), fast)]
+        [Tool(ab.ToolSpec("slow", "s", obj), slow), Tool(ab.ToolSpec("fast", "f", obj), fast)]
     )
 
 
@@ -201,7 +188,7 @@ async def test_tool_round_runs_concurrently_results_in_call_order(
     kinds = [
         (type(e).__name__, getattr(e, "call_id", ""))
         for e in events
-        if isinstance(e, ToolCallEvent | ToolResultEvent)
+        if isinstance(e, ab.ToolCallEvent | ab.ToolResultEvent)
     ]
     assert kinds == [
         ("ToolCallEvent", "c1"),
@@ -209,7 +196,7 @@ async def test_tool_round_runs_concurrently_results_in_call_order(
         ("ToolResultEvent", "c1"),
         ("ToolResultEvent", "c2"),
     ]
-    assert sum(isinstance(e, UsageEvent) for e in events) == 2  # one per inference call
+    assert sum(isinstance(e, ab.UsageEvent) for e in events) == 2  # one per inference call
     second = fake_openai.chat_requests[1].json["messages"]
     assert second[-3] == {
         "role": "assistant",
@@ -239,12 +226,12 @@ async def test_invalid_tool_arguments_are_fed_back_not_fatal(
         tmp_path, on_need=lambda g: None, on_record_memory=None, allow_escalate=False
     )
     events = await run(agent_for(fake_openai), tools=CompositeToolBox([box]))
-    result = next(e for e in events if isinstance(e, ToolResultEvent))
+    result = next(e for e in events if isinstance(e, ab.ToolResultEvent))
     assert result.is_error and "invalid JSON arguments" in result.content
     sent = fake_openai.chat_requests[1].json["messages"]
     assert sent[-2]["tool_calls"][0]["function"]["arguments"] == "{}"  # echo stays parseable
     assert "invalid JSON arguments" in json.loads(sent[-1]["content"])["error"]
-    assert events[-1] == Finished(stop_reason="stop")
+    assert events[-1] == ab.Finished(stop_reason="stop")
 
 
 async def test_iteration_cap_is_an_error(fake_openai: FakeOpenAIServer, tmp_path: Path) -> None:
@@ -256,7 +243,7 @@ async def test_iteration_cap_is_an_error(fake_openai: FakeOpenAIServer, tmp_path
         tmp_path, on_need=lambda g: None, on_record_memory=None, allow_escalate=False
     )
     with pytest.raises(
-        AgentError, match=r"^agent 'llama': exceeded maximum tool iterations \(3\)$"
+        ab.AgentError, match=r"^agent 'llama': exceeded maximum tool iterations \(3\)$"
     ):
         await run(agent_for(fake_openai, max_tool_iterations=3), tools=box)
     assert len(fake_openai.chat_requests) == 3
@@ -273,7 +260,7 @@ async def test_duplicate_tool_round_ends_the_turn_normally(
     )
     events = await run(agent_for(fake_openai, max_tool_iterations=5), tools=box)
     assert len(fake_openai.chat_requests) == 2
-    assert events[-1] == Finished(stop_reason="repeated_tool_calls")
+    assert events[-1] == ab.Finished(stop_reason="repeated_tool_calls")
     assert "read_file" in text_of(events)  # the tool-trail digest instead of an empty answer
 
 
@@ -292,7 +279,7 @@ async def test_escalate_tool_finishes_with_the_reason(
         tmp_path, on_need=lambda g: None, on_record_memory=None, allow_escalate=True
     )
     events = await run(agent_for(fake_openai), tools=box)
-    assert events[-1] == Finished(
+    assert events[-1] == ab.Finished(
         stop_reason="escalate", escalation_reason="needs a refactor across modules"
     )
     assert len(fake_openai.chat_requests) == 1
@@ -302,7 +289,7 @@ async def test_reasoning_only_answer_is_promoted_to_text(fake_openai: FakeOpenAI
     fake_openai.enqueue(FakeReply(reasoning=["The answer ", "is 4."]))
     events = await run(agent_for(fake_openai))
     assert text_of(events) == "The answer is 4."
-    assert [e.text for e in events if isinstance(e, ThinkingChunk)] == ["The answer ", "is 4."]
+    assert [e.text for e in events if isinstance(e, ab.ThinkingChunk)] == ["The answer ", "is 4."]
 
 
 async def test_debug_log_has_the_wire_but_no_secrets(
@@ -343,7 +330,7 @@ async def test_backend_echoing_a_secret_is_redacted_in_the_error(
             ),
         )
     )
-    with pytest.raises(AgentError) as e:
+    with pytest.raises(ab.AgentError) as e:
         await run(agent_for(fake_openai, provider="bearer", api_key="sk-live-ZZZZ9999"))
     assert "sk-live-ZZZZ9999" not in str(e.value)
     assert str(e.value).startswith("agent 'llama': HTTP 400: bad key ***")
@@ -363,18 +350,7 @@ async def test_available(fake_openai: FakeOpenAIServer) -> None:
 async def test_cancellation_closes_the_http_stream(fake_openai: FakeOpenAIServer) -> None:
     fake_openai.enqueue(FakeReply(text=["tick "] * 400, delay=0.02))
     agent = agent_for(fake_openai)
-    first = asyncio.Event()
-
-    async def consume() -> None:
-        async for ev in agent.stream(AgentRequest(slot="primary", prompt="go", cwd=".")):
-            if isinstance(ev, TextChunk):
-                first.set()
-
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(first.wait(), 5)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel(await stream_until(agent, primary_request("go"), ab.TextChunk, 5), 5)
     for _ in range(100):  # the server notices the closed socket on its next write
         if fake_openai.disconnects:
             break
@@ -384,16 +360,16 @@ async def test_cancellation_closes_the_http_stream(fake_openai: FakeOpenAIServer
 
 
 async def test_slow_tool_times_out_into_an_error_result(fake_openai: FakeOpenAIServer) -> None:
-    async def forever(args: dict) -> ToolOutcome:
+    async def forever(args: dict) -> ab.ToolOutcome:
         await asyncio.sleep(30)
-        return ToolOutcome("never")
+        return ab.ToolOutcome("never")
 
-    box = LocalToolBox([Tool(ToolSpec("wait", "w", {"type": "object"}), forever)])
+    box = LocalToolBox([Tool(ab.ToolSpec("wait", "w", {"type": "object"}), forever)])
     fake_openai.enqueue(
         FakeReply(tool_calls=[FakeToolCall("wait", "{}")]), FakeReply(text=["gave up"])
     )
     events = await run(agent_for(fake_openai, tool_timeout=0.2), tools=box)
-    result = next(e for e in events if isinstance(e, ToolResultEvent))
+    result = next(e for e in events if isinstance(e, ab.ToolResultEvent))
     assert result.is_error and result.content == 'tool "wait" timed out after 0.2s'
     assert text_of(events) == "gave up"
 
@@ -405,7 +381,7 @@ async def test_tool_call_without_a_toolbox_is_answered_with_an_error(
         FakeReply(tool_calls=[FakeToolCall("bash", '{"command": "ls"}')]), FakeReply(text=["ok"])
     )
     events = await run(agent_for(fake_openai))
-    result = next(e for e in events if isinstance(e, ToolResultEvent))
+    result = next(e for e in events if isinstance(e, ab.ToolResultEvent))
     assert result.is_error and "not available" in result.content
 
 
@@ -428,7 +404,7 @@ async def test_every_sensitive_header_value_is_redacted_in_errors(
             ),
         )
     )
-    with pytest.raises(AgentError) as e:
+    with pytest.raises(ab.AgentError) as e:
         await run(agent_for(fake_openai, headers=headers))
     assert "SECRET1" not in str(e.value) and "SECRET2" not in str(e.value)
     assert "HTTP 407" in str(e.value)

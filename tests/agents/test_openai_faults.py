@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from milk_tui.agents.base import AgentError, AgentRequest
+from agents.helpers import primary_request
+from milk_tui.agents.base import AgentError
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.config.settings import AgentConfig
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, Hang
@@ -15,7 +16,7 @@ async def fail(url: str, *, timeout: float = 5.0, **kw) -> AgentError:  # noqa: 
     agent = OpenAICompatAgent(AgentConfig(name="llama", url=url, timeout_secs=timeout, **kw))
     try:
         with pytest.raises(AgentError) as e:
-            async for _ in agent.stream(AgentRequest(slot="primary", prompt="hi", cwd=".")):
+            async for _ in agent.stream(primary_request("hi")):
                 pass
     finally:
         await agent.aclose()
@@ -62,7 +63,7 @@ async def test_clean_eof_without_done_or_finish(fake_openai: FakeOpenAIServer) -
 async def test_finish_reason_without_done_is_accepted(fake_openai: FakeOpenAIServer) -> None:
     fake_openai.enqueue(FakeReply(text=["fine"], send_done=False))
     agent = OpenAICompatAgent(AgentConfig(name="llama", url=fake_openai.url))
-    events = [e async for e in agent.stream(AgentRequest(slot="primary", prompt="x", cwd="."))]
+    events = [e async for e in agent.stream(primary_request("x"))]
     await agent.aclose()
     assert events[-1].stop_reason == "stop"
 

@@ -7,14 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from milk_tui.agents.base import (
-    AgentError,
-    AgentRequest,
-    ChatMessage,
-    Finished,
-    TextChunk,
-    UsageEvent,
-)
+from agents.helpers import primary_request
+from milk_tui.agents.base import AgentError, ChatMessage, Finished, TextChunk, UsageEvent
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.config.settings import AgentConfig
 from milk_tui.testing.llama_server import LlamaServer
@@ -34,10 +28,8 @@ def llama_agent(srv: LlamaServer) -> OpenAICompatAgent:
 async def test_streamed_turn_yields_text_usage_and_finish(llama_server: LlamaServer) -> None:
     agent = llama_agent(llama_server)
     assert await agent.available()
-    req = AgentRequest(
-        slot="primary",
-        prompt="hello",
-        cwd=".",
+    req = primary_request(
+        "hello",
         system_prompt="be brief",
         messages=[
             ChatMessage("user", "[user to llama] hi"),
@@ -61,7 +53,7 @@ async def test_over_long_prompt_is_a_clear_error(llama_server: LlamaServer) -> N
     agent = llama_agent(llama_server)
     long_prompt = "hello world " * (llama_server.n_ctx * 2)
     with pytest.raises(AgentError) as e:
-        async for _ in agent.stream(AgentRequest(slot="primary", prompt=long_prompt, cwd=".")):
+        async for _ in agent.stream(primary_request(long_prompt)):
             pass
     await agent.aclose()
     msg = str(e.value)
@@ -72,8 +64,8 @@ async def test_over_long_prompt_is_a_clear_error(llama_server: LlamaServer) -> N
 async def test_next_turn_after_an_error_works(llama_server: LlamaServer) -> None:
     agent = llama_agent(llama_server)
     with pytest.raises(AgentError):
-        async for _ in agent.stream(AgentRequest(slot="primary", prompt="x " * 5000, cwd=".")):
+        async for _ in agent.stream(primary_request("x " * 5000)):
             pass
-    events = [e async for e in agent.stream(AgentRequest(slot="primary", prompt="hi", cwd="."))]
+    events = [e async for e in agent.stream(primary_request("hi"))]
     await agent.aclose()
     assert isinstance(events[-1], Finished)

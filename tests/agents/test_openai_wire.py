@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from milk_tui.agents.base import AgentRequest, ChatMessage, ToolOutcome, ToolSpec
+from agents.helpers import primary_request
+from milk_tui.agents.base import ChatMessage, ToolOutcome, ToolSpec
 from milk_tui.agents.openai_wire import (
     assistant_turn,
     backend_message,
@@ -17,10 +18,8 @@ from milk_tui.agents.round_backend import RoundResult, ToolCall, ToolRun
 
 
 def test_initial_messages_system_history_prompt() -> None:
-    req = AgentRequest(
-        slot="primary",
-        prompt="now",
-        cwd=".",
+    req = primary_request(
+        "now",
         system_prompt="be brief",
         messages=[
             ChatMessage("user", "before"),

@@ -9,18 +9,8 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
-from milk_tui.agents.base import (
-    AgentError,
-    AgentRequest,
-    Finished,
-    TextChunk,
-    ThinkingChunk,
-    ToolCallEvent,
-    ToolOutcome,
-    ToolResultEvent,
-    ToolSpec,
-    UsageEvent,
-)
+from agents.helpers import primary_request
+from milk_tui.agents import base as ab
 from milk_tui.agents.round_backend import Chunk, RoundResult, ToolCall, ToolRun
 from milk_tui.agents.tool_loop import LoopSettings, ToolLoop, trail_digest
 from milk_tui.agents.tools import LocalToolBox, Tool
@@ -45,9 +35,9 @@ class Replay:
 
 async def _items(result: RoundResult) -> AsyncIterator[Chunk]:
     if result.reasoning:
-        yield ThinkingChunk(result.reasoning)
+        yield ab.ThinkingChunk(result.reasoning)
     if result.text:
-        yield TextChunk(result.text)
+        yield ab.TextChunk(result.text)
 
 
 class ScriptedRounds:
@@ -58,7 +48,7 @@ class ScriptedRounds:
         self.calls = 0
         self.log: list[tuple[str, object]] = []
 
-    def start_turn(self, request: AgentRequest, tools: list[ToolSpec]) -> list[str]:
+    def start_turn(self, request: ab.AgentRequest, tools: list[ab.ToolSpec]) -> list[str]:
         self.log.append(("start", [t.name for t in tools]))
         return []
 
@@ -75,8 +65,8 @@ class ScriptedRounds:
     def add_tool_results(self, conv: list[str], runs: list[ToolRun]) -> None:
         self.log.append(("results", [(r.call.call_id, r.outcome.content) for r in runs]))
 
-    def error(self, message: str) -> AgentError:
-        return AgentError(f"agent 'scripted': {message}", agent="scripted")
+    def error(self, message: str) -> ab.AgentError:
+        return ab.AgentError(f"agent 'scripted': {message}", agent="scripted")
 
 
 def calls(*pairs: tuple[str, dict]) -> list[ToolCall]:
@@ -85,7 +75,7 @@ def calls(*pairs: tuple[str, dict]) -> list[ToolCall]:
 
 def box(**handlers: Callable) -> LocalToolBox:
     return LocalToolBox(
-        [Tool(ToolSpec(name, name, {"type": "object"}), fn) for name, fn in handlers.items()]
+        [Tool(ab.ToolSpec(name, name, {"type": "object"}), fn) for name, fn in handlers.items()]
     )
 
 
@@ -93,26 +83,43 @@ async def run(
     backend: ScriptedRounds, tools: LocalToolBox | None = None, **settings: object
 ) -> list:
     loop = ToolLoop(backend, LoopSettings(**settings))
-    request = AgentRequest(slot="primary", prompt="go", cwd=".", tools=tools)
+    request = primary_request("go", tools=tools)
     return [ev async for ev in loop.run(request)]
 
 
+class HangingTool:
+    """A tool that never finishes on its own; it records that it started and was cancelled."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.cancelled = asyncio.Event()
+
+    async def __call__(self, args: dict) -> ab.ToolOutcome:
+        self.started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            self.cancelled.set()
+            raise
+        return ab.ToolOutcome("never")
+
+
 def texts(events: list) -> str:
-    return "".join(e.text for e in events if isinstance(e, TextChunk))
+    return "".join(e.text for e in events if isinstance(e, ab.TextChunk))
 
 
 async def test_an_answer_without_tools_ends_the_turn() -> None:
-    usage = UsageEvent("m", 10, 2)
+    usage = ab.UsageEvent("m", 10, 2)
     events = await run(ScriptedRounds(RoundResult(text="hi", finish_reason="stop", usage=usage)))
-    assert events == [TextChunk("hi"), usage, Finished(stop_reason="stop")]
+    assert events == [ab.TextChunk("hi"), usage, ab.Finished(stop_reason="stop")]
 
 
 async def test_reasoning_only_round_is_promoted_to_the_answer() -> None:
     events = await run(ScriptedRounds(RoundResult(reasoning="it is 4", finish_reason="stop")))
     assert events == [
-        ThinkingChunk("it is 4"),
-        TextChunk("it is 4"),
-        Finished(stop_reason="stop", reasoning_promoted=True),
+        ab.ThinkingChunk("it is 4"),
+        ab.TextChunk("it is 4"),
+        ab.Finished(stop_reason="stop", reasoning_promoted=True),
     ]
 
 
@@ -120,15 +127,15 @@ async def test_calls_run_concurrently_and_report_in_call_order() -> None:
     fast_done = asyncio.Event()
     started: list[str] = []
 
-    async def slow(args: dict) -> ToolOutcome:
+    async def slow(args: dict) -> ab.ToolOutcome:
         started.append("slow")
         await asyncio.wait_for(fast_done.wait(), 5)  # would hang if run one after the other
-        return ToolOutcome("slow result")
+        return ab.ToolOutcome("slow result")
 
-    async def fast(args: dict) -> ToolOutcome:
+    async def fast(args: dict) -> ab.ToolOutcome:
         started.append("fast")
         fast_done.set()
-        return ToolOutcome("fast result")
+        return ab.ToolOutcome("fast result")
 
     backend = ScriptedRounds(
         RoundResult(tool_calls=calls(("slow", {}), ("fast", {}))), RoundResult(text="done")
@@ -151,18 +158,14 @@ async def test_calls_run_concurrently_and_report_in_call_order() -> None:
 
 
 async def test_slow_and_broken_tools_become_error_results() -> None:
-    async def hang(args: dict) -> ToolOutcome:
-        await asyncio.sleep(30)
-        return ToolOutcome("never")
-
-    async def boom(args: dict) -> ToolOutcome:
+    async def boom(args: dict) -> ab.ToolOutcome:
         raise RuntimeError("disk on fire")
 
     backend = ScriptedRounds(
         RoundResult(tool_calls=calls(("hang", {}), ("boom", {}))), RoundResult(text="ok")
     )
-    events = await run(backend, box(hang=hang, boom=boom), tool_timeout=0.1)
-    results = [e for e in events if isinstance(e, ToolResultEvent)]
+    events = await run(backend, box(hang=HangingTool(), boom=boom), tool_timeout=0.1)
+    results = [e for e in events if isinstance(e, ab.ToolResultEvent)]
     assert [(r.content, r.is_error) for r in results] == [
         ('tool "hang" timed out after 0.1s', True),
         ("tool 'boom' failed: RuntimeError: disk on fire", True),
@@ -172,28 +175,28 @@ async def test_slow_and_broken_tools_become_error_results() -> None:
 async def test_calls_without_a_toolbox_are_answered_not_run() -> None:
     backend = ScriptedRounds(RoundResult(tool_calls=calls(("bash", {}))), RoundResult(text="ok"))
     events = await run(backend)
-    (result,) = [e for e in events if isinstance(e, ToolResultEvent)]
+    (result,) = [e for e in events if isinstance(e, ab.ToolResultEvent)]
     assert result.is_error and result.content == "tool 'bash' is not available"
 
 
 async def test_a_round_repeating_made_calls_ends_with_the_trail_digest() -> None:
-    async def read(args: dict) -> ToolOutcome:
-        return ToolOutcome("contents")
+    async def read(args: dict) -> ab.ToolOutcome:
+        return ab.ToolOutcome("contents")
 
     same = RoundResult(tool_calls=calls(("read", {"path": "a"})))
     backend = ScriptedRounds(same, same)
     events = await run(backend, box(read=read), max_iterations=5)
     assert backend.calls == 2
-    assert events[-1] == Finished(stop_reason="repeated_tool_calls")
+    assert events[-1] == ab.Finished(stop_reason="repeated_tool_calls")
     assert texts(events) == trail_digest(
-        [ToolRun(calls(("read", {"path": "a"}))[0], ToolOutcome("contents"))]
+        [ToolRun(calls(("read", {"path": "a"}))[0], ab.ToolOutcome("contents"))]
     )
     assert texts(events).startswith("[the model ended its turn without a summary")
 
 
 async def test_an_empty_answer_after_tools_shows_the_trail() -> None:
-    async def read(args: dict) -> ToolOutcome:
-        return ToolOutcome("x" * 500)
+    async def read(args: dict) -> ab.ToolOutcome:
+        return ab.ToolOutcome("x" * 500)
 
     backend = ScriptedRounds(RoundResult(tool_calls=calls(("read", {}))), RoundResult())
     events = await run(backend, box(read=read))
@@ -205,98 +208,80 @@ async def test_an_empty_answer_after_tools_shows_the_trail() -> None:
 
 
 async def test_escalate_ends_the_turn_and_cancels_running_tools() -> None:
-    cancelled = asyncio.Event()
+    slow = HangingTool()
 
-    async def escalate(args: dict) -> ToolOutcome:
-        return ToolOutcome("handing off", escalate_reason="too hard")
-
-    async def slow(args: dict) -> ToolOutcome:
-        try:
-            await asyncio.sleep(30)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-        return ToolOutcome("never")
+    async def escalate(args: dict) -> ab.ToolOutcome:
+        return ab.ToolOutcome("handing off", escalate_reason="too hard")
 
     backend = ScriptedRounds(RoundResult(tool_calls=calls(("escalate", {}), ("slow", {}))))
     events = await run(backend, box(escalate=escalate, slow=slow))
-    assert events[-1] == Finished(stop_reason="escalate", escalation_reason="too hard")
-    assert cancelled.is_set()
+    assert events[-1] == ab.Finished(stop_reason="escalate", escalation_reason="too hard")
+    assert slow.cancelled.is_set()
     assert backend.calls == 1 and ("results", [("c0", "handing off")]) not in backend.log
 
 
 async def test_iteration_cap_counts_model_calls() -> None:
-    async def read(args: dict) -> ToolOutcome:
-        return ToolOutcome("more")
+    async def read(args: dict) -> ab.ToolOutcome:
+        return ab.ToolOutcome("more")
 
     backend = ScriptedRounds(lambda n: RoundResult(tool_calls=calls(("read", {"n": n}))))
     with pytest.raises(
-        AgentError, match=r"^agent 'scripted': exceeded maximum tool iterations \(3\)$"
+        ab.AgentError, match=r"^agent 'scripted': exceeded maximum tool iterations \(3\)$"
     ):
         await run(backend, box(read=read), max_iterations=3)
     assert backend.calls == 3
 
 
 async def test_cancelling_the_turn_cancels_running_tools() -> None:
-    started, cancelled = asyncio.Event(), asyncio.Event()
-
-    async def slow(args: dict) -> ToolOutcome:
-        started.set()
-        try:
-            await asyncio.sleep(30)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-        return ToolOutcome("never")
-
+    slow = HangingTool()
     backend = ScriptedRounds(RoundResult(tool_calls=calls(("slow", {}))))
     task = asyncio.create_task(run(backend, box(slow=slow)))
-    await asyncio.wait_for(started.wait(), 5)
+    await asyncio.wait_for(slow.started.wait(), 5)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert cancelled.is_set()
+    assert slow.cancelled.is_set()
 
 
 async def test_before_tool_sees_every_call_in_order_and_can_replace_it() -> None:
     seen: list[str] = []
     ran: list[str] = []
 
-    async def before(call: ToolCall) -> ToolOutcome | None:
+    async def before(call: ToolCall) -> ab.ToolOutcome | None:
         seen.append(call.call_id)
-        return ToolOutcome("denied: not now", is_error=True) if call.name == "write" else None
+        return ab.ToolOutcome("denied: not now", is_error=True) if call.name == "write" else None
 
-    async def read(args: dict) -> ToolOutcome:
+    async def read(args: dict) -> ab.ToolOutcome:
         ran.append("read")
-        return ToolOutcome("contents")
+        return ab.ToolOutcome("contents")
 
-    async def write(args: dict) -> ToolOutcome:
+    async def write(args: dict) -> ab.ToolOutcome:
         ran.append("write")
-        return ToolOutcome("written")
+        return ab.ToolOutcome("written")
 
     backend = ScriptedRounds(
         RoundResult(tool_calls=calls(("write", {}), ("read", {}))), RoundResult(text="ok")
     )
     events = await run(backend, box(read=read, write=write), before_tool=before)
     assert seen == ["c0", "c1"] and ran == ["read"]
-    results = [(e.content, e.is_error) for e in events if isinstance(e, ToolResultEvent)]
+    results = [(e.content, e.is_error) for e in events if isinstance(e, ab.ToolResultEvent)]
     assert results == [("denied: not now", True), ("contents", False)]
 
 
 async def test_usage_is_reported_per_round_and_summed_for_the_turn() -> None:
-    async def read(args: dict) -> ToolOutcome:
-        return ToolOutcome("x")
+    async def read(args: dict) -> ab.ToolOutcome:
+        return ab.ToolOutcome("x")
 
     backend = ScriptedRounds(
-        RoundResult(tool_calls=calls(("read", {})), usage=UsageEvent("m", 10, 3, cache_read=5)),
-        RoundResult(text="ok", usage=UsageEvent("m", 20, 4, cost_usd=0.5)),
+        RoundResult(tool_calls=calls(("read", {})), usage=ab.UsageEvent("m", 10, 3, cache_read=5)),
+        RoundResult(text="ok", usage=ab.UsageEvent("m", 20, 4, cost_usd=0.5)),
     )
     loop = ToolLoop(backend, LoopSettings())
-    request = AgentRequest(slot="primary", prompt="go", cwd=".", tools=box(read=read))
+    request = primary_request("go", tools=box(read=read))
     events = [ev async for ev in loop.run(request)]
-    assert [e.prompt_tokens for e in events if isinstance(e, UsageEvent)] == [10, 20]
-    assert loop.usage == UsageEvent("m", 30, 7, cache_read=5, cost_usd=0.5)
+    assert [e.prompt_tokens for e in events if isinstance(e, ab.UsageEvent)] == [10, 20]
+    assert loop.usage == ab.UsageEvent("m", 30, 7, cache_read=5, cost_usd=0.5)
 
 
 def test_tool_calls_are_the_events_the_user_sees() -> None:
-    assert ToolCall is ToolCallEvent
+    assert ToolCall is ab.ToolCallEvent

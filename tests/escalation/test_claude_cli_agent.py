@@ -9,18 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from milk_tui.agents.base import (
-    AgentError,
-    AgentRequest,
-    Finished,
-    PermissionQuestion,
-    SessionNotFound,
-    TextChunk,
-    ThinkingChunk,
-    ToolCallEvent,
-    ToolResultEvent,
-    UsageEvent,
-)
+from milk_tui.agents import base as ab
 from milk_tui.agents.claude_cli import MAX_LINE_BYTES, ClaudeCliAgent
 from milk_tui.config.settings import AgentConfig
 from milk_tui.testing.fake_claude_cli import FakeCli
@@ -31,11 +20,11 @@ def _agent(fake_cli: FakeCli, **cfg: object) -> ClaudeCliAgent:
     return ClaudeCliAgent(config, env=fake_cli.env)
 
 
-def _req(tmp_path: Path, prompt: str = "hello", **kw: object) -> AgentRequest:
-    return AgentRequest(slot="escalation", prompt=prompt, cwd=str(tmp_path), **kw)
+def _req(tmp_path: Path, prompt: str = "hello", **kw: object) -> ab.AgentRequest:
+    return ab.AgentRequest(slot="escalation", prompt=prompt, cwd=str(tmp_path), **kw)
 
 
-async def _collect(agent: ClaudeCliAgent, req: AgentRequest) -> list:
+async def _collect(agent: ClaudeCliAgent, req: ab.AgentRequest) -> list:
     return [ev async for ev in agent.stream(req)]
 
 
@@ -77,12 +66,12 @@ async def test_fresh_turn_argv_context_file_and_events(fake_cli: FakeCli, tmp_pa
     assert call["context"] == "STATIC\nDYNAMIC"
     assert call["prompt"] == "hello" and call["cwd"] == str(tmp_path)
     sid = _flag(argv, "--session-id")
-    assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "The answer."
-    assert [e.text for e in events if isinstance(e, ThinkingChunk)] == ["ponder"]
-    assert [e for e in events if isinstance(e, UsageEvent)] == [
-        UsageEvent("claude", 11, 4, 2, 3, 0.5, "")
+    assert "".join(e.text for e in events if isinstance(e, ab.TextChunk)) == "The answer."
+    assert [e.text for e in events if isinstance(e, ab.ThinkingChunk)] == ["ponder"]
+    assert [e for e in events if isinstance(e, ab.UsageEvent)] == [
+        ab.UsageEvent("claude", 11, 4, 2, 3, 0.5, "")
     ]
-    assert events[-1] == Finished(stop_reason="end_turn", session_id=sid)
+    assert events[-1] == ab.Finished(stop_reason="end_turn", session_id=sid)
     # the temp context file is gone after the turn
     assert not Path(_flag(argv, "--append-system-prompt-file")).exists()
 
@@ -100,7 +89,7 @@ async def test_resume_and_empty_context_and_skip_permissions(
     assert "--append-system-prompt-file" not in argv
     assert "--dangerously-skip-permissions" in argv and "--permission-prompt-tool" not in argv
     assert second[-1].session_id == sid
-    assert all(e.model == "opus-x" for e in second if isinstance(e, UsageEvent))
+    assert all(e.model == "opus-x" for e in second if isinstance(e, ab.UsageEvent))
 
 
 @pytest.mark.parametrize("answer", [True, False])
@@ -110,22 +99,22 @@ async def test_permission_question_round_trip(
     fake_cli.turns(
         {"permission": {"tool_name": "Write", "input": {"file_path": "x.txt"}}, "text": "after"}
     )
-    asked: list[PermissionQuestion] = []
+    asked: list[ab.PermissionQuestion] = []
 
-    async def ask(q: PermissionQuestion) -> bool:
+    async def ask(q: ab.PermissionQuestion) -> bool:
         asked.append(q)
         return answer
 
     events = await _collect(_agent(fake_cli), _req(tmp_path, ask_permission=ask))
-    assert asked == [PermissionQuestion("claude", "Write", {"file_path": "x.txt"})]
+    assert asked == [ab.PermissionQuestion("claude", "Write", {"file_path": "x.txt"})]
     resp = fake_cli.calls[0]["control_response"]["response"]
     assert resp["subtype"] == "success" and resp["request_id"].startswith("req_")
     assert resp["response"]["behavior"] == ("allow" if answer else "deny")
     if answer:
         assert resp["response"]["updatedInput"] == {"file_path": "x.txt"}
-    results = [e for e in events if isinstance(e, ToolResultEvent)]
+    results = [e for e in events if isinstance(e, ab.ToolResultEvent)]
     assert results[0].name == "Write" and results[0].is_error is (not answer)
-    assert any(isinstance(e, ToolCallEvent) and e.name == "Write" for e in events)
+    assert any(isinstance(e, ab.ToolCallEvent) and e.name == "Write" for e in events)
 
 
 async def test_no_permission_handler_denies(fake_cli: FakeCli, tmp_path: Path) -> None:
@@ -136,16 +125,16 @@ async def test_no_permission_handler_denies(fake_cli: FakeCli, tmp_path: Path) -
 
 async def test_error_result_raises_with_cli_text(fake_cli: FakeCli, tmp_path: Path) -> None:
     fake_cli.turns({"error": "Failed to authenticate. API Error: 401 bad key", "api_status": 401})
-    with pytest.raises(AgentError) as ei:
+    with pytest.raises(ab.AgentError) as ei:
         await _collect(_agent(fake_cli), _req(tmp_path))
-    assert not isinstance(ei.value, SessionNotFound)
+    assert not isinstance(ei.value, ab.SessionNotFound)
     assert "API Error: 401 bad key" in str(ei.value) and str(ei.value).startswith("claude:")
     assert ei.value.status == 401 and ei.value.agent == "claude"
 
 
 async def test_crash_without_result_reports_stderr(fake_cli: FakeCli, tmp_path: Path) -> None:
     fake_cli.turns({"no_result": True, "exit": 3, "stderr": "fatal: something broke"})
-    with pytest.raises(AgentError, match="fatal: something broke"):
+    with pytest.raises(ab.AgentError, match="fatal: something broke"):
         await _collect(_agent(fake_cli), _req(tmp_path))
 
 
@@ -153,19 +142,19 @@ async def test_nonzero_exit_after_success_result_is_an_error(
     fake_cli: FakeCli, tmp_path: Path
 ) -> None:
     fake_cli.turns({"text": "hi", "exit": 1, "stderr": "late failure"})
-    with pytest.raises(AgentError, match="late failure"):
+    with pytest.raises(ab.AgentError, match="late failure"):
         await _collect(_agent(fake_cli), _req(tmp_path))
 
 
 async def test_silent_crash_names_the_exit_code(fake_cli: FakeCli, tmp_path: Path) -> None:
     fake_cli.turns({"no_result": True, "exit": 7})
-    with pytest.raises(AgentError, match="exited with code 7 and no result"):
+    with pytest.raises(ab.AgentError, match="exited with code 7 and no result"):
         await _collect(_agent(fake_cli), _req(tmp_path))
 
 
 async def test_unknown_session_raises_session_not_found(fake_cli: FakeCli, tmp_path: Path) -> None:
     fake_cli.turns({"text": "never"})
-    with pytest.raises(SessionNotFound, match="no conversation found"):
+    with pytest.raises(ab.SessionNotFound, match="no conversation found"):
         await _collect(_agent(fake_cli), _req(tmp_path, resume_session_id="nope-123"))
 
 
@@ -204,9 +193,9 @@ async def test_ten_mib_line_and_junk_lines_do_not_break_the_turn(
         debug_log=debug,
     )
     events = await _collect(agent, _req(tmp_path))
-    big = [e for e in events if isinstance(e, ToolResultEvent)]
+    big = [e for e in events if isinstance(e, ab.ToolResultEvent)]
     assert len(big) == 1 and len(big[0].content) == len(big_tool_output)
-    assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "still fine"
+    assert "".join(e.text for e in events if isinstance(e, ab.TextChunk)) == "still fine"
     logged = debug.read_text().splitlines()
     assert any('"type": "system"' in line for line in logged)
     assert "plain text noise" in logged
@@ -253,7 +242,7 @@ async def test_available_is_cached_and_reports_missing_binary(
         AgentConfig(name="c", provider="claude-cli", bin=str(tmp_path / "no-such-claude"))
     )
     assert not await missing.available()
-    with pytest.raises(AgentError, match="cannot start"):
+    with pytest.raises(ab.AgentError, match="cannot start"):
         await _collect(missing, _req(tmp_path))
 
 
@@ -278,10 +267,10 @@ async def test_debug_log_and_errors_never_show_secret_env_values(
         debug_log=debug,
     )
     events: list = []
-    with pytest.raises(AgentError) as ei:
+    with pytest.raises(ab.AgentError) as ei:
         async for ev in agent.stream(_req(tmp_path)):
             events.append(ev)
-    (result,) = [e for e in events if isinstance(e, ToolResultEvent)]
+    (result,) = [e for e in events if isinstance(e, ab.ToolResultEvent)]
     assert result.content == "ANTHROPIC_API_KEY=***\ntoken = next(it)"
     assert secret not in str(ei.value) and "proxy said: bad key" in str(ei.value)
     log = debug.read_text()

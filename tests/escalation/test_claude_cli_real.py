@@ -11,19 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
+from agents.helpers import cancel, stream_until
 
-from milk_tui.agents.base import (
-    AgentError,
-    AgentRequest,
-    Finished,
-    PermissionQuestion,
-    SessionNotFound,
-    TextChunk,
-    ThinkingChunk,
-    ToolCallEvent,
-    ToolResultEvent,
-    UsageEvent,
-)
+from milk_tui.agents import base as ab
 from milk_tui.agents.claude_cli import ClaudeCliAgent
 from milk_tui.agents.process_tree import descendants
 from milk_tui.config.settings import AgentConfig
@@ -51,12 +41,12 @@ def _agent(claude_bin: str, env: dict[str, str], **cfg: object) -> ClaudeCliAgen
     )
 
 
-async def _collect(agent: ClaudeCliAgent, req: AgentRequest) -> list:
+async def _collect(agent: ClaudeCliAgent, req: ab.AgentRequest) -> list:
     return [ev async for ev in agent.stream(req)]
 
 
 def _text(events: list) -> str:
-    return "".join(e.text for e in events if isinstance(e, TextChunk))
+    return "".join(e.text for e in events if isinstance(e, ab.TextChunk))
 
 
 async def test_first_turn_sends_our_context_then_resume_carries_it(
@@ -68,7 +58,7 @@ async def test_first_turn_sends_our_context_then_resume_carries_it(
     ctx = "[Milk agent context]\nMARKER-STATIC-7f3\n\n[Current user goal]\nMARKER-NEED-19a\n"
     first = await _collect(
         agent,
-        AgentRequest(
+        ab.AgentRequest(
             slot="escalation", prompt="What is 2+2?", cwd=str(workdir), append_system_prompt=ctx
         ),
     )
@@ -77,13 +67,13 @@ async def test_first_turn_sends_our_context_then_resume_carries_it(
     assert "What is 2+2?" in req1.last_user_text
     assert _text(first) == "First answer from the fake."
     fin = first[-1]
-    assert isinstance(fin, Finished) and fin.session_id
-    assert [type(e) for e in first].count(UsageEvent) == 1
+    assert isinstance(fin, ab.Finished) and fin.session_id
+    assert [type(e) for e in first].count(ab.UsageEvent) == 1
 
     fake_anthropic.push(Reply.text("Second answer."))
     second = await _collect(
         agent,
-        AgentRequest(
+        ab.AgentRequest(
             slot="escalation", prompt="And 3+3?", cwd=str(workdir), resume_session_id=fin.session_id
         ),
     )
@@ -113,16 +103,16 @@ async def test_stream_events_thinking_text_tool_and_result(
     )
     agent = _agent(claude_bin, real_claude_env, allowed_tools=["Bash"])
     events = await _collect(
-        agent, AgentRequest(slot="escalation", prompt="run it", cwd=str(workdir))
+        agent, ab.AgentRequest(slot="escalation", prompt="run it", cwd=str(workdir))
     )
-    assert "considering" in "".join(e.text for e in events if isinstance(e, ThinkingChunk))
+    assert "considering" in "".join(e.text for e in events if isinstance(e, ab.ThinkingChunk))
     assert _text(events) == "Let me check.\nAll done."
-    (call,) = [e for e in events if isinstance(e, ToolCallEvent)]
+    (call,) = [e for e in events if isinstance(e, ab.ToolCallEvent)]
     assert call.name == "Bash" and json.loads(call.arguments)["command"] == "echo tool-ran-ok"
-    (result,) = [e for e in events if isinstance(e, ToolResultEvent)]
+    (result,) = [e for e in events if isinstance(e, ab.ToolResultEvent)]
     assert result.call_id == call.call_id and "tool-ran-ok" in result.content
     assert not result.is_error
-    (usage,) = [e for e in events if isinstance(e, UsageEvent)]
+    (usage,) = [e for e in events if isinstance(e, ab.UsageEvent)]
     assert usage.prompt_tokens == 80 and usage.completion_tokens == 10
     assert usage.cache_read == 4 and usage.cost_usd > 0
     # the tool result went back to the API in the second request
@@ -136,22 +126,22 @@ async def test_permission_prompt_reaches_our_callback(
     fake_anthropic.push(
         Reply.tool("Write", {"file_path": str(target), "content": "hi"}), Reply.text("wrote it")
     )
-    asked: list[PermissionQuestion] = []
+    asked: list[ab.PermissionQuestion] = []
 
-    async def ask(q: PermissionQuestion) -> bool:
+    async def ask(q: ab.PermissionQuestion) -> bool:
         asked.append(q)
         return False
 
     events = await _collect(
         _agent(claude_bin, real_claude_env),
-        AgentRequest(
+        ab.AgentRequest(
             slot="escalation", prompt="write a file", cwd=str(workdir), ask_permission=ask
         ),
     )
     assert [q.tool_name for q in asked] == ["Write"]
     assert asked[0].tool_input["file_path"] == str(target)
     assert not target.exists()
-    (result,) = [e for e in events if isinstance(e, ToolResultEvent)]
+    (result,) = [e for e in events if isinstance(e, ab.ToolResultEvent)]
     assert result.is_error
 
 
@@ -165,10 +155,10 @@ async def test_api_error_is_an_agent_error_with_the_api_message(
     retryable: bool,
 ) -> None:
     fake_anthropic.push(Reply.error(status, "token rejected by fake server"))
-    with pytest.raises(AgentError) as ei:
+    with pytest.raises(ab.AgentError) as ei:
         await _collect(
             _agent(claude_bin, real_claude_env),
-            AgentRequest(slot="escalation", prompt="hi", cwd=str(workdir)),
+            ab.AgentRequest(slot="escalation", prompt="hi", cwd=str(workdir)),
         )
     assert str(status) in str(ei.value) and "token rejected by fake server" in str(ei.value)
     assert str(ei.value).startswith("claude: ")
@@ -179,10 +169,10 @@ async def test_api_error_is_an_agent_error_with_the_api_message(
 async def test_unknown_session_raises_session_not_found(
     claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic, workdir: Path
 ) -> None:
-    with pytest.raises(SessionNotFound):
+    with pytest.raises(ab.SessionNotFound):
         await _collect(
             _agent(claude_bin, real_claude_env),
-            AgentRequest(
+            ab.AgentRequest(
                 slot="escalation",
                 prompt="hi",
                 cwd=str(workdir),
@@ -209,17 +199,8 @@ async def test_cancel_kills_cli_and_its_tool_processes(
         Reply.text("never reached"),
     )
     agent = _agent(claude_bin, real_claude_env, allowed_tools=["Bash"])
-    started = asyncio.Event()
-
-    async def run() -> None:
-        async for ev in agent.stream(
-            AgentRequest(slot="escalation", prompt="sleep", cwd=str(workdir))
-        ):
-            if isinstance(ev, ToolCallEvent):
-                started.set()
-
-    task = asyncio.create_task(run())
-    await asyncio.wait_for(started.wait(), 60)
+    request = ab.AgentRequest(slot="escalation", prompt="sleep", cwd=str(workdir))
+    task = await stream_until(agent, request, ab.ToolCallEvent, 60)
     for _ in range(200):
         if pid_file.exists() and pid_file.read_text().strip():
             break
@@ -227,9 +208,7 @@ async def test_cancel_kills_cli_and_its_tool_processes(
     tool_shell = int(pid_file.read_text())
     tool_tree = [tool_shell, *descendants(tool_shell)]
     assert all(_alive(p) for p in tool_tree)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel(task, 60)
     for _ in range(100):  # bounded wait for reaping, not a timing assertion
         if not any(_alive(p) for p in tool_tree):
             break

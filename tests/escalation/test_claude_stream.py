@@ -20,6 +20,42 @@ def _se(event: dict, parent: str | None = None) -> str:
     )
 
 
+def _delta(index: int, delta: dict, parent: str | None = None) -> str:
+    return _se({"type": "content_block_delta", "index": index, "delta": delta}, parent)
+
+
+def _text_delta(index: int, text: str, parent: str | None = None) -> str:
+    return _delta(index, {"type": "text_delta", "text": text}, parent)
+
+
+def _thinking_delta(index: int, thinking: str) -> str:
+    return _delta(index, {"type": "thinking_delta", "thinking": thinking})
+
+
+def _json_delta(index: int, partial_json: str) -> str:
+    return _delta(index, {"type": "input_json_delta", "partial_json": partial_json})
+
+
+def _message_start(message_id: str) -> str:
+    return _se({"type": "message_start", "message": {"id": message_id}})
+
+
+def _assistant(message_id: str, *content: dict, parent: str = "", **message: object) -> str:
+    line: dict = {"type": "assistant"}
+    if parent:
+        line["parent_tool_use_id"] = parent
+    line["message"] = {"id": message_id, **message, "content": list(content)}
+    return json.dumps(line)
+
+
+def _text_block(text: str) -> dict:
+    return {"type": "text", "text": text}
+
+
+def _result(**fields: object) -> str:
+    return json.dumps({"type": "result", **fields})
+
+
 def _feed(p: StreamJsonParser, *lines: str) -> list:
     out: list = []
     for line in lines:
@@ -50,40 +86,11 @@ def test_deltas_then_assistant_message_is_not_double_emitted() -> None:
     p = StreamJsonParser("claude")
     events = _feed(
         p,
-        _se({"type": "message_start", "message": {"id": "m1"}}),
-        _se(
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "thinking_delta", "thinking": "hmm"},
-            }
-        ),
-        _se(
-            {
-                "type": "content_block_delta",
-                "index": 1,
-                "delta": {"type": "text_delta", "text": "Hel"},
-            }
-        ),
-        _se(
-            {
-                "type": "content_block_delta",
-                "index": 1,
-                "delta": {"type": "text_delta", "text": "lo"},
-            }
-        ),
-        json.dumps(
-            {
-                "type": "assistant",
-                "message": {
-                    "id": "m1",
-                    "content": [
-                        {"type": "thinking", "thinking": "hmm"},
-                        {"type": "text", "text": "Hello"},
-                    ],
-                },
-            }
-        ),
+        _message_start("m1"),
+        _thinking_delta(0, "hmm"),
+        _text_delta(1, "Hel"),
+        _text_delta(1, "lo"),
+        _assistant("m1", {"type": "thinking", "thinking": "hmm"}, _text_block("Hello")),
     )
     assert _texts(events) == "Hello"
     assert [e.text for e in events if isinstance(e, ThinkingChunk)] == ["hmm"]
@@ -93,18 +100,8 @@ def test_assistant_without_deltas_is_emitted_and_messages_are_separated() -> Non
     p = StreamJsonParser("claude")
     events = _feed(
         p,
-        json.dumps(
-            {
-                "type": "assistant",
-                "message": {"id": "a", "content": [{"type": "text", "text": "First"}]},
-            }
-        ),
-        json.dumps(
-            {
-                "type": "assistant",
-                "message": {"id": "b", "content": [{"type": "text", "text": "Second"}]},
-            }
-        ),
+        _assistant("a", _text_block("First")),
+        _assistant("b", _text_block("Second")),
     )
     assert _texts(events) == "First\nSecond"
 
@@ -113,14 +110,8 @@ def test_tool_use_streamed_once_and_tool_result_named() -> None:
     p = StreamJsonParser("claude")
     events = _feed(
         p,
-        _se({"type": "message_start", "message": {"id": "m1"}}),
-        _se(
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": "Running."},
-            }
-        ),
+        _message_start("m1"),
+        _text_delta(0, "Running."),
         _se(
             {
                 "type": "content_block_start",
@@ -128,31 +119,11 @@ def test_tool_use_streamed_once_and_tool_result_named() -> None:
                 "content_block": {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}},
             }
         ),
-        _se(
-            {
-                "type": "content_block_delta",
-                "index": 1,
-                "delta": {"type": "input_json_delta", "partial_json": '{"command":'},
-            }
-        ),
-        _se(
-            {
-                "type": "content_block_delta",
-                "index": 1,
-                "delta": {"type": "input_json_delta", "partial_json": ' "ls"}'},
-            }
-        ),
+        _json_delta(1, '{"command":'),
+        _json_delta(1, ' "ls"}'),
         _se({"type": "content_block_stop", "index": 1}),
-        json.dumps(
-            {
-                "type": "assistant",
-                "message": {
-                    "id": "m1",
-                    "content": [
-                        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}
-                    ],
-                },
-            }
+        _assistant(
+            "m1", {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}
         ),
         json.dumps(
             {
@@ -162,21 +133,15 @@ def test_tool_use_streamed_once_and_tool_result_named() -> None:
                         {
                             "type": "tool_result",
                             "tool_use_id": "t1",
-                            "content": [{"type": "text", "text": "a.txt"}],
+                            "content": [_text_block("a.txt")],
                             "is_error": False,
                         }
                     ]
                 },
             }
         ),
-        _se({"type": "message_start", "message": {"id": "m2"}}),
-        _se(
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": "Done."},
-            }
-        ),
+        _message_start("m2"),
+        _text_delta(0, "Done."),
     )
     calls = [e for e in events if isinstance(e, ToolCallEvent)]
     assert calls == [ToolCallEvent("t1", "Bash", '{"command": "ls"}')]
@@ -190,16 +155,7 @@ def test_synthetic_error_message_is_not_answer_text() -> None:
     p = StreamJsonParser("claude")
     events = _feed(
         p,
-        json.dumps(
-            {
-                "type": "assistant",
-                "message": {
-                    "id": "x",
-                    "model": "<synthetic>",
-                    "content": [{"type": "text", "text": "API Error: 401"}],
-                },
-            }
-        ),
+        _assistant("x", _text_block("API Error: 401"), model="<synthetic>"),
     )
     assert events == []
 
@@ -210,46 +166,25 @@ def test_result_usage_cost_and_subagent_usage() -> None:
     sub_usage = {"input_tokens": 7, "output_tokens": 3}
     events = _feed(
         p,
-        _se(
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": "inner"},
-            },
+        _text_delta(0, "inner", parent="toolu_task"),
+        _assistant(
+            "sm1",
+            _text_block("inner"),
             parent="toolu_task",
+            usage={"input_tokens": 7, "output_tokens": 1},
         ),
-        json.dumps(
-            {
-                "type": "assistant",
-                "parent_tool_use_id": "toolu_task",
-                "message": {
-                    "id": "sm1",
-                    "content": [{"type": "text", "text": "inner"}],
-                    "usage": {"input_tokens": 7, "output_tokens": 1},
-                },
-            }
-        ),
-        json.dumps(
-            {
-                "type": "assistant",
-                "parent_tool_use_id": "toolu_task",
-                "message": {"id": "sm1", "content": [], "usage": sub_usage},
-            }
-        ),
-        json.dumps(
-            {
-                "type": "result",
-                "is_error": False,
-                "session_id": "S2",
-                "stop_reason": "end_turn",
-                "total_cost_usd": 0.25,
-                "usage": {
-                    "input_tokens": 100,
-                    "output_tokens": 20,
-                    "cache_read_input_tokens": 5,
-                    "cache_creation_input_tokens": 9,
-                },
-            }
+        _assistant("sm1", parent="toolu_task", usage=sub_usage),
+        _result(
+            is_error=False,
+            session_id="S2",
+            stop_reason="end_turn",
+            total_cost_usd=0.25,
+            usage={
+                "input_tokens": 100,
+                "output_tokens": 20,
+                "cache_read_input_tokens": 5,
+                "cache_creation_input_tokens": 9,
+            },
         ),
     )
     assert _texts(events) == ""
@@ -265,13 +200,10 @@ def test_explicit_subagent_usage_in_result_wins() -> None:
     p = StreamJsonParser("m")
     events = _feed(
         p,
-        json.dumps(
-            {
-                "type": "result",
-                "is_error": False,
-                "usage": {"input_tokens": 1},
-                "subagent_usage": {"input_tokens": 4, "output_tokens": 2},
-            }
+        _result(
+            is_error=False,
+            usage={"input_tokens": 1},
+            subagent_usage={"input_tokens": 4, "output_tokens": 2},
         ),
     )
     assert [e.role_suffix for e in events] == ["", "subagent"]
@@ -282,14 +214,11 @@ def test_error_result_text_falls_back_to_errors_list() -> None:
     p = StreamJsonParser("m")
     _feed(
         p,
-        json.dumps(
-            {
-                "type": "result",
-                "subtype": "error_during_execution",
-                "is_error": True,
-                "errors": ["No conversation found with session ID: x"],
-                "usage": {"input_tokens": 0},
-            }
+        _result(
+            subtype="error_during_execution",
+            is_error=True,
+            errors=["No conversation found with session ID: x"],
+            usage={"input_tokens": 0},
         ),
     )
     assert p.result is not None and p.result.is_error
@@ -312,17 +241,14 @@ def test_subagent_tokens_derived_from_model_usage_beyond_main_loop() -> None:
     p = StreamJsonParser("m")
     events = _feed(
         p,
-        json.dumps(
-            {
-                "type": "result",
-                "is_error": False,
-                "total_cost_usd": 0.1,
-                "usage": {"input_tokens": 300, "output_tokens": 30, "cache_read_input_tokens": 0},
-                "modelUsage": {
-                    "opus[1m]": {"inputTokens": 300, "outputTokens": 31},
-                    "haiku": {"inputTokens": 7, "outputTokens": 2, "cacheReadInputTokens": 5},
-                },
-            }
+        _result(
+            is_error=False,
+            total_cost_usd=0.1,
+            usage={"input_tokens": 300, "output_tokens": 30, "cache_read_input_tokens": 0},
+            modelUsage={
+                "opus[1m]": {"inputTokens": 300, "outputTokens": 31},
+                "haiku": {"inputTokens": 7, "outputTokens": 2, "cacheReadInputTokens": 5},
+            },
         ),
     )
     assert events == [
@@ -335,12 +261,9 @@ def test_subagent_tokens_derived_from_model_usage_beyond_main_loop() -> None:
         len(
             _feed(
                 p2,
-                json.dumps(
-                    {
-                        "type": "result",
-                        "usage": {"input_tokens": 3},
-                        "modelUsage": {"x": {"inputTokens": 3}},
-                    }
+                _result(
+                    usage={"input_tokens": 3},
+                    modelUsage={"x": {"inputTokens": 3}},
                 ),
             )
         )

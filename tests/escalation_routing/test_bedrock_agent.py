@@ -10,20 +10,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from agents.helpers import cancel, stream_until
 
-from milk_tui.agents.base import (
-    AgentError,
-    AgentRequest,
-    ChatMessage,
-    Finished,
-    TextChunk,
-    ThinkingChunk,
-    ToolCallEvent,
-    ToolOutcome,
-    ToolResultEvent,
-    ToolSpec,
-    UsageEvent,
-)
+from milk_tui.agents import base as ab
 from milk_tui.agents.bedrock import BedrockAgent
 from milk_tui.testing.fake_bedrock import TEST_KEY_ID as FAKE_KEY_ID
 from milk_tui.testing.fake_bedrock import TEST_MODEL_ID as MODEL_ID
@@ -38,9 +27,9 @@ class RecordingTools:
     def __init__(self) -> None:
         self.calls: list[tuple[str, dict]] = []
 
-    def specs(self) -> list[ToolSpec]:
+    def specs(self) -> list[ab.ToolSpec]:
         return [
-            ToolSpec(
+            ab.ToolSpec(
                 "read_file",
                 "Read a file",
                 {
@@ -49,26 +38,26 @@ class RecordingTools:
                     "required": ["path"],
                 },
             ),
-            ToolSpec(
+            ab.ToolSpec(
                 "escalate",
                 "Hand off",
                 {"type": "object", "properties": {"reason": {"type": "string"}}},
             ),
         ]
 
-    async def call(self, name: str, arguments: str) -> ToolOutcome:
+    async def call(self, name: str, arguments: str) -> ab.ToolOutcome:
         args = json.loads(arguments)
         self.calls.append((name, args))
         if name == "escalate":
-            return ToolOutcome("escalating", escalate_reason=args.get("reason", ""))
-        return ToolOutcome(f"contents of {args['path']}")
+            return ab.ToolOutcome("escalating", escalate_reason=args.get("reason", ""))
+        return ab.ToolOutcome(f"contents of {args['path']}")
 
 
-def req(prompt: str = "hello", **kw) -> AgentRequest:
-    return AgentRequest(slot="escalation", prompt=prompt, cwd=".", **kw)
+def req(prompt: str = "hello", **kw) -> ab.AgentRequest:
+    return ab.AgentRequest(slot="escalation", prompt=prompt, cwd=".", **kw)
 
 
-async def collect(agent: BedrockAgent, request: AgentRequest) -> list:
+async def collect(agent: BedrockAgent, request: ab.AgentRequest) -> list:
     return [ev async for ev in agent.stream(request)]
 
 
@@ -78,8 +67,8 @@ async def test_streamed_text_usage_and_signed_request(fake_bedrock):
     )
     agent = BedrockAgent(bedrock_config(fake_bedrock))
     events = await collect(agent, req("say hello"))
-    assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "Hello world"
-    assert [type(e) for e in events][-2:] == [UsageEvent, Finished]
+    assert "".join(e.text for e in events if isinstance(e, ab.TextChunk)) == "Hello world"
+    assert [type(e) for e in events][-2:] == [ab.UsageEvent, ab.Finished]
     usage = events[-2]
     # Bedrock numbers are additive: inputTokens already excludes the cached part.
     assert (
@@ -101,10 +90,10 @@ async def test_streamed_text_usage_and_signed_request(fake_bedrock):
 async def test_reasoning_content_becomes_thinking(fake_bedrock):
     fake_bedrock.script(Reply().reasoning("let me ", "think").text("answer"))
     events = await collect(BedrockAgent(bedrock_config(fake_bedrock)), req())
-    assert "".join(e.text for e in events if isinstance(e, ThinkingChunk)) == "let me think"
-    assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "answer"
-    assert events.index(next(e for e in events if isinstance(e, ThinkingChunk))) < events.index(
-        next(e for e in events if isinstance(e, TextChunk))
+    assert "".join(e.text for e in events if isinstance(e, ab.ThinkingChunk)) == "let me think"
+    assert "".join(e.text for e in events if isinstance(e, ab.TextChunk)) == "answer"
+    assert events.index(next(e for e in events if isinstance(e, ab.ThinkingChunk))) < events.index(
+        next(e for e in events if isinstance(e, ab.TextChunk))
     )
 
 
@@ -122,20 +111,20 @@ async def test_tool_use_round_trip(fake_bedrock):
         BedrockAgent(bedrock_config(fake_bedrock)), req("what is in README.md", tools=tools)
     )
     assert tools.calls == [("read_file", {"path": "README.md"})]
-    call = next(e for e in events if isinstance(e, ToolCallEvent))
+    call = next(e for e in events if isinstance(e, ab.ToolCallEvent))
     assert (call.call_id, call.name, json.loads(call.arguments)) == (
         "tu-1",
         "read_file",
         {"path": "README.md"},
     )
-    result = next(e for e in events if isinstance(e, ToolResultEvent))
+    result = next(e for e in events if isinstance(e, ab.ToolResultEvent))
     assert (result.call_id, result.content, result.is_error) == (
         "tu-1",
         "contents of README.md",
         False,
     )
-    assert [u.prompt_tokens for u in events if isinstance(u, UsageEvent)] == [20, 40]
-    assert events[-1] == Finished(stop_reason="end_turn")
+    assert [u.prompt_tokens for u in events if isinstance(u, ab.UsageEvent)] == [20, 40]
+    assert events[-1] == ab.Finished(stop_reason="end_turn")
 
     first, second = fake_bedrock.stream_requests
     specs = {t["toolSpec"]["name"]: t["toolSpec"] for t in first.body["toolConfig"]["tools"]}
@@ -171,7 +160,7 @@ async def test_tool_iteration_cap_is_an_error(fake_bedrock):
     )
     agent = BedrockAgent(bedrock_config(fake_bedrock), max_tool_iterations=2)
     with pytest.raises(
-        AgentError,
+        ab.AgentError,
         match=r"^bedrock agent 'bedrock-claude': exceeded maximum tool iterations \(2\)$",
     ) as info:
         await collect(agent, req(tools=RecordingTools()))
@@ -189,13 +178,13 @@ async def test_repeating_the_same_tool_call_ends_the_turn(fake_bedrock):
     events = await collect(BedrockAgent(bedrock_config(fake_bedrock)), req(tools=tools))
     assert len(tools.calls) == 1
     assert events[-1].stop_reason == "repeated_tool_calls"
-    assert "read_file" in "".join(e.text for e in events if isinstance(e, TextChunk))
+    assert "read_file" in "".join(e.text for e in events if isinstance(e, ab.TextChunk))
 
 
 class SlowTools(RecordingTools):
     """``read_file`` of ``slow`` never returns; the others answer at once."""
 
-    async def call(self, name: str, arguments: str) -> ToolOutcome:
+    async def call(self, name: str, arguments: str) -> ab.ToolOutcome:
         if json.loads(arguments).get("path") == "slow":
             await asyncio.sleep(30)
         return await super().call(name, arguments)
@@ -210,7 +199,9 @@ async def test_tools_run_concurrently_with_a_timeout(fake_bedrock):
     )
     agent = BedrockAgent(bedrock_config(fake_bedrock), tool_timeout=0.3)
     events = await collect(agent, req(tools=SlowTools()))
-    results = [(e.call_id, e.content, e.is_error) for e in events if isinstance(e, ToolResultEvent)]
+    results = [
+        (e.call_id, e.content, e.is_error) for e in events if isinstance(e, ab.ToolResultEvent)
+    ]
     assert results == [
         ("t1", 'tool "read_file" timed out after 0.3s', True),
         ("t2", "contents of fast", False),
@@ -218,7 +209,7 @@ async def test_tools_run_concurrently_with_a_timeout(fake_bedrock):
     sent = fake_bedrock.stream_requests[1].body["messages"][-1]["content"]
     assert [b["toolResult"]["toolUseId"] for b in sent] == ["t1", "t2"]
     assert sent[0]["toolResult"]["status"] == "error"
-    assert events[-1] == Finished(stop_reason="end_turn")
+    assert events[-1] == ab.Finished(stop_reason="end_turn")
 
 
 @pytest.mark.parametrize(
@@ -233,10 +224,10 @@ async def test_tools_run_concurrently_with_a_timeout(fake_bedrock):
 async def test_in_stream_exception_becomes_agent_error(fake_bedrock, code, retryable):
     fake_bedrock.script(Reply().text("partial ").exception(code, f"{code} happened mid-stream"))
     got: list = []
-    with pytest.raises(AgentError) as info:
+    with pytest.raises(ab.AgentError) as info:
         async for ev in BedrockAgent(bedrock_config(fake_bedrock)).stream(req()):
             got.append(ev)
-    assert [e.text for e in got if isinstance(e, TextChunk)] == ["partial "]
+    assert [e.text for e in got if isinstance(e, ab.TextChunk)] == ["partial "]
     msg = str(info.value)
     assert "bedrock-claude" in msg and code in msg and f"{code} happened mid-stream" in msg
     assert info.value.retryable is retryable
@@ -246,7 +237,7 @@ async def test_http_error_names_status_and_code(fake_bedrock):
     fake_bedrock.script(
         Reply.http_error(400, "ValidationException", "messages: roles must alternate")
     )
-    with pytest.raises(AgentError) as info:
+    with pytest.raises(ab.AgentError) as info:
         await collect(BedrockAgent(bedrock_config(fake_bedrock)), req())
     assert str(info.value) == (
         "bedrock agent 'bedrock-claude': ValidationException (HTTP 400): "
@@ -274,7 +265,7 @@ async def test_403_runs_refresh_cmd_once_then_succeeds(fake_bedrock, tmp_path):
     fake_bedrock.script(Reply().text("after refresh"))
     agent = BedrockAgent(bedrock_config(fake_bedrock, aws_refresh_cmd=cmd))
     events = await collect(agent, req())
-    assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "after refresh"
+    assert "".join(e.text for e in events if isinstance(e, ab.TextChunk)) == "after refresh"
     assert runs.read_text().count("run") == 1
     assert [r.access_key_id for r in fake_bedrock.stream_requests] == [
         FAKE_KEY_ID,
@@ -289,7 +280,7 @@ async def test_403_runs_refresh_cmd_once_then_succeeds(fake_bedrock, tmp_path):
 async def test_403_refresh_is_tried_once_per_turn(fake_bedrock, tmp_path):
     cmd, runs = refresh_script(tmp_path, "AKIASTILLWRONG003")
     fake_bedrock.accepted_key_ids = {"AKIANEVERACCEPTED"}
-    with pytest.raises(AgentError, match="ExpiredTokenException") as info:
+    with pytest.raises(ab.AgentError, match="ExpiredTokenException") as info:
         await collect(BedrockAgent(bedrock_config(fake_bedrock, aws_refresh_cmd=cmd)), req())
     assert info.value.status == 403
     assert runs.read_text().count("run") == 1
@@ -299,7 +290,7 @@ async def test_403_refresh_is_tried_once_per_turn(fake_bedrock, tmp_path):
 async def test_failed_refresh_reports_original_403(fake_bedrock, tmp_path):
     cmd, runs = refresh_script(tmp_path, "AKIAUNUSED", fail=True)
     fake_bedrock.accepted_key_ids = set()
-    with pytest.raises(AgentError) as info:
+    with pytest.raises(ab.AgentError) as info:
         await collect(BedrockAgent(bedrock_config(fake_bedrock, aws_refresh_cmd=cmd)), req())
     msg = str(info.value)
     assert "ExpiredTokenException (HTTP 403)" in msg
@@ -315,7 +306,7 @@ async def test_403_without_refresh_cmd_fails_without_secrets(fake_bedrock):
             f"Signature mismatch for {FAKE_KEY_ID} using {FAKE_SECRET}",
         )
     )
-    with pytest.raises(AgentError) as info:
+    with pytest.raises(ab.AgentError) as info:
         await collect(BedrockAgent(bedrock_config(fake_bedrock)), req())
     msg = str(info.value)
     assert "InvalidSignatureException (HTTP 403)" in msg
@@ -334,7 +325,7 @@ async def test_default_credential_chain_from_environment(fake_bedrock, monkeypat
 async def test_no_credentials_anywhere(fake_bedrock):
     agent = BedrockAgent(bedrock_config(fake_bedrock, aws_key_id="", aws_secret=""))
     assert not await agent.available()
-    with pytest.raises(AgentError, match="no AWS credentials found"):
+    with pytest.raises(ab.AgentError, match="no AWS credentials found"):
         await collect(agent, req())
     assert fake_bedrock.requests == []
 
@@ -354,12 +345,12 @@ async def test_available_from_profile_or_refresh_cmd(fake_bedrock, tmp_path, mon
 
 async def test_system_messages_land_in_system_array(fake_bedrock):
     messages = [
-        ChatMessage("system", "[Orientation] you are the escalation agent"),
-        ChatMessage("system", "[Remembered facts] tests use pytest"),
-        ChatMessage("user", "[user to llama] list files"),
-        ChatMessage("system", "[llama as primary] a.txt b.txt"),
-        ChatMessage("user", "[user to bedrock-claude] why so slow?"),
-        ChatMessage("assistant", "Because of the N+1 query."),
+        ab.ChatMessage("system", "[Orientation] you are the escalation agent"),
+        ab.ChatMessage("system", "[Remembered facts] tests use pytest"),
+        ab.ChatMessage("user", "[user to llama] list files"),
+        ab.ChatMessage("system", "[llama as primary] a.txt b.txt"),
+        ab.ChatMessage("user", "[user to bedrock-claude] why so slow?"),
+        ab.ChatMessage("assistant", "Because of the N+1 query."),
     ]
     await collect(
         BedrockAgent(bedrock_config(fake_bedrock)),
@@ -384,19 +375,9 @@ async def test_system_messages_land_in_system_array(fake_bedrock):
 async def test_cancel_stops_the_stream_promptly(fake_bedrock):
     fake_bedrock.script(Reply().text("first words").hold())
     agent = BedrockAgent(bedrock_config(fake_bedrock, timeout_secs=120))
-    seen = asyncio.Event()
-
-    async def run() -> None:
-        async for ev in agent.stream(req()):
-            if isinstance(ev, TextChunk):
-                seen.set()
-
-    task = asyncio.create_task(run())
-    await asyncio.wait_for(seen.wait(), 10)
-    task.cancel()
+    task = await stream_until(agent, req(), ab.TextChunk, 10)
     # Without the socket shutdown the worker would sit in recv() for the 120 s read timeout.
-    with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 10)
+    await cancel(task, 10)
     for _ in range(100):
         if not any(t.name.startswith("bedrock-") for t in threading.enumerate()):
             break
@@ -435,6 +416,6 @@ async def test_no_credentials_but_refresh_cmd_fetches_them_first(fake_bedrock, t
         bedrock_config(fake_bedrock, aws_key_id="", aws_secret="", aws_refresh_cmd=cmd)
     )
     events = await collect(agent, req())
-    assert isinstance(events[-1], Finished)
+    assert isinstance(events[-1], ab.Finished)
     assert runs.read_text().count("run") == 1
     assert [r.access_key_id for r in fake_bedrock.stream_requests] == ["AKIAFROMREFRESH05"]
