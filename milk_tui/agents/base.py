@@ -110,12 +110,20 @@ class ChatMessage:
     name: str | None = None
 
 
+ToolEffect = Literal["read", "write", "run", "network"]
+"""What a tool does to the world: reads inside the working folder run freely; the others
+(and any path outside the folder) go through the permission check first."""
+
+
 @dataclass(slots=True)
 class ToolSpec:
     name: str
     description: str
     parameters: dict[str, Any]
     """JSON schema (type: object) — arguments are validated against it before running."""
+    effect: ToolEffect = "read"
+    path_args: tuple[str, ...] = ()
+    """Names of the arguments that are filesystem paths (checked against the working folder)."""
 
 
 @dataclass(slots=True)
@@ -137,6 +145,9 @@ class PermissionQuestion:
     agent_name: str
     tool_name: str
     tool_input: dict[str, Any]
+    effect: ToolEffect = "run"
+    outside_paths: tuple[str, ...] = ()
+    """Paths of this call that resolve outside the working folder (each needs asking)."""
 
 
 @dataclass
