@@ -10,6 +10,8 @@ import pytest
 
 from milk_tui.agents.tools import BuiltinToolBox, CompositeToolBox
 from milk_tui.agents.tools import files as fs
+from milk_tui.agents.tools.box import ToolFilter
+from milk_tui.agents.tools.specs import ACTION_TOOLS
 
 
 @pytest.fixture
@@ -159,10 +161,26 @@ def test_tool_set_depends_on_options(tree: Path) -> None:
         "read_file",
         "list_dir",
         "grep",
+        "find_files",
+        "write_file",
+        "edit_file",
+        "delete_file",
+        "move_file",
+        "bash",
+        "http_get",
+        "http_request",
     }
     slim, _, _ = make(tree, on_record_memory=None, allow_escalate=False)
-    assert {s.name for s in slim.specs()} == {"current_need", "read_file", "list_dir", "grep"}
-    only, _, _ = make(tree, included=["grep", "escalate"], excluded=["escalate"])
-    assert [s.name for s in only.specs()] == ["grep"]
+    assert "escalate" not in {s.name for s in slim.specs()}
+    assert "record_memory" not in {s.name for s in slim.specs()}
+    only = CompositeToolBox(
+        [full],
+        ToolFilter(
+            included=frozenset({"grep"}),
+            excluded=frozenset({"escalate"}),
+            choosable=frozenset(ACTION_TOOLS),
+        ),
+    )
+    assert set(only.names()) == {"grep", "current_need", "record_memory"}
     for spec in full.specs():
         assert spec.parameters["type"] == "object"
