@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,11 +58,22 @@ class CappedStream:
         return f"{head}\n[… {self.cut} bytes of {name} cut …]\n{tail}"
 
 
-async def _pump(reader: asyncio.StreamReader | None, sink: CappedStream) -> None:
-    if reader is None:
-        return
+async def _pump(reader: asyncio.StreamReader, sink: CappedStream) -> None:
     while chunk := await reader.read(READ_CHUNK):
         sink.add(chunk)
+
+
+async def _open_pipe() -> tuple[int, asyncio.StreamReader, asyncio.BaseTransport]:
+    """A pipe whose write end goes to the child and whose read end we read.  Our own pipes,
+    not ``PIPE``: the process is then "done" when the shell exits, whoever else still
+    holds the pipe (asyncio's Process.wait would wait for the pipes too)."""
+    r, w = os.pipe()
+    reader = asyncio.StreamReader()
+    loop = asyncio.get_running_loop()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(r, "rb", 0)
+    )
+    return w, reader, transport
 
 
 async def bash(ws: Workspace, command: str, timeout_seconds: float | None = None) -> ToolOutcome:
@@ -69,22 +81,32 @@ async def bash(ws: Workspace, command: str, timeout_seconds: float | None = None
         return ToolOutcome("bash: command is empty", is_error=True)
     limit = float(timeout_seconds or DEFAULT_TIMEOUT_S)
     limit = min(max(limit, 1.0), MAX_TIMEOUT_S)
-    proc = await asyncio.create_subprocess_exec(
-        "sh",
-        "-c",
-        command,
-        cwd=ws.cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-    )
+    w_out, r_out, t_out = await _open_pipe()
+    w_err, r_err, t_err = await _open_pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            "sh",
+            "-c",
+            command,
+            cwd=ws.cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=w_out,
+            stderr=w_err,
+            start_new_session=True,
+        )
+    except BaseException:
+        t_out.close()
+        t_err.close()
+        raise
+    finally:
+        os.close(w_out)
+        os.close(w_err)
     out, err = CappedStream(), CappedStream()
-    pumps = asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err))
+    pumps = asyncio.gather(_pump(r_out, out), _pump(r_err, err))
     note = ""
     try:
         try:
-            await asyncio.wait_for(asyncio.shield(proc.wait()), limit)
+            await asyncio.wait_for(proc.wait(), limit)
         except TimeoutError:
             await kill_tree(proc)
             await _finish(pumps)
@@ -106,6 +128,9 @@ async def bash(ws: Workspace, command: str, timeout_seconds: float | None = None
         kill_tree_now(proc)
         pumps.cancel()
         raise
+    finally:
+        t_out.close()
+        t_err.close()
     code = proc.returncode or 0
     return ToolOutcome(
         out.text("stdout"),
