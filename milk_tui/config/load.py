@@ -26,7 +26,7 @@ GO_UNSUPPORTED_KEYS = {
     "experimental_lazy_history_management", "direct_bash", "direct_bash_allow",
     "show_reasoning",
 }  # fmt: skip
-"""Go milk keys that load but do nothing here yet: each one present is named in a warning."""
+"""Go milk keys that load but do nothing here yet: each one set is named in a warning."""
 
 GO_ONLY_KEYS = GO_INERT_KEYS | GO_UNSUPPORTED_KEYS
 
@@ -74,7 +74,8 @@ def _unknown_key_warnings(path: Path, data: dict[str, Any]) -> list[str]:
     for k in data:
         if k not in known:
             warnings.append(f"{path}: unknown key '{k}' ignored")
-    unsupported = [k for k in data if k in GO_UNSUPPORTED_KEYS]
+    # Only keys set to something: an empty list or a false flag asks for nothing we lack.
+    unsupported = [k for k in data if k in GO_UNSUPPORTED_KEYS and data[k]]
     if unsupported:
         warnings.append(f"{path}: {_not_supported(unsupported)}")
     agent_known = set(AgentConfig.model_fields) | GO_ONLY_AGENT_KEYS

@@ -106,7 +106,8 @@ def test_go_keys_that_do_nothing_are_named(tmp_path: Path) -> None:
             {
                 "default_route": "local",
                 "update_check": True,
-                "mcp_servers": [],
+                "mcp_servers": [{"name": "fs"}],
+                "direct_bash": False,
                 "loop_detection": {"enabled": True},
                 "agents": [
                     {
@@ -124,5 +125,5 @@ def test_go_keys_that_do_nothing_are_named(tmp_path: Path) -> None:
     text = "\n".join(warnings)
     assert "'mcp_servers'" in text and "'loop_detection'" in text
     assert "'agents[0].prompt'" in text and "'agents[0].system_prompt_tier'" in text
-    for works in ("default_route", "update_check", "included_tools", "turn_timeout_secs"):
+    for works in ("default_route", "update_check", "direct_bash", "included_tools", "turn_timeout"):
         assert works not in text
