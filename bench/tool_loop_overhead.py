@@ -4,7 +4,7 @@ The loop side runs ``agents.tool_loop.ToolLoop`` over an in-process round backen
 network: every round asks for one ``read_file`` call with a new offset, so the loop's
 repeated-call stop never fires), through the real tool box (JSON parsing, schema
 validation, the worker thread, the per-tool timeout, the result events).  The baseline
-calls ``files.read_file`` directly on the same file.  Budget (issue: the primary acts):
+calls ``files.read_file`` directly on the same file.  Budget:
 loop overhead ≤ 2 ms per call.
 
     python bench/tool_loop_overhead.py           # 2,000 rounds

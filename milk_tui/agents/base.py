@@ -10,7 +10,7 @@ their tool calls through ``agents.tool_loop`` (docs/adr/0007-one-tool-loop.md).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal, Protocol
 
 Slot = Literal["primary", "escalation"]
@@ -132,6 +132,7 @@ class ToolOutcome:
     is_error: bool = False
     escalate_reason: str = ""
     """Set by the ``escalate`` tool: the agent stops its loop and finishes with this reason."""
+    _: KW_ONLY
     stderr: str = ""
     """A process's standard error (``bash``); ``content`` is then its standard output."""
     exit_code: int = 0

@@ -10,6 +10,9 @@ capped at ``RESULT_MAX_BYTES``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from milk_tui.agents.base import ToolOutcome, ToolSpec
 from milk_tui.agents.tools.box import parse_arguments
 from milk_tui.engine.memory_tools import cap
@@ -58,17 +61,13 @@ class SessionToolBox:
         args = parse_arguments(name, arguments, SPEC)
         if isinstance(args, ToolOutcome):
             return args
-        return ToolOutcome(cap(session_context(self.session, **args), self.max_bytes))
+        return ToolOutcome(cap(session_context(self.session, args), self.max_bytes))
 
 
-def session_context(
-    session: Session,
-    last_n: int | None = None,
-    pattern: str | None = None,
-    agent: str | None = None,
-    turn_from: int | None = None,
-    turn_to: int | None = None,
-) -> str:
+def session_context(session: Session, query: Mapping[str, Any]) -> str:
+    """The answer to one call; ``query`` holds the tool's (validated) arguments."""
+    last_n, pattern, agent = query.get("last_n"), query.get("pattern"), query.get("agent")
+    turn_from, turn_to = query.get("turn_from"), query.get("turn_to")
     turns = list(enumerate(session.history, start=1))
     if not turns:
         return "(no session history yet)"

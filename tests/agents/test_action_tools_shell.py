@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.helpers import pid_written, process_gone, process_state
 from milk_tui.agents.base import ToolOutcome
 from milk_tui.agents.round_backend import ToolCall
 from milk_tui.agents.tool_calls import run_calls
@@ -29,24 +30,6 @@ async def bash(root: Path, command: str, timeout: float | None = None) -> ToolOu
     if timeout is not None:
         args["timeout_seconds"] = timeout
     return await box(root).call("bash", json.dumps(args))
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z")
-
-
-async def wait_gone(pid: int, within: float = 3.0) -> bool:
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        if not alive(pid):
-            return True
-        await asyncio.sleep(0.05)
-    return False
 
 
 async def test_stdout_stderr_exit_code_and_cwd(tmp_path: Path) -> None:
@@ -72,20 +55,17 @@ async def test_timeout_kills_the_group_grandchild_included(tmp_path: Path) -> No
     out = await bash(tmp_path, f"sh -c 'sleep 60 & echo $! > {pidfile}; wait' ; echo never", 1)
     assert time.monotonic() - started < 5
     assert out.is_error and "timed out after 1s" in out.stderr and "never" not in out.content
-    assert await wait_gone(int(pidfile.read_text()))
+    assert await process_gone(int(pidfile.read_text()))
 
 
 async def test_cancellation_kills_the_group(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
     task = asyncio.ensure_future(bash(tmp_path, f"sleep 60 & echo $! > {pidfile}; wait"))
-    for _ in range(100):
-        if pidfile.exists() and pidfile.read_text().strip():
-            break
-        await asyncio.sleep(0.02)
+    grandchild = await pid_written(pidfile)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await wait_gone(int(pidfile.read_text()))
+    assert await process_gone(grandchild)
 
 
 async def test_loop_tool_timeout_also_kills_the_group(tmp_path: Path) -> None:
@@ -94,7 +74,7 @@ async def test_loop_tool_timeout_also_kills_the_group(tmp_path: Path) -> None:
     call = ToolCall("c1", "bash", json.dumps({"command": f"sleep 60 & echo $! > {pidfile}; wait"}))
     runs = [r async for r in run_calls(box(tmp_path), [call], timeout=0.5)]
     assert runs[0].outcome.is_error and "timed out after 0.5s" in runs[0].outcome.content
-    assert await wait_gone(int(pidfile.read_text()))
+    assert await process_gone(int(pidfile.read_text()))
 
 
 async def test_background_child_holding_the_pipe_does_not_hang(tmp_path: Path) -> None:
@@ -110,7 +90,7 @@ async def test_detached_background_job_survives(tmp_path: Path) -> None:
     out = await bash(tmp_path, f"sleep 30 > /dev/null 2>&1 & echo $! > {pidfile}")
     assert not out.is_error and out.stderr == ""
     pid = int(pidfile.read_text())
-    assert alive(pid)
+    assert process_state(pid) != "Z"
     os.killpg(os.getpgid(pid), 9)
 
 

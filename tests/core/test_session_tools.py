@@ -21,11 +21,11 @@ def session(n: int) -> Session:
 
 
 def test_empty_session() -> None:
-    assert session_context(Session(id="s", cwd="/")) == "(no session history yet)"
+    assert session_context(Session(id="s", cwd="/"), {}) == "(no session history yet)"
 
 
 def test_recent_verbatim_older_compact_in_a_frame() -> None:
-    out = session_context(session(20)).splitlines()
+    out = session_context(session(20), {}).splitlines()
     assert out[0].startswith("[older history — 10 turns, compact")
     assert "[end older history]" in out
     older = out[1 : out.index("[end older history]")]
@@ -36,21 +36,21 @@ def test_recent_verbatim_older_compact_in_a_frame() -> None:
 
 def test_filters_in_order() -> None:
     s = session(20)
-    only_esc = session_context(s, agent="escalation")
+    only_esc = session_context(s, {"agent": "escalation"})
     assert "llama" not in only_esc and "claude" in only_esc and "User:" in only_esc
-    last = session_context(s, last_n=3).splitlines()
+    last = session_context(s, {"last_n": 3}).splitlines()
     assert [line.split("]")[0] for line in last] == ["[18", "[19", "[20"]
-    hits = session_context(s, pattern="TOPIC2")
+    hits = session_context(s, {"pattern": "TOPIC2"})
     assert hits and all("topic2" in line for line in hits.splitlines())
-    assert session_context(s, pattern="nothing-like-this") == "(no matching turns)"
+    assert session_context(s, {"pattern": "nothing-like-this"}) == "(no matching turns)"
 
 
 def test_range_pages_verbatim_at_most_five() -> None:
     s = session(20)
-    page = session_context(s, turn_from=3, turn_to=100).splitlines()
+    page = session_context(s, {"turn_from": 3, "turn_to": 100}).splitlines()
     assert page[0] == "[turns 3–7, verbatim]" and len(page) == 6
     assert "x" * 100 in page[2]
-    assert session_context(s, turn_from=30).startswith("(no turns in 30–34")
+    assert session_context(s, {"turn_from": 30}).startswith("(no turns in 30–34")
 
 
 async def test_box_caps_and_validates() -> None:
