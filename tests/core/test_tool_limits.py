@@ -26,7 +26,7 @@ async def test_included_and_excluded_tools_shape_the_toolbox(rig) -> None:
     full = offered(rig)
     assert {"bash", "write_file", "http_get", "get_session_context", "escalate"} <= full
     rig.dispatcher.primary.config.limits = AgentLimits(
-        included_tools=["read_file", "grep", "bash"], excluded_tools=["bash", "escalate"]
+        included_tools=["read_file", "GREP", "bash"], excluded_tools=["Bash", "escalate"]
     )
     await rig.dispatcher.run_turn("list the files again", force="primary")
     names = offered(rig)

@@ -77,16 +77,20 @@ class LocalToolBox:
 @dataclass(frozen=True, slots=True)
 class ToolFilter:
     """An agent's ``included_tools`` / ``excluded_tools``: ``included`` (when given) keeps
-    only the listed tools among ``choosable``; ``excluded`` removes any tool by name."""
+    only the listed tools among ``choosable``; ``excluded`` removes any tool by name.
+    Names compare case-insensitively (a config may say ``Bash``)."""
 
     included: frozenset[str] | None = None
     excluded: frozenset[str] = frozenset()
     choosable: frozenset[str] = frozenset()
 
     def allows(self, name: str) -> bool:
-        if name in self.excluded:
+        key = name.lower()
+        if key in {n.lower() for n in self.excluded}:
             return False
-        return self.included is None or name in self.included or name not in self.choosable
+        if self.included is None or name not in self.choosable:
+            return True
+        return key in {n.lower() for n in self.included}
 
 
 class CompositeToolBox:
