@@ -10,7 +10,7 @@ their tool calls through ``agents.tool_loop`` (docs/adr/0007-one-tool-loop.md).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal, Protocol
 
 Slot = Literal["primary", "escalation"]
@@ -132,6 +132,32 @@ class ToolOutcome:
     is_error: bool = False
     escalate_reason: str = ""
     """Set by the ``escalate`` tool: the agent stops its loop and finishes with this reason."""
+    _: KW_ONLY
+    stderr: str = ""
+    """A process's standard error (``bash``); ``content`` is then its standard output."""
+    exit_code: int = 0
+    """A process's exit status or an HTTP status; 0 is left out of the result."""
+
+    def envelope(self) -> dict[str, Any]:
+        """The result as the model gets it: ``output``, ``error``, ``exit_code``, empty ones
+        left out, so the model tells a failure from output that merely mentions one."""
+        if not (self.stderr or self.exit_code):
+            return {"error": self.content} if self.is_error else {"output": self.content}
+        body: dict[str, Any] = {"output": self.content, "error": self.stderr}
+        body = {k: v for k, v in body.items() if v}
+        if self.exit_code:
+            body["exit_code"] = self.exit_code
+        return body
+
+    def text(self) -> str:
+        """One text for a reader (the tool line, text-only wires): output, then stderr and a
+        failing exit status when there are any."""
+        parts = [self.content] if self.content else []
+        if self.stderr:
+            parts.append(f"[stderr]\n{self.stderr}")
+        if self.is_error and self.exit_code:
+            parts.append(f"[exit code {self.exit_code}]")
+        return "\n".join(parts)
 
 
 class ToolBox(Protocol):

@@ -198,7 +198,7 @@ def assistant_turn(result: RoundResult, *, tools_enabled: bool) -> Message:
 
 def tool_results_turn(runs: list[ToolRun], *, tools_enabled: bool) -> Message:
     if not tools_enabled:
-        text = "\n".join(f"[tool result] {r.outcome.content}" for r in runs)
+        text = "\n".join(f"[tool result] {r.outcome.text()}" for r in runs)
         return {"role": "user", "content": [{"text": text or EMPTY_TEXT}]}
     return {
         "role": "user",
@@ -206,7 +206,7 @@ def tool_results_turn(runs: list[ToolRun], *, tools_enabled: bool) -> Message:
             {
                 "toolResult": {
                     "toolUseId": r.call.call_id,
-                    "content": [{"text": r.outcome.content or EMPTY_TEXT}],
+                    "content": [{"text": r.outcome.text() or EMPTY_TEXT}],
                     **({"status": "error"} if r.outcome.is_error else {}),
                 }
             }

@@ -98,11 +98,8 @@ def wire_call(c: ToolCall) -> dict[str, Any]:
 
 
 def envelope(o: ToolOutcome) -> str:
-    """Tool results travel as ``{"output": …}`` or ``{"error": …}`` JSON, so the model can
-    tell a failure from output that merely mentions one."""
-    return json.dumps(
-        {"error": o.content} if o.is_error else {"output": o.content}, ensure_ascii=False
-    )
+    """Tool results travel as JSON (``ToolOutcome.envelope``)."""
+    return json.dumps(o.envelope(), ensure_ascii=False)
 
 
 def backend_message(body: bytes) -> str:

@@ -109,7 +109,7 @@ class ToolLoop(Generic[Conv]):
             async with aclosing(results):
                 async for run in results:
                     o = run.outcome
-                    yield ToolResultEvent(run.call.call_id, run.call.name, o.content, o.is_error)
+                    yield ToolResultEvent(run.call.call_id, run.call.name, o.text(), o.is_error)
                     runs.append(run)
                     if o.escalate_reason:
                         yield Finished(stop_reason="escalate", escalation_reason=o.escalate_reason)

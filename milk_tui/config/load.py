@@ -12,21 +12,31 @@ from pydantic import ValidationError
 from milk_tui.config.paths import default_config_file
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
 
-GO_ONLY_KEYS = {
-    "agent_tools", "mcp_servers", "default_route", "otel", "colorization", "debug_claude_code",
-    "debug_local", "debug_subprocess", "aws_auth_refresh", "remote_oversight", "loop_detection",
-    "config_editors", "update_check", "update_channel", "update_last_check",
-    "update_skipped_version", "experimental_permission_management",
-    "experimental_lazy_history_management", "direct_bash", "direct_bash_allow",
-    "local_memory_reinjection_turns", "local_memory_reinjection_bytes",
+GO_INERT_KEYS = {
+    "default_route", "update_check", "update_channel", "update_last_check",
+    "update_skipped_version", "local_memory_reinjection_turns", "local_memory_reinjection_bytes",
 }  # fmt: skip
-"""Keys a Go milk config.json may carry that we accept without a warning (not used here)."""
+"""Go milk keys with no effect on a conversation (self-update bookkeeping, keys Go writes but
+never reads): accepted silently."""
+
+GO_UNSUPPORTED_KEYS = {
+    "agent_tools", "mcp_servers", "otel", "colorization", "debug_claude_code", "debug_local",
+    "debug_subprocess", "aws_auth_refresh", "remote_oversight", "loop_detection",
+    "config_editors", "experimental_permission_management",
+    "experimental_lazy_history_management", "direct_bash", "direct_bash_allow",
+    "show_reasoning",
+}  # fmt: skip
+"""Go milk keys that load but do nothing here yet: each one set is named in a warning."""
+
+GO_ONLY_KEYS = GO_INERT_KEYS | GO_UNSUPPORTED_KEYS
 
 GO_ONLY_AGENT_KEYS = {
     "tools", "mcp_servers", "system_prompt_tier", "extra_args", "run_cmd", "api_format",
     "tls_ca_cert", "aws_service", "prompt_caching", "settings", "action_type", "model_type",
     "smolagent_tools", "max_steps", "authorized_imports",
 }  # fmt: skip
+UNSUPPORTED_AGENT_KEYS = GO_ONLY_AGENT_KEYS | {"prompt", "prompt_file"}
+"""Agent keys that load but do nothing here yet (named in a warning when present)."""
 
 
 class ConfigError(Exception):
@@ -64,6 +74,10 @@ def _unknown_key_warnings(path: Path, data: dict[str, Any]) -> list[str]:
     for k in data:
         if k not in known:
             warnings.append(f"{path}: unknown key '{k}' ignored")
+    # Only keys set to something: an empty list or a false flag asks for nothing we lack.
+    unsupported = [k for k in data if k in GO_UNSUPPORTED_KEYS and data[k]]
+    if unsupported:
+        warnings.append(f"{path}: {_not_supported(unsupported)}")
     agent_known = set(AgentConfig.model_fields) | GO_ONLY_AGENT_KEYS
     limit_known = set(AgentLimits.model_fields)
     for i, a in enumerate(data.get("agents") or []):
@@ -72,10 +86,18 @@ def _unknown_key_warnings(path: Path, data: dict[str, Any]) -> list[str]:
         for k in a:
             if k not in agent_known:
                 warnings.append(f"{path}: unknown key 'agents[{i}].{k}' ignored")
+        unsupported = [f"agents[{i}].{k}" for k in a if k in UNSUPPORTED_AGENT_KEYS and a[k]]
+        if unsupported:
+            warnings.append(f"{path}: {_not_supported(unsupported)}")
         for k in (a.get("limits") or {}) if isinstance(a.get("limits"), dict) else {}:
             if k not in limit_known:
                 warnings.append(f"{path}: unknown key 'agents[{i}].limits.{k}' ignored")
     return warnings
+
+
+def _not_supported(keys: list[str]) -> str:
+    names = ", ".join(f"'{k}'" for k in keys)
+    return f"not supported by milk-tui yet, ignored: {names}"
 
 
 def _format_validation(path: Path | None, err: ValidationError) -> str:

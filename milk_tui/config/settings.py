@@ -24,6 +24,7 @@ from milk_tui.config.defaults import (
     DEFAULT_PERCEPT_INJECT_MAX_BYTES,
     DEFAULT_RETURNING_FRESH_START,
     DEFAULT_TOOL_TIMEOUT_SECS,
+    DEFAULT_TURN_TIMEOUT_SECS,
 )
 
 BEARERLESS_PROVIDERS = {"", "local", "bedrock", "claude-cli", "demo", "aider-cli", "subprocess"}
@@ -235,3 +236,19 @@ class MilkConfig(BaseSettings):
         if per is not None and per < 0:
             return None
         return float(per or DEFAULT_TOOL_TIMEOUT_SECS)
+
+    def resolve_turn_timeout(self, ac: AgentConfig | None) -> float | None:
+        """Seconds a whole turn of this agent may take; None when ``turn_timeout_secs`` is
+        negative (no limit)."""
+        per = ac.limits.turn_timeout_secs if ac else None
+        if per is not None and per < 0:
+            return None
+        return float(per or DEFAULT_TURN_TIMEOUT_SECS)
+
+    def resolve_memory_result_max_bytes(self, ac: AgentConfig | None) -> int:
+        """Cap of a memory tool's answer: per-agent ``memory_result_max_bytes``, else the
+        global ``local_memory_result_max_bytes``; 0 means no cap."""
+        per = ac.limits.memory_result_max_bytes if ac else None
+        return self._resolve(
+            per, self.local_memory_result_max_bytes, DEFAULT_MEMORY_RESULT_MAX_BYTES
+        )

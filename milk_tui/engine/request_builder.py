@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from milk_tui.agents.base import AgentRequest, PermissionQuestion, Slot, ToolBox
-from milk_tui.agents.tools.box import CompositeToolBox
+from milk_tui.agents.tools.box import CompositeToolBox, ToolFilter
 from milk_tui.agents.tools.builtin import BuiltinToolBox
+from milk_tui.agents.tools.specs import ACTION_TOOLS
 from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.context import assemble_messages
 from milk_tui.engine.dispatch_state import DispatchState
@@ -27,6 +28,7 @@ from milk_tui.engine.escalation_context import (
 from milk_tui.engine.handoff import HandoffPlan
 from milk_tui.engine.memory_tools import MemoryToolBox
 from milk_tui.engine.prompts import role_prompt
+from milk_tui.engine.session_tools import SessionToolBox
 from milk_tui.engine.turn_publisher import TurnPublisher
 from milk_tui.engine.turn_scratch import TurnScratch
 from milk_tui.model.session import ESCALATION, PRIMARY
@@ -43,6 +45,9 @@ class RequestBuilder:
         self._state = state
         self._publisher = publisher
         self._ask_permission = ask_permission
+        self.confine_tools_to_cwd = True
+        """File tools refuse paths outside the cwd; turned off once the permission check
+        in the tool loop asks about such paths instead."""
 
     def primary_request(self, prompt: str, scratch: TurnScratch) -> AgentRequest:
         st = self._state
@@ -137,7 +142,9 @@ class RequestBuilder:
                 on_need=lambda goal: self._publisher.record_need(goal, slot.slot),
                 on_record_memory=remember if memory is not None else None,
                 allow_escalate=allow_escalate,
-            )
+                confine_to_cwd=self.confine_tools_to_cwd,
+            ),
+            SessionToolBox(st.session),
         ]
         if memory is not None:
             boxes.append(
@@ -149,12 +156,20 @@ class RequestBuilder:
                     escalation_name=st.escalation_name,
                     prompt=prompt,
                     turn_index=st.session.pending_turn_position(),
-                    max_bytes=st.config.local_memory_result_max_bytes,
+                    max_bytes=st.config.resolve_memory_result_max_bytes(slot.config),
                     relevance_gate=st.config.resolve_relevance_gate(slot.config),
                     include_record=False,
                 )
             )
-        return CompositeToolBox(boxes)
+        limits = slot.config.limits
+        return CompositeToolBox(
+            boxes,
+            ToolFilter(
+                included=frozenset(limits.included_tools) if limits.included_tools else None,
+                excluded=frozenset(limits.excluded_tools or ()),
+                choosable=frozenset(ACTION_TOOLS),
+            ),
+        )
 
     def _percepts_block(self, prompt: str, slot: AgentSlot) -> str:
         memory, cfg = self._state.memory, self._state.config

@@ -215,16 +215,30 @@ class TurnRunner:
         )
 
     async def _consume(self, slot: AgentSlot, request: AgentRequest, scratch: TurnScratch) -> None:
-        await consume_stream(
-            slot.agent,
-            request,
-            scratch,
-            slot=slot.slot,
-            fallback_model=slot.model,
-            session_id=self._state.session.id,
-            publish=self._state.bus.publish,
-            on_need=lambda body: self._pub.record_need(body, slot.slot),
-        )
+        """Run the agent's stream, within the agent's ``turn_timeout_secs``: a turn that takes
+        longer is stopped (its tools cancelled) and fails like any other."""
+        limit = self._state.config.resolve_turn_timeout(slot.config)
+        deadline = asyncio.timeout(limit)
+        try:
+            async with deadline:
+                await consume_stream(
+                    slot.agent,
+                    request,
+                    scratch,
+                    slot=slot.slot,
+                    fallback_model=slot.model,
+                    session_id=self._state.session.id,
+                    publish=self._state.bus.publish,
+                    on_need=lambda body: self._pub.record_need(body, slot.slot),
+                )
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            raise AgentError(
+                f"{slot.name}: the turn took longer than {limit:g}s (turn_timeout_secs) and "
+                "was stopped",
+                agent=slot.name,
+            ) from None
 
     # ----- rollback -------------------------------------------------------------------
 

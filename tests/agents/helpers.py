@@ -1,8 +1,10 @@
-"""Helpers the agent tests share: stop a turn part-way, once the stream has really started."""
+"""Helpers the agent tests share: stop a turn part-way once the stream has really started;
+wait for a pid a test command wrote, and for that process to be gone."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,3 +38,30 @@ async def cancel(task: asyncio.Task[None], timeout: float) -> None:
 def primary_request(prompt: str, **fields: Any) -> ab.AgentRequest:
     """A turn for the primary slot in the current folder; ``fields`` set the rest."""
     return ab.AgentRequest(slot="primary", prompt=prompt, cwd=".", **fields)
+
+
+async def pid_written(pid_file: Path) -> int:
+    """The pid a test command wrote to ``pid_file`` (waits up to 5 s for it)."""
+    for _ in range(100):
+        if pid_file.exists() and pid_file.read_text().strip():
+            return int(pid_file.read_text())
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{pid_file} was never written")
+
+
+def process_state(pid: int) -> str:
+    """The /proc state letter of ``pid``; "Z" once it is gone or a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+    except OSError:
+        return "Z"
+
+
+async def process_gone(pid: int) -> bool:
+    """True once ``pid`` has exited (waits up to 5 s for the kernel to reap it; this bounds
+    the wait, it is not a timing assertion)."""
+    for _ in range(100):
+        if process_state(pid) == "Z":
+            return True
+        await asyncio.sleep(0.05)
+    return False

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.helpers import pid_written, process_gone
 from milk_tui.agents.base import AgentError
 from milk_tui.agents.credential_cmd import CredentialCommand
 from milk_tui.agents.redact import Redactor
@@ -76,26 +77,11 @@ async def test_credential_command_is_killed_with_its_children_when_cancelled(
 ) -> None:
     pid_file = tmp_path / "child.pid"
     task = asyncio.create_task(command(f"sleep 30 & echo $! > {pid_file}; wait", Redactor()).run())
-    for _ in range(100):
-        if pid_file.exists() and pid_file.read_text().strip():
-            break
-        await asyncio.sleep(0.05)
+    child = await pid_written(pid_file)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 5)
-    child = int(pid_file.read_text())
-    for _ in range(100):  # bounded wait for the kernel to reap; not a timing assertion
-        if not Path(f"/proc/{child}").exists() or "Z" in _state(child):
-            break
-        await asyncio.sleep(0.05)
-    assert not Path(f"/proc/{child}").exists() or "Z" in _state(child)
-
-
-def _state(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
-    except OSError:
-        return "Z"
+    assert await process_gone(child)
 
 
 def test_wire_log_is_redacted_and_tolerates_a_lost_file(tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ import pytest
 
 from milk_tui.agents.tools import BuiltinToolBox, CompositeToolBox
 from milk_tui.agents.tools import files as fs
+from milk_tui.agents.tools.box import ToolFilter
+from milk_tui.agents.tools.specs import ACTION_TOOLS
 
 
 @pytest.fixture
@@ -152,17 +154,20 @@ async def test_escalate_returns_the_reason(tree: Path) -> None:
 
 def test_tool_set_depends_on_options(tree: Path) -> None:
     full, _, _ = make(tree)
-    assert {s.name for s in full.specs()} == {
-        "escalate",
-        "current_need",
-        "record_memory",
-        "read_file",
-        "list_dir",
-        "grep",
-    }
+    own_state = {"escalate", "current_need", "record_memory"}
+    # get_session_context reads the session, so the engine offers it from its own box
+    assert {s.name for s in full.specs()} == own_state | set(ACTION_TOOLS) - {"get_session_context"}
     slim, _, _ = make(tree, on_record_memory=None, allow_escalate=False)
-    assert {s.name for s in slim.specs()} == {"current_need", "read_file", "list_dir", "grep"}
-    only, _, _ = make(tree, included=["grep", "escalate"], excluded=["escalate"])
-    assert [s.name for s in only.specs()] == ["grep"]
+    assert "escalate" not in {s.name for s in slim.specs()}
+    assert "record_memory" not in {s.name for s in slim.specs()}
+    only = CompositeToolBox(
+        [full],
+        ToolFilter(
+            included=frozenset({"grep"}),
+            excluded=frozenset({"escalate"}),
+            choosable=frozenset(ACTION_TOOLS),
+        ),
+    )
+    assert set(only.names()) == {"grep", "current_need", "record_memory"}
     for spec in full.specs():
         assert spec.parameters["type"] == "object"

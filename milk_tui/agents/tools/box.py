@@ -74,15 +74,36 @@ class LocalToolBox:
             return ToolOutcome(f"tool {name!r} failed: {type(e).__name__}: {e}", is_error=True)
 
 
-class CompositeToolBox:
-    """Several boxes offered as one; the first box that declares a name owns it."""
+@dataclass(frozen=True, slots=True)
+class ToolFilter:
+    """An agent's ``included_tools`` / ``excluded_tools``: ``included`` (when given) keeps
+    only the listed tools among ``choosable``; ``excluded`` removes any tool by name.
+    Names compare case-insensitively (a config may say ``Bash``)."""
 
-    def __init__(self, boxes: Iterable[ToolBox]) -> None:
+    included: frozenset[str] | None = None
+    excluded: frozenset[str] = frozenset()
+    choosable: frozenset[str] = frozenset()
+
+    def allows(self, name: str) -> bool:
+        key = name.lower()
+        if key in {n.lower() for n in self.excluded}:
+            return False
+        if self.included is None or name not in self.choosable:
+            return True
+        return key in {n.lower() for n in self.included}
+
+
+class CompositeToolBox:
+    """Several boxes offered as one; the first box that declares a name owns it.  Tools the
+    filter refuses are neither offered nor callable."""
+
+    def __init__(self, boxes: Iterable[ToolBox], tool_filter: ToolFilter | None = None) -> None:
         self._boxes = list(boxes)
         self._owner: dict[str, tuple[ToolBox, ToolSpec]] = {}
         for box in self._boxes:
             for spec in box.specs():
-                self._owner.setdefault(spec.name, (box, spec))
+                if tool_filter is None or tool_filter.allows(spec.name):
+                    self._owner.setdefault(spec.name, (box, spec))
 
     def specs(self) -> list[ToolSpec]:
         return [spec for _, spec in self._owner.values()]

@@ -1,16 +1,19 @@
-"""Read-only file tools for the primary agent, confined to the session's cwd.
+"""Read-only file tools: read_file, list_dir, grep.
 
-Model output is untrusted: every path is resolved (symlinks followed) and must
-stay inside the cwd, so neither ``..``, an absolute path nor a symlink can reach outside.
-Results are capped so one call cannot flood a small model's context.
+Paths resolve through ``Workspace`` (``paths.py``).  Nothing is read whole: read_file
+streams lines and stops at the output cap, grep skips files over 4 MiB, so a 1 GB file
+costs no more than a small one.  Results are capped so one call cannot flood a small
+model's context.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
+
+from milk_tui.agents.tools.paths import ToolFailure, Workspace
 
 READ_DEFAULT_LINES = 500
 """read_file without a limit shows at most 500 lines: a whole module, not a whole log."""
@@ -19,24 +22,15 @@ OUTPUT_CAP_BYTES = 32 * 1024
 GREP_MAX_MATCHES = 200
 GREP_MAX_FILE_BYTES = 4 * 1024 * 1024
 """Skip huge files: they are almost never what a grep for code wants, and cost seconds."""
+COUNT_SCAN_BYTES = 8 * 1024 * 1024
+"""How far read_file reads past what it shows to count a file's lines; beyond this the
+total is given as "more than"."""
 LIST_MAX_ENTRIES = 500
-SKIP_DIRS = {".git", ".claude", "__pycache__", "node_modules", ".venv"}
 LINE_CAP = 500
+READ_LINE_CAP = 4096
+"""read_file shows at most this many bytes of one line (minified files, logs)."""
 
-
-class ToolFailure(Exception):
-    """A user-facing tool error (bad path, not a file, …)."""
-
-
-def confine(cwd: Path, path: str) -> Path:
-    """Resolve ``path`` against ``cwd``; raise unless the result stays inside ``cwd``."""
-    if "\x00" in path:
-        raise ToolFailure("path contains a NUL byte")
-    raw = Path(os.path.expanduser(path)) if path.startswith("~") else Path(path)
-    target = (cwd / raw).resolve()
-    if target != cwd and not target.is_relative_to(cwd):
-        raise ToolFailure(f"path {path!r} is outside the working directory")
-    return target
+__all__ = ["ToolFailure", "cap", "grep", "list_dir", "read_file"]
 
 
 def cap(text: str, limit: int = OUTPUT_CAP_BYTES) -> str:
@@ -47,35 +41,89 @@ def cap(text: str, limit: int = OUTPUT_CAP_BYTES) -> str:
     return cut + f"\n[truncated: output exceeded {limit} bytes]"
 
 
-def read_file(cwd: Path, path: str, offset: int = 0, limit: int | None = None) -> str:
-    target = confine(cwd, path)
+def read_file(ws: Workspace, path: str, offset: int = 0, limit: int | None = None) -> str:
+    target = ws.path(path)
     if not target.exists():
         raise ToolFailure(f"{path}: no such file")
     if target.is_dir():
         raise ToolFailure(f"{path}: is a directory (use list_dir)")
-    with open(target, "rb") as f:
-        head = f.read(8192)
-        if b"\x00" in head:
-            raise ToolFailure(f"{path}: binary file")
-        data = head + f.read()
-    lines = data.decode(errors="replace").splitlines()
-    total = len(lines)
+    if not target.is_file():
+        raise ToolFailure(f"{path}: not a regular file")
     start = max(offset, 0)
     count = limit if limit and limit > 0 else READ_DEFAULT_LINES
-    chosen = lines[start : start + count]
-    out = [f"{start + i + 1}\t{line}" for i, line in enumerate(chosen)]
-    end = start + len(chosen)
-    if not limit and end < total:
-        out.append(
-            f"[truncated: showed lines {start + 1}-{end} of {total}; use offset+limit to read more]"
-        )
+    with open(target, "rb") as f:
+        if b"\x00" in f.read(8192):
+            size = os.fstat(f.fileno()).st_size
+            raise ToolFailure(f"{path}: binary file ({size} bytes); read_file shows text only")
+        f.seek(0)
+        out, total, complete = _read_lines(f, start, count)
+    end = start + len(out)
     if not out:
         return f"(no lines: file has {total} lines)"
+    more = end < total or not complete
+    if more and (not limit or len(out) < count):  # no limit given, or the byte cap hit
+        of = str(total) if complete else f"more than {max(total, end)}"
+        out.append(
+            f"[truncated: showed lines {start + 1}-{end} of {of}; use offset+limit to read more]"
+        )
     return cap("\n".join(out))
 
 
-def list_dir(cwd: Path, path: str = ".") -> str:
-    target = confine(cwd, path or ".")
+def _read_lines(f: BinaryIO, start: int, count: int) -> tuple[list[str], int, bool]:
+    """Lines ``start``..``start+count`` numbered, the lines counted, whether that count is
+    the whole file.  At most about COUNT_SCAN_BYTES are read past what is shown, so time and
+    memory stay bounded whatever the file's size."""
+    out: list[str] = []
+    shown_bytes = 0
+    n = 0
+    while True:
+        line, whole = _next_line(f)
+        if line is None:
+            return out, n, True
+        n += 1
+        if n <= start:
+            if not whole:
+                return out, n, False
+            continue
+        if len(out) >= count:
+            break
+        text = f"{n}\t" + line.decode(errors="replace").rstrip("\r\n")
+        shown_bytes += len(text.encode()) + 1
+        if out and shown_bytes > OUTPUT_CAP_BYTES - 256:  # room left for the note
+            break
+        out.append(text)
+        if not whole:
+            return out, n, False
+    scanned, last = 0, b"\n"
+    while scanned < COUNT_SCAN_BYTES:
+        chunk = f.read(1 << 20)
+        if not chunk:
+            return out, n + (last != b"\n"), True  # a last line without a newline counts
+        scanned += len(chunk)
+        n += chunk.count(b"\n")
+        last = chunk[-1:]
+    return out, n, False
+
+
+def _next_line(f: BinaryIO) -> tuple[bytes | None, bool]:
+    """One line cut at READ_LINE_CAP bytes, and False when its end was not found within
+    COUNT_SCAN_BYTES (the caller then stops reading)."""
+    line = f.readline(READ_LINE_CAP)
+    if not line:
+        return None, True
+    if line.endswith(b"\n") or len(line) < READ_LINE_CAP:
+        return line, True
+    cut = 0
+    while cut < COUNT_SCAN_BYTES:
+        rest = f.readline(1 << 16)
+        cut += len(rest)
+        if not rest or rest.endswith(b"\n"):
+            return line + f" […line cut: {cut} more bytes]".encode(), True
+    return line + f" […line cut: more than {cut} bytes]".encode(), False
+
+
+def list_dir(ws: Workspace, path: str = ".") -> str:
+    target = ws.path(path or ".")
     if not target.is_dir():
         raise ToolFailure(f"{path}: not a directory")
     rows = []
@@ -92,18 +140,18 @@ def list_dir(cwd: Path, path: str = ".") -> str:
     return cap("\n".join(rows)) if rows else "(empty directory)"
 
 
-def grep(cwd: Path, pattern: str, path: str = ".") -> str:
+def grep(ws: Workspace, pattern: str, path: str = ".") -> str:
     try:
         rx = re.compile(pattern)
     except re.error as e:
         raise ToolFailure(f"invalid regular expression: {e}") from e
-    target = confine(cwd, path or ".")
+    target = ws.path(path or ".")
     if not target.exists():
         raise ToolFailure(f"{path}: no such file or directory")
     matches: list[str] = []
     note = ""
-    for file in _walk(cwd, target):
-        if _grep_file(cwd, file, rx, matches):
+    for file in ws.walk_files(target):
+        if _grep_file(ws, file, rx, matches):
             note = f"\n[truncated: more than {GREP_MAX_MATCHES} matches]"
             break
     if not matches:
@@ -111,20 +159,7 @@ def grep(cwd: Path, pattern: str, path: str = ".") -> str:
     return cap("\n".join(matches)) + note
 
 
-def _walk(cwd: Path, target: Path) -> Iterator[Path]:
-    if target.is_file():
-        yield target
-        return
-    for root, dirs, files in os.walk(target):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        for name in sorted(files):
-            p = Path(root) / name
-            real = p.resolve()
-            if real.is_relative_to(cwd) and real.is_file():  # symlinks out are skipped
-                yield p
-
-
-def _grep_file(cwd: Path, file: Path, rx: re.Pattern[str], matches: list[str]) -> bool:
+def _grep_file(ws: Workspace, file: Path, rx: re.Pattern[str], matches: list[str]) -> bool:
     """Append matches; True when the match cap was hit."""
     try:
         if file.stat().st_size > GREP_MAX_FILE_BYTES:
@@ -134,7 +169,7 @@ def _grep_file(cwd: Path, file: Path, rx: re.Pattern[str], matches: list[str]) -
         return False
     if b"\x00" in data[:8192]:
         return False
-    rel = file.relative_to(cwd) if file.is_relative_to(cwd) else file
+    rel = ws.show(file)
     for n, line in enumerate(data.decode(errors="replace").splitlines(), start=1):
         if rx.search(line):
             matches.append(f"{rel}:{n}:{line[:LINE_CAP]}")

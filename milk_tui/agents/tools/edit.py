@@ -1,0 +1,88 @@
+"""File-changing tools: write_file, edit_file, delete_file, move_file.
+
+Paths resolve through ``Workspace`` (``paths.py``); whether the change may happen at all is
+decided before the call by the permission check (these tools have the ``write`` effect).
+edit_file replaces an exact substring and refuses a guess: no match, or several matches
+without ``replace_all``, is an error that says how many.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from milk_tui.agents.tools.paths import ToolFailure, Workspace
+
+EDIT_MAX_BYTES = 10 * 1024 * 1024
+"""edit_file reads the whole file; larger files are refused rather than loaded."""
+
+
+def write_file(ws: Workspace, path: str, content: str) -> str:
+    target = ws.path(path)
+    if target.is_dir():
+        raise ToolFailure(f"{path}: is a directory")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = content.encode()
+    with open(target, "wb") as f:
+        f.write(data)
+    return f"wrote {ws.show(target)} ({len(data)} bytes)"
+
+
+def edit_file(
+    ws: Workspace, path: str, old_string: str, new_string: str, replace_all: bool = False
+) -> str:
+    if not old_string:
+        raise ToolFailure("old_string must not be empty (use write_file to create a file)")
+    target = ws.path(path)
+    if not target.is_file():
+        raise ToolFailure(f"{path}: no such file")
+    if target.stat().st_size > EDIT_MAX_BYTES:
+        raise ToolFailure(f"{path}: too large to edit ({target.stat().st_size} bytes)")
+    raw = target.read_bytes()
+    if b"\x00" in raw[:8192]:
+        raise ToolFailure(f"{path}: binary file; edit_file changes text only")
+    text = raw.decode(errors="surrogateescape")
+    found = text.count(old_string)
+    if found == 0:
+        raise ToolFailure(f"{path}: old_string not found (0 matches); it must match exactly")
+    if found > 1 and not replace_all:
+        raise ToolFailure(
+            f"{path}: old_string is ambiguous ({found} matches); add surrounding lines to "
+            "make it unique, or set replace_all"
+        )
+    new = (
+        text.replace(old_string, new_string)
+        if replace_all
+        else text.replace(old_string, new_string, 1)
+    )
+    with open(target, "wb") as f:
+        f.write(new.encode(errors="surrogateescape"))
+    extra = f" ({found} replacements)" if found > 1 else ""
+    return f"edited {ws.show(target)}{extra}"
+
+
+def delete_file(ws: Workspace, path: str) -> str:
+    target = ws.entry(path)
+    if not target.is_symlink() and target.is_dir():
+        raise ToolFailure(f"{path}: is a directory; delete_file removes files only")
+    if not target.is_symlink() and not target.exists():
+        raise ToolFailure(f"{path}: no such file")
+    target.unlink()
+    return f"deleted {ws.show(target)}"
+
+
+def move_file(ws: Workspace, source: str, destination: str) -> str:
+    src = ws.entry(source)
+    dst = ws.entry(destination)
+    if not src.is_symlink() and not src.exists():
+        raise ToolFailure(f"{source}: no such file or directory")
+    if dst.is_dir() and not dst.is_symlink():
+        raise ToolFailure(f"{destination}: is an existing directory; give the full new path")
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(src, dst)
+    except OSError as e:
+        if e.errno != 18:  # EXDEV: another file system, so copy then remove
+            raise
+        shutil.move(src, dst)
+    return f"moved {ws.show(src)} → {ws.show(dst)}"
