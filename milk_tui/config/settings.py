@@ -238,7 +238,7 @@ class MilkConfig(BaseSettings):
         return float(per or DEFAULT_TOOL_TIMEOUT_SECS)
 
     def resolve_turn_timeout(self, ac: AgentConfig | None) -> float | None:
-        """Seconds a whole turn of this agent may take; None when ``turn_timeout_secs`` is
+        """Seconds after which a turn of this agent is warned about; None when ``turn_timeout_secs`` is
         negative (no limit)."""
         per = ac.limits.turn_timeout_secs if ac else None
         if per is not None and per < 0:

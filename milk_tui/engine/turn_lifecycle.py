@@ -215,30 +215,33 @@ class TurnRunner:
         )
 
     async def _consume(self, slot: AgentSlot, request: AgentRequest, scratch: TurnScratch) -> None:
-        """Run the agent's stream, within the agent's ``turn_timeout_secs``: a turn that takes
-        longer is stopped (its tools cancelled) and fails like any other."""
+        """Run the agent's stream.  A turn that outlasts the agent's ``turn_timeout_secs``
+        gets one warning and goes on: stopping it would throw away work in progress (a long
+        escalation is normal), and Ctrl+C is the user's to press."""
         limit = self._state.config.resolve_turn_timeout(slot.config)
-        deadline = asyncio.timeout(limit)
+        warn = None
+        if limit is not None:
+            warn = asyncio.get_running_loop().call_later(
+                limit,
+                self._pub.notice,
+                f"{slot.name} is taking longer than {limit:g}s (turn_timeout_secs); "
+                "Ctrl+C cancels the turn",
+                "warning",
+            )
         try:
-            async with deadline:
-                await consume_stream(
-                    slot.agent,
-                    request,
-                    scratch,
-                    slot=slot.slot,
-                    fallback_model=slot.model,
-                    session_id=self._state.session.id,
-                    publish=self._state.bus.publish,
-                    on_need=lambda body: self._pub.record_need(body, slot.slot),
-                )
-        except TimeoutError:
-            if not deadline.expired():
-                raise
-            raise AgentError(
-                f"{slot.name}: the turn took longer than {limit:g}s (turn_timeout_secs) and "
-                "was stopped",
-                agent=slot.name,
-            ) from None
+            await consume_stream(
+                slot.agent,
+                request,
+                scratch,
+                slot=slot.slot,
+                fallback_model=slot.model,
+                session_id=self._state.session.id,
+                publish=self._state.bus.publish,
+                on_need=lambda body: self._pub.record_need(body, slot.slot),
+            )
+        finally:
+            if warn is not None:
+                warn.cancel()
 
     # ----- rollback -------------------------------------------------------------------
 
