@@ -98,7 +98,7 @@ def _call(obj: Any) -> TextCall | None:
 
 _GEMMA_CALL = re.compile(r"\s*call:([\w.\-]+)\s*(\{.*\})\s*\Z", re.DOTALL)
 _GEMMA_QUOTE = '<|"|>'
-_BARE_KEY = re.compile(r'([{,]\s*)([A-Za-z_][\w\-]*)\s*:')
+_BARE_KEY = re.compile(r"([{,]\s*)([A-Za-z_][\w\-]*)\s*:")
 
 
 def _gemma(body: str) -> list[TextCall] | None:

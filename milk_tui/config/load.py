@@ -9,12 +9,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from milk_tui.config.loop_detection import loop_detection_warnings
 from milk_tui.config.paths import default_config_file
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
 
 GO_ONLY_KEYS = {
     "agent_tools", "mcp_servers", "default_route", "otel", "colorization", "debug_claude_code",
-    "debug_local", "debug_subprocess", "aws_auth_refresh", "remote_oversight", "loop_detection",
+    "debug_local", "debug_subprocess", "aws_auth_refresh", "remote_oversight",
     "config_editors", "update_check", "update_channel", "update_last_check",
     "update_skipped_version", "experimental_permission_management",
     "experimental_lazy_history_management", "direct_bash", "direct_bash_allow",
@@ -64,6 +65,7 @@ def _unknown_key_warnings(path: Path, data: dict[str, Any]) -> list[str]:
     for k in data:
         if k not in known:
             warnings.append(f"{path}: unknown key '{k}' ignored")
+    warnings += loop_detection_warnings(str(path), data.get("loop_detection"))
     agent_known = set(AgentConfig.model_fields) | GO_ONLY_AGENT_KEYS
     limit_known = set(AgentLimits.model_fields)
     for i, a in enumerate(data.get("agents") or []):

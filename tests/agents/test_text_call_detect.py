@@ -98,7 +98,9 @@ def test_a_preferred_format_makes_others_text() -> None:
 
 
 def test_string_arguments_are_passed_on() -> None:
-    calls = extract_calls("tool_call_tag", '{"name": "bash", "arguments": "{\\"command\\": 1}"}', TOOLS)
+    calls = extract_calls(
+        "tool_call_tag", '{"name": "bash", "arguments": "{\\"command\\": 1}"}', TOOLS
+    )
     assert calls == [TextCall("bash", '{"command": 1}')]
 
 
@@ -141,7 +143,10 @@ def test_any_split_gives_the_same_result(parts: list[str], cuts: list[int], pref
 
 
 @settings(max_examples=200, deadline=None)
-@given(text=st.text(alphabet=st.characters(codec="utf-8"), max_size=200), cuts=st.lists(st.integers(0, 400)))
+@given(
+    text=st.text(alphabet=st.characters(codec="utf-8"), max_size=200),
+    cuts=st.lists(st.integers(0, 400)),
+)
 def test_random_text_is_never_lost(text: str, cuts: list[int]) -> None:
     shown, d = run(chunked(text, cuts))
     if not d.calls:
