@@ -81,7 +81,22 @@ class RepetitionWatch:
         s = len(text) - self.repeats * p
         while s > 0 and text[s - 1] == text[s - 1 + p]:
             s -= 1
+        s = _passage_start(text, s, p)
         return text[: s + p], text[s : s + p]
+
+
+def _passage_start(text: str, s: int, p: int) -> int:
+    """Any start in ``[s, s + p)`` repeats; prefer a line start, then a sentence start, then
+    a word start, so the copy kept reads as written."""
+    for starts_here in (
+        lambda i: text[i - 1] == "\n",
+        lambda i: text[i - 1].isspace() and i >= 2 and text[i - 2] in ".!?",
+        lambda i: text[i - 1].isspace(),
+    ):
+        for i in range(max(s, 1), s + p):
+            if starts_here(i) and not text[i].isspace():
+                return i
+    return s
 
 
 def _is_passage(p: str) -> bool:
