@@ -64,22 +64,20 @@ class TextCallDetector:
         self._held = ""
         self._block: Delimiter | None = None
         self._body = ""
+        self.idle = not self._start
+        """Nothing held back: a chunk without ``<``, a backtick or ``[`` (``may_open``) is
+        shown as it is, so callers on a hot path may skip ``feed`` for it."""
         self.calls: list[TextCall] = []
         self.format = ""
         """The format of the calls found (the last block's, when several)."""
 
     def feed(self, text: str) -> str:
         """The part of ``text`` (with what was held before) that may be shown now."""
-        if (
-            self._block is None
-            and not self._held
-            and not self._start
-            and "<" not in text
-            and "`" not in text
-            and "[" not in text
-        ):
+        if self.idle and not may_open(text):
             return text  # the common case: no delimiter can start in this chunk
-        return self._scan(self._held + text)
+        shown = self._scan(self._held + text)
+        self.idle = self._block is None and not self._held and not self._start
+        return shown
 
     def finish(self) -> str:
         """The reply ended: resolve what is held; returns the text still to show."""
@@ -91,8 +89,8 @@ class TextCallDetector:
                 return ""
             out = opening + body
         out, self._held = out + self._held, ""
-        if self._start:
-            self._start = False
+        self._start = False
+        self.idle = True
         return out
 
     # ----- the machine -----------------------------------------------------------------
@@ -182,6 +180,11 @@ class TextCallDetector:
         self.calls += calls
         self.format = fmt
         return True
+
+
+def may_open(text: str) -> bool:
+    """Whether an opening delimiter (or a bare JSON call) could start in ``text``."""
+    return "<" in text or "`" in text or "[" in text
 
 
 def visible_text(text: str, tool_names: Collection[str], prefer: str = "") -> str:

@@ -49,8 +49,12 @@ class TextCallRound:
             e = evs[0]
             if type(e) is not TextChunk:
                 return evs
-            shown = self._detect(e.text)
-            if shown is e.text:
+            t = e.text
+            # The detector's own fast check, inlined: one call less per chunk.
+            if self._detector.idle and "<" not in t and "`" not in t and "[" not in t:
+                return evs
+            shown = self._detect(t)
+            if shown is t:
                 return evs
             return [TextChunk(shown)] if shown else []
         return self._filter(evs)

@@ -72,7 +72,9 @@ async def consume_stream(
     pending: list[str] = []
     pending_cls: list[type[ev.TextDelta] | type[ev.ThinkingDelta]] = [text_cls]
     timer: list[asyncio.TimerHandle | None] = [None]
-    watch = RepetitionWatch(repeats) if repeats > 0 else None
+    watch = RepetitionWatch(repeats)
+    next_check = watch.next_check
+    chars = 0
     looping = False
 
     def flush() -> None:
@@ -102,9 +104,12 @@ async def consume_stream(
                     if visible:
                         text_parts.append(visible)
                         fold(text_cls, visible)
-                        if watch is not None and watch.feed(visible):
-                            looping = True
-                            break  # leaving aclosing closes the agent's stream (its HTTP call)
+                        chars += len(visible)
+                        if chars >= next_check:
+                            if watch.check(text_parts, chars):
+                                looping = True
+                                break  # leaving aclosing closes the agent's stream (HTTP call)
+                            next_check = watch.next_check
                     continue
                 if type(item) is ThinkingChunk:
                     scratch.thinking.append(item.text)
@@ -124,7 +129,6 @@ async def consume_stream(
                     if item.reasoning_promoted:
                         scratch.thinking.clear()
         if looping:
-            assert watch is not None
             flush()
             kept, passage = watch.cut("".join(text_parts))
             text_parts[:] = [kept]

@@ -7,13 +7,15 @@ temperature 0 repeat whole sentences (or stanzas), not identical chunks, so it a
 the text itself: is its tail the same passage, ``repeats`` times in a row?  It checks once
 every ``CHECK_EVERY`` new characters, over the last ``WINDOW`` characters: one ``rfind``
 of the tail's last characters finds the candidate period, one string comparison confirms
-it, so the cost per chunk is a length addition and, amortised, a few C-level scans.
+it, so the cost per chunk is a length addition in the reader and, amortised, a few C-level
+scans (bench/text_calls_and_loops.py).
 
 ``ReplyWatch`` runs after each answered turn and only warns.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections import deque
 from collections.abc import Callable
@@ -26,34 +28,33 @@ MIN_PASSAGE = 16
 NEEDLE = 16
 WINDOW = 8192
 """Characters kept: passages up to WINDOW / repeats long are seen (1,638 at 5 repeats)."""
-CHECK_EVERY = 64
+CHECK_EVERY = 128
+"""Characters between checks: the cut comes at most this much after the loop is certain."""
 CANDIDATES = 8
 """Earlier occurrences of the needle tried per check before giving up."""
 NOTICE_PASSAGE_CHARS = 60
 
 
 class RepetitionWatch:
+    """``check`` is called by the stream's reader every ``CHECK_EVERY`` new characters with
+    the reply's visible parts so far (it reads only the new ones); ``repeats`` 0 never
+    fires (``next_check`` stays infinite)."""
+
     def __init__(self, repeats: int) -> None:
-        self.repeats = max(2, repeats)
-        self._pending: list[str] = []
-        self._fresh = 0
+        self.repeats = max(2, repeats) if repeats > 0 else 0
+        self.next_check: float = CHECK_EVERY if repeats > 0 else math.inf
+        self._read = 0
         self._tail = ""
         self.period = 0
         """Length of the repeated passage once found."""
 
-    def feed(self, text: str) -> bool:
-        """Add visible text; True once the reply is looping."""
-        self._pending.append(text)
-        self._fresh += len(text)
-        if self._fresh < CHECK_EVERY:
-            return False
-        return self._check()
-
-    def _check(self) -> bool:
-        self._fresh = 0
-        tail = self._tail + "".join(self._pending)
-        self._pending.clear()
-        if len(tail) > WINDOW:
+    def check(self, parts: list[str], chars: int) -> bool:
+        """``parts``: the visible text so far; ``chars``: its length.  True once looping."""
+        self.next_check = chars + CHECK_EVERY
+        tail, self._tail = self._tail, ""  # one reference left, so += can grow it in place
+        tail += "".join(parts[self._read :])
+        self._read = len(parts)
+        if len(tail) > 2 * WINDOW:
             tail = tail[-WINDOW:]
         self._tail = tail
         n, k = len(tail), self.repeats
@@ -61,13 +62,12 @@ class RepetitionWatch:
             return False
         needle = tail[n - NEEDLE :]
         end = n - MIN_PASSAGE  # an occurrence ending by here is at least MIN_PASSAGE back
+        lo = max(0, n - min(n, WINDOW) // k - NEEDLE)  # the period is at most WINDOW / k
         for _ in range(CANDIDATES):
-            j = tail.rfind(needle, 0, end)
+            j = tail.rfind(needle, lo, end)
             if j < 0:
                 return False
             p = n - NEEDLE - j
-            if k * p > n:
-                return False
             if tail[n - k * p : n - p] == tail[n - (k - 1) * p :] and _is_passage(tail[n - p :]):
                 self.period = p
                 return True

@@ -7,16 +7,21 @@ import asyncio
 import time
 from pathlib import Path
 
+from conftest import Rig
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import Rig
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.config.load import load_config
 from milk_tui.config.loop_detection import LoopDetection
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.agent_slot import AgentSlot
-from milk_tui.engine.loop_detection import RepetitionWatch, ReplyWatch, loop_notice
+from milk_tui.engine.loop_detection import (
+    CHECK_EVERY,
+    RepetitionWatch,
+    ReplyWatch,
+    loop_notice,
+)
 from milk_tui.storage.sessions import SessionStore
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from milk_tui.testing.scripted_agent import say
@@ -29,10 +34,18 @@ PROSE = (
 SENTENCE = "The Romans also built numerous temples, including the Colosseum. "
 
 
+def feed(w: RepetitionWatch, parts: list[str], piece: str) -> bool:
+    """What the stream reader does per visible chunk."""
+    parts.append(piece)
+    chars = sum(map(len, parts))
+    return chars >= w.next_check and w.check(parts, chars)
+
+
 def watch_text(text: str, step: int = 5, repeats: int = 5) -> tuple[bool, int]:
     w = RepetitionWatch(repeats)
+    parts: list[str] = []
     for i in range(0, len(text), step):
-        if w.feed(text[i : i + step]):
+        if feed(w, parts, text[i : i + step]):
             return True, i + step
     return False, len(text)
 
@@ -40,18 +53,17 @@ def watch_text(text: str, step: int = 5, repeats: int = 5) -> tuple[bool, int]:
 def test_a_repeated_sentence_is_found_soon_after_the_fifth_copy() -> None:
     text = PROSE + SENTENCE * 40
     hit, at = watch_text(text)
-    assert hit and at <= len(PROSE) + 5 * len(SENTENCE) + 64 + 5
+    assert hit and at <= len(PROSE) + 5 * len(SENTENCE) + CHECK_EVERY + 5
 
 
 def test_the_cut_keeps_the_text_before_and_the_passage_once() -> None:
     text = PROSE + SENTENCE * 40
     w = RepetitionWatch(5)
-    seen = ""
+    parts: list[str] = []
     for i in range(0, len(text), 7):
-        seen += text[i : i + 7]
-        if w.feed(text[i : i + 7]):
+        if feed(w, parts, text[i : i + 7]):
             break
-    kept, passage = w.cut(seen)
+    kept, passage = w.cut("".join(parts))
     assert kept.startswith(PROSE) and kept.count("Colosseum") == 1
     assert " ".join(passage.split()) in " ".join(SENTENCE.split()) * 2
 
@@ -88,11 +100,20 @@ def test_any_chunk_size_finds_the_loop(step: int) -> None:
 def test_check_cost_is_small_per_character() -> None:
     text = "".join(f"word{i} and some more text, number {i}. " for i in range(4000))
     w = RepetitionWatch(5)
+    parts: list[str] = []
+    chars = 0
     t0 = time.perf_counter()
     for i in range(0, len(text), 4):
-        w.feed(text[i : i + 4])
+        parts.append(text[i : i + 4])
+        chars += 4
+        if chars >= w.next_check:
+            w.check(parts, chars)
     per_chunk = (time.perf_counter() - t0) / (len(text) / 4)
-    assert per_chunk < 5e-6  # measured ~0.3 µs; generous for a loaded CI box
+    assert per_chunk < 5e-6  # measured well under 0.5 µs; generous for a loaded CI box
+
+
+def test_disabled_never_checks() -> None:
+    assert RepetitionWatch(0).next_check == float("inf")
 
 
 # ----- across turns -------------------------------------------------------------------
