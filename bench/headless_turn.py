@@ -20,7 +20,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from headless_stream import bare_bytes  # noqa: E402
+from headless_stream import bare  # noqa: E402
 
 from milk_tui.agents.openai_compat import OpenAICompatAgent  # noqa: E402
 from milk_tui.config.settings import AgentConfig, MilkConfig  # noqa: E402
@@ -62,7 +62,10 @@ async def run(chunks: int, rounds: int, tmp: Path) -> dict[str, float]:
             sub.get_nowait_all()
 
         async with httpx.AsyncClient(timeout=60) as client:
-            cases = {"bare bytes": (bare_bytes, client), "dispatcher turn": (turn, None)}
+            cases = {
+                "bare bytes": (bare(httpx.Response.aiter_bytes), client),
+                "dispatcher turn": (turn, None),
+            }
             for fn, obj in cases.values():
                 await fn(obj, url)
             times: dict[str, list[float]] = {k: [] for k in cases}

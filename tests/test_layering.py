@@ -43,3 +43,17 @@ def test_front_ends_load_the_engine_only_when_they_start_it():
     loaded = _loaded_after_import(["milk_tui.cli", "milk_tui.tui.app", "milk_tui.facade.errors"])
     heavy = ("milk_tui.engine", "milk_tui.agents", "milk_tui.memory", "milk_tui.storage")
     assert not [m for m in loaded if m.startswith(heavy)]
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """No cycle among milk_tui's modules, deferred imports included (annotations aside)."""
+    import grimp
+
+    graph = grimp.build_graph("milk_tui", exclude_type_checking_imports=True)
+    cycles = [
+        (a, b)
+        for a in graph.modules
+        for b in graph.find_modules_directly_imported_by(a)
+        if graph.chain_exists(importer=b, imported=a)
+    ]
+    assert cycles == []

@@ -16,13 +16,14 @@ import gc
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import BindingType
 from textual.screen import Screen
 
 from milk_tui.tui.commands import MilkCommands
+from milk_tui.tui.keymap import APP_LEVEL_BINDINGS
 from milk_tui.tui.screens.startup import StartupScreen
 from milk_tui.tui.themes import DEFAULT_DARK, load_themes, palette_for
 from milk_tui.tui.ui_state import UIState
@@ -42,12 +43,7 @@ EXIT_STARTUP_FAILED = 2
 class MilkApp(App[int]):
     TITLE = "milk"
     COMMANDS = App.COMMANDS | {MilkCommands}
-    BINDINGS = [
-        Binding(
-            "ctrl+c", "interrupt", "Cancel/Quit", id="milk.interrupt", priority=True, show=False
-        ),
-        Binding("ctrl+q", "quit", "Quit", id="milk.quit", priority=True, show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(APP_LEVEL_BINDINGS)
 
     def __init__(
         self,
@@ -96,7 +92,7 @@ class MilkApp(App[int]):
     def _install(self, target: Application | Runtime) -> None:
         from milk_tui.facade.application import as_application
         from milk_tui.tui.bridge import BusBridge
-        from milk_tui.tui.keymap import validate_keymap
+        from milk_tui.tui.keymap_check import validate_keymap
 
         application = as_application(target, cooperative=True)
         self.application = application

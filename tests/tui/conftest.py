@@ -22,6 +22,7 @@ from milk_tui.tui.ui_state import UIState
 from milk_tui.tui.widgets import escalation_pane
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
+from milk_tui.tui.widgets.tool_line import ToolLine
 
 SNAP_CWD = "/tmp/milk-snap/project"
 SNAP_SESSION = "snapshot"
@@ -33,6 +34,7 @@ FIXED_NOW = 1767225600.0
 def _pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(escalation_pane, "stamp", lambda: "12:00:00 ")
     monkeypatch.setattr(StatusLine, "spin", False)
+    monkeypatch.setattr(ToolLine, "spin", False)
 
 
 def make_app(

@@ -17,8 +17,9 @@ Determinism rules — every snapshot obeys them, so an SVG changes only when the
 4. No blinking cursor.  Every ``TextArea`` and ``Input`` on every screen stops blinking
    before the shot (its cursor stays drawn, solid).  Toasts expire on the wall clock, so
    they are cleared before the shot unless a test keeps them (``keep_toasts=True``).
-5. Deterministic spinner.  The status line's spinner stays on its first frame
-   (``StatusLine.animate`` is False, set by ``tests/tui/conftest.py``).
+5. Deterministic spinners.  The status line's and running tool calls' spinners stay on
+   their first frame (``StatusLine.spin`` and ``ToolLine.spin`` are False, set by
+   ``tests/tui/conftest.py``).
 6. Fixed terminal size: ``MAIN`` (120×40) unless a test asks for ``SMALL`` (80×24),
    ``LARGE`` (200×50) or another size on purpose.
 7. Theme pinned: ``milk-dark`` unless the test names another; the UI state is passed in,

@@ -10,7 +10,8 @@ from milk_tui.agents.base import PermissionQuestion
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from milk_tui.tui.facts.table import FactTable
-from milk_tui.tui.keymap import APP_BINDINGS, INPUT_BINDINGS, binding_ids, validate_keymap
+from milk_tui.tui.keymap import APP_BINDINGS, INPUT_BINDINGS, binding_ids
+from milk_tui.tui.keymap_check import validate_keymap
 from milk_tui.tui.screens.context_modal import ContextModal
 from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.screens.history_search import HistorySearch

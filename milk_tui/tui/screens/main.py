@@ -7,7 +7,7 @@ slash commands themselves live in ``slash.py``.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -63,10 +63,7 @@ class MainScreen(Screen[None]):
 
     @property
     def milk(self) -> MilkApp:
-        from milk_tui.tui.app import MilkApp
-
-        assert isinstance(self.app, MilkApp)
-        return self.app
+        return cast("MilkApp", self.app)  # this screen is only ever installed by MilkApp
 
     @property
     def facade(self) -> Application:

@@ -261,7 +261,7 @@ class Conversation(VerticalScroll):
             case ev.ToolCall():
                 self._close_live()
                 item = Item("tool", e.arguments, agent_name=e.name, slot=e.slot)
-                line = ToolLine(e.name, e.arguments, e.call_id, e.slot)
+                line = ToolLine(e.name, e.arguments, e.call_id, e.slot, running=True)
                 line.item = item
                 self._append(item, line)
                 self._tools[e.call_id] = line
@@ -272,10 +272,12 @@ class Conversation(VerticalScroll):
             case ev.TurnCompleted():
                 had_reply = self._reply is not None
                 self._close_live()
+                self._end_tools()
                 if not had_reply and not e.text.strip():
                     self.add_line("notice", "[no response]")
             case ev.TurnFailed():
                 self._close_live()
+                self._end_tools()
                 if e.cancelled:
                     self.add_line("notice", "[interrupted]")
                 else:
@@ -303,6 +305,12 @@ class Conversation(VerticalScroll):
             self._thinking = ThinkingBlock("", done=False, expanded=self.show_thinking)
             self._append(self._thinking_item, self._thinking)
         return self._thinking
+
+    def _end_tools(self) -> None:
+        """The turn is over: calls that never reported stop spinning."""
+        for line in self._tools.values():
+            line.stop()
+        self._tools = {}
 
     def _close_live(self, thinking: bool = True) -> None:
         if self._reply is not None:

@@ -60,6 +60,8 @@ class EscalationPane(Vertical):
         self.brief = ""
         self.totals = TokenTotals()
         self.active = False
+        self.tool_calls = 0
+        """Tool calls the escalation agent made in the current (or last) hand-off."""
         self.last_target = ""
         """Where the last turn went; a primary turn after an escalation is a return (↩)."""
         self.last_context = ""
@@ -116,6 +118,7 @@ class EscalationPane(Vertical):
                 if e.brief:
                     self.brief = e.brief
                 self.active = True
+                self.tool_calls = 0
                 self.last_target = "escalation"
                 self._log(handoff_text(e))
             case ev.EscalationFinished():
@@ -132,6 +135,8 @@ class EscalationPane(Vertical):
                 if not returning:
                     return
                 self._log(f"↩ {e.agent_name} · {e.reason}")
+            case ev.ToolCall(slot="escalation"):
+                self.tool_calls += 1
             case ev.Usage():
                 if _is_escalation_role(e.role):
                     self.totals.add(e.prompt_tokens, e.completion_tokens, e.cost_usd)
@@ -169,6 +174,9 @@ class EscalationPane(Vertical):
             )
             t.append("\ndowngraded to a fresh start: ", style="yellow")
             t.append(why or "returning not possible", style="yellow")
+        if self.tool_calls:
+            t.append("\ntool calls: ", style="dim")
+            t.append(str(self.tool_calls))
         sid = self.escalation_session_id
         t.append("\nsession: ", style="dim")
         t.append(sid[:18] if sid else "(new on next hand-off)")

@@ -14,12 +14,8 @@ from textual.widget import Widget
 
 from milk_tui.model import events as ev
 from milk_tui.model.session import TokenUsage
+from milk_tui.tui.widgets.spinner import SPIN_S, SPINNER
 from milk_tui.tui.widgets.token_totals import TokenTotals
-
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-SPIN_S = 0.08
-"""80 ms per frame: visibly alive without costing a repaint every frame."""
-
 
 STATE_LABEL = {
     "ROUTING": "ready",
@@ -39,6 +35,8 @@ class TurnStatus:
     reason: str = ""
     label: str = ""
     tool: str = ""
+    tools: int = 0
+    """Tool calls this turn."""
     hint: str = ""
 
 
@@ -109,6 +107,7 @@ class StatusLine(Widget):
                 m.state = e.state
             case ev.ToolCall():
                 turn.tool = e.name
+                turn.tools += 1
             case ev.ToolResult():
                 turn.tool = ""
             case ev.Usage():
@@ -147,6 +146,8 @@ class StatusLine(Widget):
                 t.append(f" ({turn.label})", style="italic")
         if turn.hint:  # before the why and the totals: a long line ends in an ellipsis
             t.append("  " + turn.hint + " ", style="bold yellow")
+        if turn.tools:
+            t.append(f" ⚙{turn.tools}", style="dim")
         if turn.tool:
             t.append(f" [{turn.tool}]", style="dim")
         if turn.reason:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding
 from textual.events import Click
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static
 
 from milk_tui.tui.transcript import Item
+from milk_tui.tui.widgets.spinner import SPIN_S, SPINNER
 
 SUMMARY_CHARS = 60
 DETAIL_CHARS = 4000
@@ -42,8 +45,17 @@ class ToolLine(Static, can_focus=True):
 
     expanded: reactive[bool] = reactive(False)
 
-    def __init__(self, name: str, arguments: str, call_id: str = "", slot: str = "") -> None:
+    spin: ClassVar[bool] = True
+    """False keeps a running call's spinner on its first frame (deterministic snapshots)."""
+
+    def __init__(
+        self, name: str, arguments: str, call_id: str = "", slot: str = "", *, running: bool = False
+    ) -> None:
         super().__init__(markup=False)
+        self.running = running
+        """A live call still waiting for its result: the line shows a spinner."""
+        self._frame = 0
+        self._timer: Timer | None = None
         self.tool_name = name
         self.arguments = arguments
         self.call_id = call_id
@@ -54,7 +66,26 @@ class ToolLine(Static, can_focus=True):
         """The transcript record this line renders; a result is written back to it."""
         self._refresh_text()
 
+    def on_mount(self) -> None:
+        if self.running and self.spin:
+            self._timer = self.set_interval(SPIN_S, self._tick)
+
+    def _tick(self) -> None:
+        self._frame = (self._frame + 1) % len(SPINNER)
+        self._refresh_text()
+
+    def stop(self) -> None:
+        """The call will not report back (the turn ended first): stop the spinner."""
+        if self.running:
+            self.running = False
+            if self._timer is not None:
+                self._timer.stop()
+            self._refresh_text()
+
     def set_result(self, content: str, is_error: bool) -> None:
+        self.running = False
+        if self._timer is not None:
+            self._timer.stop()
         self.result = content
         self.is_error = is_error
         self.set_class(is_error, "-error")
@@ -80,8 +111,10 @@ class ToolLine(Static, can_focus=True):
         if self.result is not None:
             status = "error" if self.is_error else "ok"
             t.append(f"  → {status} ({len(self.result)} chars)", style="italic")
+        elif self.running:
+            t.append(f"  {SPINNER[self._frame]} running", style="italic")
         else:
-            t.append("  …", style="italic")
+            t.append("  (no result)", style="italic")
         if self.expanded:
             t.append("\n  arguments: " + (self.arguments[:DETAIL_CHARS] or "{}"), style="")
             if self.result is not None:
