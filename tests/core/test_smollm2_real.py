@@ -90,6 +90,7 @@ class Counting:
 
     def __init__(self, inner: OpenAICompatAgent) -> None:
         self.inner = inner
+        self.name, self.model = inner.name, inner.model
         self.chunks = 0
 
     async def stream(self, request: ab.AgentRequest) -> AsyncIterator[ab.AgentEvent]:
@@ -103,7 +104,7 @@ async def test_a_reply_that_really_loops_is_cut(smollm2: LlamaServer) -> None:
     scratch = TurnScratch()
     published: list[ev.BusEvent] = []
     await consume_stream(
-        a,  # type: ignore[arg-type]
+        a,
         primary_request(LOOPING_PROMPT, tools=tools()),
         scratch,
         slot="primary",
