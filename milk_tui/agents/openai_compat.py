@@ -33,7 +33,8 @@ from milk_tui.agents.openai_sse import (
     SSEParser,
 )
 from milk_tui.agents.redact import Redactor
-from milk_tui.agents.round_backend import RoundResult, ToolRun
+from milk_tui.agents.round_backend import RoundParser, RoundResult, ToolRun
+from milk_tui.agents.text_call_round import TextCallRound
 from milk_tui.agents.tool_loop import LoopSettings, ToolLoop
 from milk_tui.agents.wire_log import WireLog
 from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
@@ -54,6 +55,8 @@ class ChatConversation:
 
     messages: list[wire_fmt.Message]
     tools: list[dict[str, Any]]
+    text_call_format: str = ""
+    """The format of the calls the model just wrote as text ("" for native calls)."""
 
 
 class OpenAICompatAgent:
@@ -96,6 +99,9 @@ class OpenAICompatAgent:
         self._client_loop: asyncio.AbstractEventLoop | None = None
         extra = config.model_extra or {}
         self._extra_body = {k: extra[k] for k in PASSTHROUGH_KEYS if k in extra}
+        self.text_call_format = ""
+        """The format of tool calls this model wrote as text, once seen: preferred from
+        then on, other formats stay text (docs/adr/0012-text-tool-calls-and-loop-detection.md)."""
 
     # ----- Agent protocol ------------------------------------------------------------------
 
@@ -126,9 +132,13 @@ class OpenAICompatAgent:
 
     def add_assistant_turn(self, conv: ChatConversation, result: RoundResult) -> None:
         conv.messages.append(wire_fmt.assistant_turn(result))
+        conv.text_call_format = result.text_call_format
 
     def add_tool_results(self, conv: ChatConversation, runs: list[ToolRun]) -> None:
-        conv.messages += wire_fmt.tool_result_messages(runs)
+        if conv.text_call_format:
+            conv.messages.append(wire_fmt.text_call_results(runs, conv.text_call_format))
+        else:
+            conv.messages += wire_fmt.tool_result_messages(runs)
 
     def error(self, message: str) -> AgentError:
         return self._err(message)
@@ -136,7 +146,7 @@ class OpenAICompatAgent:
     @contextlib.asynccontextmanager
     async def open_round(
         self, conv: ChatConversation
-    ) -> AsyncIterator[tuple[AsyncIterator[bytes], SSEParser]]:
+    ) -> AsyncIterator[tuple[AsyncIterator[bytes], RoundParser]]:
         body = wire_fmt.request_body(self.model, conv.messages, conv.tools, self._extra_body)
         try:
             async with self._open(body) as resp:
@@ -145,13 +155,24 @@ class OpenAICompatAgent:
                 source = resp.aiter_raw() if plain else resp.aiter_bytes()
                 if self._wire:
                     source = _logged(source, self._wire)
-                yield source, SSEParser(self.model)
+                parser: RoundParser = SSEParser(self.model)
+                if conv.tools:
+                    parser = TextCallRound(
+                        parser,
+                        [t["function"]["name"] for t in conv.tools],
+                        prefer=self.text_call_format,
+                        on_format=self._remember_format,
+                    )
+                yield source, parser
         except SSEIncompleteError as e:
             if self._wire:
                 self._wire.note("stream ended before [DONE] / finish_reason")
             raise self._err(str(e), retryable=True) from None
         except (SSEFormatError, SSEBackendError, httpx.HTTPError) as e:
             raise self._stream_error(e) from None
+
+    def _remember_format(self, fmt: str) -> None:
+        self.text_call_format = fmt
 
     # ----- HTTP plumbing -------------------------------------------------------------------
 

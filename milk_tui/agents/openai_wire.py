@@ -71,6 +71,10 @@ def request_body(
 
 
 def assistant_turn(result: RoundResult) -> Message:
+    if result.text_call_format:
+        # The model wrote its calls as text: echo its own words, not native tool_calls a
+        # template without tool support would reject.
+        return {"role": "assistant", "content": result.raw_text}
     return {
         "role": "assistant",
         "content": result.text or None,
@@ -83,6 +87,32 @@ def tool_result_messages(runs: list[ToolRun]) -> list[Message]:
         {"role": "tool", "tool_call_id": r.call.call_id, "content": envelope(r.outcome)}
         for r in runs
     ]
+
+
+TEXT_RESULT_WRAP = {
+    "tool_call_tag": ("<tool_response>\n", "\n</tool_response>"),
+    "tools_tag": ("<tool_response>\n", "\n</tool_response>"),
+    "bracket_tool_calls": ("[TOOL_RESULTS]", "[/TOOL_RESULTS]"),
+    "gemma_special": ("<|tool_response>", "<tool_response|>"),
+    "tool_code": ("```tool_output\n", "\n```"),
+}
+"""How each text format's own chat template frames a result; others get the fenced JSON."""
+
+
+def text_call_results(runs: list[ToolRun], fmt: str) -> Message:
+    """Results of calls the model wrote as text, as ONE user message it can read: chat
+    templates without tool support accept only alternating user/assistant turns."""
+    head, tail = TEXT_RESULT_WRAP.get(fmt, ("```json\n", "\n```"))
+    blocks = [
+        head
+        + json.dumps(
+            {"name": r.call.name, "content": r.outcome.envelope()},
+            ensure_ascii=False,
+        )
+        + tail
+        for r in runs
+    ]
+    return {"role": "user", "content": "\n".join(blocks)}
 
 
 def wire_call(c: ToolCall) -> dict[str, Any]:

@@ -50,6 +50,11 @@ class RoundResult:
     usage: UsageEvent | None = None
     reasoning_signature: str = ""
     """Opaque proof some APIs attach to reasoning; needed to send that reasoning back."""
+    text_call_format: str = ""
+    """Set when ``tool_calls`` were written as text (``agents/text_call_detect.py``): the
+    model gets its results back as text too."""
+    raw_text: str = ""
+    """With ``text_call_format``: the reply as the model wrote it, markup included."""
 
 
 Chunk = TextChunk | ThinkingChunk

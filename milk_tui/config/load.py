@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from milk_tui.config.loop_detection import loop_detection_warnings
 from milk_tui.config.paths import default_config_file
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
 
@@ -21,7 +22,7 @@ never reads): accepted silently."""
 
 GO_UNSUPPORTED_KEYS = {
     "agent_tools", "mcp_servers", "otel", "colorization", "debug_claude_code", "debug_local",
-    "debug_subprocess", "aws_auth_refresh", "remote_oversight", "loop_detection",
+    "debug_subprocess", "aws_auth_refresh", "remote_oversight",
     "config_editors", "experimental_permission_management",
     "experimental_lazy_history_management", "direct_bash", "direct_bash_allow",
     "show_reasoning",
@@ -78,6 +79,7 @@ def _unknown_key_warnings(path: Path, data: dict[str, Any]) -> list[str]:
     unsupported = [k for k in data if k in GO_UNSUPPORTED_KEYS and data[k]]
     if unsupported:
         warnings.append(f"{path}: {_not_supported(unsupported)}")
+    warnings += loop_detection_warnings(str(path), data.get("loop_detection"))
     agent_known = set(AgentConfig.model_fields) | GO_ONLY_AGENT_KEYS
     limit_known = set(AgentLimits.model_fields)
     for i, a in enumerate(data.get("agents") or []):

@@ -26,6 +26,7 @@ from milk_tui.config.defaults import (
     DEFAULT_TOOL_TIMEOUT_SECS,
     DEFAULT_TURN_TIMEOUT_SECS,
 )
+from milk_tui.config.loop_detection import LoopDetection
 
 BEARERLESS_PROVIDERS = {"", "local", "bedrock", "claude-cli", "demo", "aider-cli", "subprocess"}
 EXTERNAL_PROCESS_PROVIDERS = {"claude-cli", "aider-cli", "subprocess"}
@@ -130,6 +131,12 @@ class MilkConfig(BaseSettings):
     keymap: dict[str, str] = Field(default_factory=dict)
     rules: dict[str, Any] = Field(default_factory=dict)
     classifier_fallback: str = ""
+    loop_detection: LoopDetection = Field(default_factory=LoopDetection)
+
+    @field_validator("loop_detection", mode="before")
+    @classmethod
+    def _null_loop_detection(cls, v: Any) -> Any:
+        return {} if v is None else v  # a Go config writes null for "defaults"
 
     @classmethod
     def settings_customise_sources(

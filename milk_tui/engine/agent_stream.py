@@ -27,6 +27,7 @@ from milk_tui.agents.base import (
     ToolResultEvent,
     UsageEvent,
 )
+from milk_tui.engine.loop_detection import RepetitionWatch, loop_notice
 from milk_tui.engine.turn_scratch import TurnScratch
 from milk_tui.model import events as ev
 from milk_tui.model.session import TokenUsage
@@ -53,7 +54,10 @@ async def consume_stream(
     session_id: str,
     publish: Callable[[ev.BusEvent], None],
     on_need: Callable[[str], None],
+    repeats: int = 0,
 ) -> None:
+    """``repeats`` > 0: a passage repeated that many times in a row ends the reply
+    (``loop_detection``); the stream is closed and the text before the loop kept."""
     text_parts = scratch.text
     interceptor = TagInterceptor(
         request.nonce,
@@ -68,6 +72,10 @@ async def consume_stream(
     pending: list[str] = []
     pending_cls: list[type[ev.TextDelta] | type[ev.ThinkingDelta]] = [text_cls]
     timer: list[asyncio.TimerHandle | None] = [None]
+    watch = RepetitionWatch(repeats)
+    next_check = watch.next_check
+    chars = 0
+    looping = False
 
     def flush() -> None:
         if timer[0] is not None:
@@ -96,6 +104,12 @@ async def consume_stream(
                     if visible:
                         text_parts.append(visible)
                         fold(text_cls, visible)
+                        chars += len(visible)
+                        if chars >= next_check:
+                            if watch.check(text_parts, chars):
+                                looping = True
+                                break  # leaving aclosing closes the agent's stream (HTTP call)
+                            next_check = watch.next_check
                     continue
                 if type(item) is ThinkingChunk:
                     scratch.thinking.append(item.text)
@@ -114,6 +128,12 @@ async def consume_stream(
                         scratch.escalation_reason = item.escalation_reason
                     if item.reasoning_promoted:
                         scratch.thinking.clear()
+        if looping:
+            flush()
+            kept, passage = watch.cut("".join(text_parts))
+            text_parts[:] = [kept]
+            publish(ev.Notice(level="warning", message=loop_notice(passage), session_id=sid))
+            return
         rest = interceptor.flush()
         if rest:
             text_parts.append(rest)

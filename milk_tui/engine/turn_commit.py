@@ -54,6 +54,7 @@ class TurnCommitter:
             text=text,
             escalation_reason=scratch.escalation_reason,
             handoff=PendingHandoff(new_turns, deltas, scratch, snap) if handing_off else None,
+            completion_tokens=scratch.completion_tokens(),
         )
 
     def escalation(
@@ -108,7 +109,9 @@ class TurnCommitter:
             )
         )
         self._completed(slot, text, scratch)
-        return TurnOutcome(ok=True, slot=ESCALATION, text=text)
+        return TurnOutcome(
+            ok=True, slot=ESCALATION, text=text, completion_tokens=scratch.completion_tokens()
+        )
 
     def _completed(
         self, slot: AgentSlot, text: str, scratch: TurnScratch, *, self_escalated: bool = False

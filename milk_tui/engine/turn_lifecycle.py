@@ -19,6 +19,7 @@ from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.agent_stream import consume_stream
 from milk_tui.engine.dispatch_state import DispatchState
 from milk_tui.engine.handoff import HandoffPlan, plan_escalation
+from milk_tui.engine.loop_detection import ReplyWatch
 from milk_tui.engine.repeat_guard import ESCALATION_REASON, is_repeated_prompt
 from milk_tui.engine.request_builder import RequestBuilder
 from milk_tui.engine.turn_commit import TurnCommitter
@@ -51,6 +52,7 @@ class TurnRunner:
         self._commit = commit
         self._busy = False
         self._task: asyncio.Task[TurnOutcome] | None = None
+        self._reply_watch: ReplyWatch | None = None
 
     @property
     def busy(self) -> bool:
@@ -105,6 +107,8 @@ class TurnRunner:
             else:
                 outcome = await self._escalation_turn(prompt, brief="")
             st.router.after_turn(st.flags, target, outcome.ok, force, st.config.sticky_escalation)
+            if outcome.ok:
+                self._after_reply(outcome)
             return outcome
         finally:
             self._busy = False
@@ -238,10 +242,23 @@ class TurnRunner:
                 session_id=self._state.session.id,
                 publish=self._state.bus.publish,
                 on_need=lambda body: self._pub.record_need(body, slot.slot),
+                repeats=self._repeats(),
             )
         finally:
             if warn is not None:
                 warn.cancel()
+
+    def _repeats(self) -> int:
+        cfg = self._state.config.loop_detection
+        return cfg.chunk_repetition_threshold if cfg.enabled else 0
+
+    def _after_reply(self, outcome: TurnOutcome) -> None:
+        """Cross-turn loop signs: warnings only; the next turn runs as usual."""
+        watch = self._reply_watch
+        if watch is None or watch.cfg is not self._state.config.loop_detection:
+            watch = self._reply_watch = ReplyWatch(self._state.config.loop_detection)
+        for message in watch.after_turn(outcome.text, outcome.completion_tokens):
+            self._pub.notice(message, level="warning")
 
     # ----- rollback -------------------------------------------------------------------
 

@@ -60,6 +60,9 @@ class TurnScratch:
         """The visible reply, trimmed: the tag machine already removed the tags."""
         return "".join(self.text).strip()
 
+    def completion_tokens(self) -> int:
+        return sum(u.completion for u in self.usage)
+
     def joined_thinking(self) -> str:
         return "".join(self.thinking)
 
@@ -90,3 +93,5 @@ class TurnOutcome:
     cancelled: bool = False
     escalation_reason: str = ""
     handoff: PendingHandoff | None = None
+    completion_tokens: int = 0
+    """Tokens the model wrote for this reply (tool rounds included)."""

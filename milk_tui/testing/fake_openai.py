@@ -72,6 +72,9 @@ class FakeOpenAIServer:
         self.connections = 0
         self.disconnects = 0
         """Streams the CLIENT abandoned before the reply was fully written (cancellation)."""
+        self.events_sent: list[int] = []
+        """SSE events written per streamed reply (a paced reply the client closed early
+        shows fewer than it scripted)."""
 
     # ----- scripting -----------------------------------------------------------------------
 
@@ -198,17 +201,22 @@ class FakeOpenAIServer:
         if reply.delay <= 0:
             writer.write(_chunked_all(events))
             await writer.drain()
+            self.events_sent.append(len(events))
         else:
+            sent = 0
             try:
                 for ev in events:
                     if writer.is_closing() or reader_eof(writer):
                         raise ConnectionResetError
                     writer.write(b"%x\r\n%s\r\n" % (len(ev), ev))
                     await writer.drain()
+                    sent += 1
                     await asyncio.sleep(reply.delay)
             except ConnectionError:
                 self.disconnects += 1
                 raise
+            finally:
+                self.events_sent.append(sent)
         if reply.cut_after is not None:
             # Abrupt close: no terminating zero-length chunk, so the client sees a
             # truncated body exactly like a crashed backend.

@@ -61,7 +61,7 @@ async def test_question_sets_waiting_then_resume(rig):
 
 
 async def test_stale_return_after_turn_gap_is_fresh_start(rig):
-    rig.escalation.push(say("first deep answer " * 20, session_id="cli-1"))
+    rig.escalation.push(say(" ".join(f"deep answer {i}" for i in range(20)), session_id="cli-1"))
     await rig.dispatcher.run_turn(LONG, force="escalate")
     rig.dispatcher.flags.auto_sticky = False
     for i in range(8):

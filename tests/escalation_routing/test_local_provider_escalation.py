@@ -26,7 +26,9 @@ from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage
 from milk_tui.testing.scripted_agent import ScriptedAgent, say
 
 FACT = "the deploy pipeline runs from scripts/deploy.sh"
-FIRST_ANSWER = "Split the deploy pipeline into build, verify and release stages. " * 5
+FIRST_ANSWER = "".join(
+    f"Split the deploy pipeline into build, verify and release step {i}. " for i in range(5)
+)  # distinct sentences: one sentence repeated five times is a loop and gets cut
 """> 200 bytes so the escalation summary brick is kept."""
 
 
