@@ -127,7 +127,7 @@ def test_go_keys_that_do_nothing_are_named(tmp_path: Path) -> None:
     )
     _, warnings, _ = load_config(f)
     text = "\n".join(warnings)
-    assert "'mcp_servers'" in text and "'loop_detection'" in text
+    assert "'mcp_servers'" in text and "loop_detection" not in text
     assert "'agents[0].prompt'" in text and "'agents[0].system_prompt_tier'" in text
     for works in ("default_route", "update_check", "direct_bash", "included_tools", "turn_timeout"):
         assert works not in text
