@@ -9,9 +9,7 @@ the re-injection marks of the escalation context.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
-from milk_tui.agents.base import AgentRequest, PermissionQuestion, Slot, ToolBox
+from milk_tui.agents.base import AgentRequest, AskPermission, Slot, ToolBox
 from milk_tui.agents.tools.box import CompositeToolBox
 from milk_tui.agents.tools.builtin import BuiltinToolBox
 from milk_tui.engine.agent_slot import AgentSlot
@@ -32,8 +30,6 @@ from milk_tui.engine.turn_scratch import TurnScratch
 from milk_tui.model.session import ESCALATION, PRIMARY
 from milk_tui.model.tags import memory_instruction, need_instruction
 from milk_tui.storage.db import StorageError
-
-AskPermission = Callable[[PermissionQuestion], Awaitable[bool]]
 
 
 class RequestBuilder:
@@ -64,6 +60,7 @@ class RequestBuilder:
             messages=built.messages,
             nonce=s.primary_nonce,
             tools=self._toolbox(slot, scratch, prompt, allow_escalate=st.escalation is not None),
+            ask_permission=self._ask_permission,
         )
 
     def escalation_request(

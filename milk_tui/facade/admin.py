@@ -7,14 +7,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from milk_tui.config.paths import database_file
+from milk_tui.config.paths import database_file, permissions_dir
 from milk_tui.engine.bus import EventBus
 from milk_tui.facade.facts import Facts
+from milk_tui.facade.permissions import FolderPermissions
 from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.memory.import_go import GoImportError, ImportReport, import_go
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
 from milk_tui.storage.db import Database
+from milk_tui.storage.permission_grants import GrantStore
 from milk_tui.storage.sessions import SessionStore
 
 __all__ = ["Admin", "GoImportError", "ImportReport", "open_admin"]
@@ -25,6 +27,10 @@ class Admin:
         self._db = db
         self.sessions = SessionCatalog(SessionStore(db))
         self.facts = Facts(MemoryService(PerceptStore(db), EventBus()))
+
+    def permissions(self, cwd: str) -> FolderPermissions:
+        """``cwd``'s stored tool grants (no session: no skip-permissions switch)."""
+        return FolderPermissions(GrantStore(permissions_dir()), cwd)
 
     def import_go(self, root: Path) -> ImportReport:
         """Import a Go milk folder's sessions and memory; raises ``GoImportError``."""
