@@ -10,7 +10,6 @@ from pathlib import Path
 from milk_tui.config.paths import database_file, permissions_dir
 from milk_tui.engine.bus import EventBus
 from milk_tui.facade.facts import Facts
-from milk_tui.facade.permissions import FolderPermissions
 from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.memory.import_go import GoImportError, ImportReport, import_go
 from milk_tui.memory.service import MemoryService
@@ -28,13 +27,9 @@ class Admin:
         self.sessions = SessionCatalog(SessionStore(db))
         self.facts = Facts(MemoryService(PerceptStore(db), EventBus()))
 
-    def permissions(self, cwd: str) -> FolderPermissions:
-        """``cwd``'s stored tool grants (no session: no skip-permissions switch)."""
-        return FolderPermissions(GrantStore(permissions_dir()), cwd)
-
     def import_go(self, root: Path) -> ImportReport:
         """Import a Go milk folder's sessions and memory; raises ``GoImportError``."""
-        return import_go(self._db, root)
+        return import_go(self._db, root, GrantStore(permissions_dir()))
 
 
 @contextmanager

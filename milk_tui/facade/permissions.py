@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from milk_tui.config.paths import permissions_dir
 from milk_tui.storage.permission_grants import GrantStore
 
 
@@ -53,3 +54,8 @@ class FolderPermissions:
         if self._switch is None:
             raise RuntimeError("skip-permissions needs a running session")
         self._switch.skip_permissions = on
+
+
+def for_folder(cwd: str) -> FolderPermissions:
+    """``cwd``'s stored grants, without a session (the ``permissions`` command)."""
+    return FolderPermissions(GrantStore(permissions_dir()), cwd)
