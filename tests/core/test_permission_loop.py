@@ -11,48 +11,16 @@ from typing import Any
 
 import pytest
 
-from milk_tui.agents.base import ToolOutcome, ToolSpec
-from milk_tui.agents.tools.box import CompositeToolBox, LocalToolBox, Tool
 from milk_tui.config.settings import AgentConfig, MilkConfig
-from milk_tui.engine.request_builder import RequestBuilder
 from milk_tui.facade.application import Application, start
 from milk_tui.model import events as ev
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
-
-WRITE = ToolSpec(
-    "write_file",
-    "write a file",
-    {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}},
-    effect="write",
-    path_args=("path",),
-)
-PEEK = ToolSpec(
-    "peek",
-    "read a file",
-    {"type": "object", "properties": {"path": {"type": "string"}}},
-    path_args=("path",),
-)
+from milk_tui.testing.permission_tools import add_test_tools
 
 
 @pytest.fixture
 def with_write_tool(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every turn's tool box gets a real write_file (the built-in one is not ours to build)."""
-    original = RequestBuilder._toolbox
-
-    def toolbox(self: RequestBuilder, *a: Any, **kw: Any) -> CompositeToolBox:
-        cwd = Path(self._state.cwd)
-
-        async def write(args: dict[str, Any]) -> ToolOutcome:
-            (cwd / args["path"]).write_text(args["content"])
-            return ToolOutcome(f"wrote {args['path']}")
-
-        async def peek(args: dict[str, Any]) -> ToolOutcome:
-            return ToolOutcome((cwd / args["path"]).read_text())
-
-        tools = LocalToolBox([Tool(WRITE, write), Tool(PEEK, peek)])
-        return CompositeToolBox([original(self, *a, **kw), tools])
-
-    monkeypatch.setattr(RequestBuilder, "_toolbox", toolbox)
+    add_test_tools(monkeypatch)
 
 
 @pytest.fixture
