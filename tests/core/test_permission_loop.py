@@ -201,3 +201,35 @@ async def test_a_read_inside_the_folder_runs_without_a_decision(
     finally:
         await app.aclose()
     assert tool_message(srv) == "inside" and not of(events, ev.PermissionDecided)
+
+
+@pytest.mark.parametrize(("flags", "allowed"), [((), False), (("--allow-tools",), True)])
+async def test_print_mode_stream_json_carries_the_decision(
+    srv: FakeOpenAIServer,
+    tmp_path: Path,
+    milk_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    flags: tuple[str, ...],
+    allowed: bool,
+) -> None:
+    import io
+
+    from milk_tui.cli import EXIT_OK, _print_turn, build_parser
+
+    (milk_home / "config.toml").write_text(
+        f'agent = "fake"\nescalation_agent = "fake"\n[[agents]]\nname = "fake"\n'
+        f'provider = "local"\nurl = "{srv.url}"\nmodel = "m"\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    script_write(srv)
+    args = build_parser().parse_args(
+        ["-p", "write it", "--primary", "--output-format", "stream-json", *flags]
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert await _print_turn(args, out, err) == EXIT_OK
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    (decided,) = [e for e in lines if e["type"] == "permission_decided"]
+    assert decided["tool_name"] == "write_file" and decided["allowed"] is allowed
+    assert decided["how"] == ("skip" if allowed else "headless")
+    assert (tmp_path / "out.txt").exists() is allowed
+    assert lines[-1]["type"] == "turn_completed"
