@@ -94,13 +94,13 @@ class Dispatcher:
         self.state.memory, self.state.availability = memory, availability
         self.state.permission_policy = permission_policy
         self._publisher = TurnPublisher(self.state)
-        self._permissions = PermissionBroker(
+        self.permissions = PermissionBroker(
             self.state, self._publisher, grants or GrantStore(permissions_dir())
         )
         self._turns = TurnRunner(
             self.state,
             self._publisher,
-            RequestBuilder(self.state, self._publisher, self._permissions.ask),
+            RequestBuilder(self.state, self._publisher, self.permissions.ask),
             TurnCommitter(self.state, self._publisher),
         )
 
@@ -129,22 +129,10 @@ class Dispatcher:
         return self._turns.cancel()
 
     def answer_permission(self, request_id: str, answer: PermissionAnswer) -> None:
-        self._permissions.answer(request_id, answer)
+        self.permissions.answer(request_id, answer)
 
     async def _ask_permission(self, q: PermissionQuestion) -> PermissionAnswer:
-        return await self._permissions.ask(q)
-
-    @property
-    def grants(self) -> GrantStore:
-        return self._permissions.grants
-
-    @property
-    def skip_permissions(self) -> bool:
-        return self.state.skip_permissions
-
-    @skip_permissions.setter
-    def skip_permissions(self, on: bool) -> None:
-        self.state.skip_permissions = on
+        return await self.permissions.ask(q)
 
     # ----- commands -------------------------------------------------------------------
 

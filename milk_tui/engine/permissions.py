@@ -34,6 +34,15 @@ class PermissionBroker:
         self._waiters: dict[str, tuple[PermissionQuestion, asyncio.Future[PermissionAnswer]]] = {}
 
     @property
+    def skip_permissions(self) -> bool:
+        """The session's ``/skip-permissions`` switch (``--allow-tools`` is the policy)."""
+        return self._state.skip_permissions
+
+    @skip_permissions.setter
+    def skip_permissions(self, on: bool) -> None:
+        self._state.skip_permissions = on
+
+    @property
     def skip(self) -> bool:
         return self._state.permission_policy == "allow" or self._state.skip_permissions
 
@@ -57,17 +66,13 @@ class PermissionBroker:
         rid = uuid.uuid4().hex[:12]
         fut: asyncio.Future[PermissionAnswer] = asyncio.get_running_loop().create_future()
         self._waiters[rid] = (q, fut)
+        preview = preview_for(q, self._state.cwd)
         self._publisher.publish(
             ev.PermissionRequested(
-                request_id=rid,
-                agent_name=q.agent_name,
-                tool_name=q.tool_name,
-                tool_input=q.tool_input,
-                effect=q.effect,
-                outside_paths=q.outside_paths,
-                preview=preview_for(q, self._state.cwd),
+                request_id=rid, tool_input=q.tool_input, effect=q.effect, **_who(q),
+                outside_paths=q.outside_paths, preview=preview,
             )
-        )
+        )  # fmt: skip
         try:
             return await fut
         except asyncio.CancelledError:
@@ -95,12 +100,11 @@ class PermissionBroker:
     ) -> PermissionAnswer:
         self._publisher.publish(
             ev.PermissionDecided(
-                request_id=request_id,
-                agent_name=q.agent_name,
-                tool_name=q.tool_name,
-                allowed=d.allowed,
-                how=d.how,
-                reason=d.reason,
+                request_id=request_id, allowed=d.allowed, how=d.how, reason=d.reason, **_who(q)
             )
         )
         return PermissionAnswer(d.allowed, always=d.how == "always", reason=d.reason)
+
+
+def _who(q: PermissionQuestion) -> dict[str, str]:
+    return {"agent_name": q.agent_name, "tool_name": q.tool_name}

@@ -183,7 +183,8 @@ class Application:
     @property
     def permissions(self) -> FolderPermissions:
         """This folder's stored grants and the session's skip-permissions switch."""
-        return FolderPermissions(self.runtime.dispatcher.grants, self.cwd, self.runtime.dispatcher)
+        broker = self.runtime.dispatcher.permissions
+        return FolderPermissions(broker.grants, self.cwd, broker)
 
     def escalate_command(self, arg: str) -> str | None:
         """``/escalate [fresh] [prompt]``: the prompt to send forced, or None (now pinned)."""

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from milk_tui.config.settings import AgentConfig, MilkConfig
-from milk_tui.facade.application import Application, start
+from milk_tui.facade.application import Application, TurnResult, start
 from milk_tui.model import events as ev
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
 from milk_tui.testing.permission_tools import add_test_tools
@@ -54,6 +54,14 @@ def tool_message(srv: FakeOpenAIServer) -> str:
     return str(body.get("output", body.get("error")))
 
 
+async def one_turn(app: Application, prompt: str) -> TurnResult:
+    """Run one primary turn and close the application."""
+    try:
+        return await app.run_turn(prompt, force="primary")
+    finally:
+        await app.aclose()
+
+
 def of(events: list[Any], kind: type) -> list[Any]:
     return [e for e in events if isinstance(e, kind)]
 
@@ -66,10 +74,7 @@ async def test_headless_without_allow_tools_denies_and_the_turn_completes(
 ) -> None:
     app, events = open_app(srv, tmp_path, "deny")
     script_write(srv)
-    try:
-        out = await app.run_turn("write it", force="primary")
-    finally:
-        await app.aclose()
+    out = await one_turn(app, "write it")
     assert out.ok and out.text == "done"
     assert not (tmp_path / "out.txt").exists()
     assert tool_message(srv).startswith("permission denied: write_file needs the user's permission")
@@ -82,10 +87,7 @@ async def test_headless_without_allow_tools_denies_and_the_turn_completes(
 async def test_allow_tools_runs_the_call(srv: FakeOpenAIServer, tmp_path: Path) -> None:
     app, events = open_app(srv, tmp_path, "allow")
     script_write(srv)
-    try:
-        assert (await app.run_turn("write it", force="primary")).ok
-    finally:
-        await app.aclose()
+    assert (await one_turn(app, "write it")).ok
     assert (tmp_path / "out.txt").read_text() == "hello\n"
     assert tool_message(srv) == "wrote out.txt"
     assert [(d.allowed, d.how) for d in of(events, ev.PermissionDecided)] == [(True, "skip")]
@@ -95,10 +97,7 @@ async def test_a_stored_grant_allows_headless(srv: FakeOpenAIServer, tmp_path: P
     app, events = open_app(srv, tmp_path, "deny")
     app.permissions.grant(["write_file"])
     script_write(srv)
-    try:
-        assert (await app.run_turn("write it", force="primary")).ok
-    finally:
-        await app.aclose()
+    assert (await one_turn(app, "write it")).ok
     assert (tmp_path / "out.txt").exists()
     assert [(d.allowed, d.how) for d in of(events, ev.PermissionDecided)] == [(True, "grant")]
 
@@ -138,10 +137,7 @@ async def test_no_with_a_reason_reaches_the_model(srv: FakeOpenAIServer, tmp_pat
         )
     )
     script_write(srv)
-    try:
-        assert (await app.run_turn("write it", force="primary")).ok
-    finally:
-        await app.aclose()
+    assert (await one_turn(app, "write it")).ok
     assert not (tmp_path / "out.txt").exists()
     assert tool_message(srv) == "permission denied: the user said no: use notes.md instead"
 
@@ -157,10 +153,7 @@ async def test_a_path_outside_the_folder_asks_even_for_a_read(
         FakeReply(tool_calls=[FakeToolCall("peek", '{"path": "../secret.txt"}', id="r")]),
         FakeReply(text=["ok"]),
     )
-    try:
-        assert (await app.run_turn("read it", force="primary")).ok
-    finally:
-        await app.aclose()
+    assert (await one_turn(app, "read it")).ok
     assert "peek outside the working folder needs the user's permission" in tool_message(srv)
     (decided,) = of(events, ev.PermissionDecided)
     assert (decided.tool_name, decided.how) == ("peek", "headless")
@@ -196,10 +189,7 @@ async def test_a_read_inside_the_folder_runs_without_a_decision(
         FakeReply(tool_calls=[FakeToolCall("peek", '{"path": "in.txt"}', id="r")]),
         FakeReply(text=["ok"]),
     )
-    try:
-        assert (await app.run_turn("read it", force="primary")).ok
-    finally:
-        await app.aclose()
+    assert (await one_turn(app, "read it")).ok
     assert tool_message(srv) == "inside" and not of(events, ev.PermissionDecided)
 
 

@@ -9,7 +9,7 @@ the arguments.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -25,8 +25,7 @@ PREVIEW_LINES = 60
 """Diff lines shown; the rest is counted (the modal must fit the screen)."""
 
 
-@dataclass(frozen=True)
-class PermissionChoice:
+class PermissionChoice(NamedTuple):
     allow: bool
     always: bool = False
     reason: str = ""
