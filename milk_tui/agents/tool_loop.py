@@ -59,7 +59,9 @@ class ToolLoop(Generic[Conv]):
             limit = DEFAULT_MAX_TOOL_ITERATIONS
         conv = backend.start_turn(request, request.tools.specs() if request.tools else [])
         executed: set[tuple[str, str]] = set()
-        before_tool = self.settings.before_tool or permission_hook(backend.name, request)
+        before_tool = self.settings.before_tool
+        if before_tool is None and request.ask_permission is not None:
+            before_tool = permission_hook(backend.name, request)
         trail: list[ToolRun] = []
         for _ in range(limit):
             # The per-chunk hot path: the source's own iteration, one pure parse, one yield.
