@@ -176,6 +176,20 @@ class PermissionQuestion:
     """Paths of this call that resolve outside the working folder (each needs asking)."""
 
 
+@dataclass(frozen=True, slots=True)
+class PermissionAnswer:
+    """The decision on one ``PermissionQuestion``."""
+
+    allow: bool
+    always: bool = False
+    """The user allowed the tool for this folder from now on (the grant is stored)."""
+    reason: str = ""
+    """Why it was denied, told to the model (the user's words, or the policy's)."""
+
+
+AskPermission = Callable[[PermissionQuestion], Awaitable[PermissionAnswer]]
+
+
 @dataclass
 class AgentRequest:
     slot: Slot
@@ -192,7 +206,9 @@ class AgentRequest:
     """Claude CLI: resume this conversation ("" = fresh start with a new --session-id)."""
     nonce: str = ""
     tools: ToolBox | None = None
-    ask_permission: Callable[[PermissionQuestion], Awaitable[bool]] | None = None
+    ask_permission: AskPermission | None = None
+    """The permission check: the Claude CLI's own questions and, in the tool loop, every
+    call of an API backend go through it (``agents.tool_permission``)."""
 
 
 class Agent(Protocol):

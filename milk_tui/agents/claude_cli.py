@@ -32,6 +32,7 @@ from milk_tui.agents.base import (
     AgentEvent,
     AgentRequest,
     Finished,
+    PermissionAnswer,
     PermissionQuestion,
     SessionNotFound,
     ToolResultEvent,
@@ -39,6 +40,7 @@ from milk_tui.agents.base import (
 from milk_tui.agents.claude_stream import SESSION_NOT_FOUND_TEXT, StreamJsonParser
 from milk_tui.agents.process_tree import kill_tree, kill_tree_now
 from milk_tui.agents.redact import Redactor
+from milk_tui.agents.tool_permission import denial_message
 from milk_tui.agents.wire_log import WireLog
 from milk_tui.config.settings import AgentConfig
 
@@ -270,21 +272,19 @@ class ClaudeCliAgent:
             return
         given = body.get("input")
         tool_input: dict[str, Any] = given if isinstance(given, dict) else {}
-        allowed = False
+        answer = PermissionAnswer(False, reason="no one can approve tools in this run")
         if request.ask_permission is not None:
-            allowed = bool(
-                await request.ask_permission(
-                    PermissionQuestion(
-                        agent_name=self.name,
-                        tool_name=str(body.get("tool_name") or ""),
-                        tool_input=tool_input,
-                    )
+            answer = await request.ask_permission(
+                PermissionQuestion(
+                    agent_name=self.name,
+                    tool_name=str(body.get("tool_name") or ""),
+                    tool_input=tool_input,
                 )
             )
         decision: dict[str, Any] = (
             {"behavior": "allow", "updatedInput": tool_input}
-            if allowed
-            else {"behavior": "deny", "message": "The user denied this tool use."}
+            if answer.allow
+            else {"behavior": "deny", "message": denial_message(answer)}
         )
         await _write_line(
             stdin,

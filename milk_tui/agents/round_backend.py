@@ -85,6 +85,9 @@ Conv = TypeVar("Conv")
 
 
 class RoundBackend(Protocol[Conv]):
+    name: str
+    """The agent's name: permission questions carry it."""
+
     def start_turn(self, request: AgentRequest, tools: list[ToolSpec]) -> Conv:
         """The conversation for this turn: system prompt, history, the user's prompt."""
         ...

@@ -24,6 +24,7 @@ from milk_tui.agents.base import (
 )
 from milk_tui.agents.round_backend import Conv, RoundBackend, ToolRun
 from milk_tui.agents.tool_calls import BeforeTool, run_calls
+from milk_tui.agents.tool_permission import permission_hook
 from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS
 
 TRAIL_ARGS_CHARS = 200
@@ -39,7 +40,8 @@ class LoopSettings:
     tool_timeout: float | None = 120.0
     """Seconds per tool call; None or 0 waits for ever."""
     before_tool: BeforeTool | None = None
-    """The check run before each tool (see ``tool_calls.BeforeTool``)."""
+    """The check run before each tool (see ``tool_calls.BeforeTool``); when None, the
+    request's permission check (``tool_permission.permission_hook``) is used."""
 
 
 class ToolLoop(Generic[Conv]):
@@ -57,6 +59,9 @@ class ToolLoop(Generic[Conv]):
             limit = DEFAULT_MAX_TOOL_ITERATIONS
         conv = backend.start_turn(request, request.tools.specs() if request.tools else [])
         executed: set[tuple[str, str]] = set()
+        before_tool = self.settings.before_tool
+        if before_tool is None and request.ask_permission is not None:
+            before_tool = permission_hook(backend.name, request)
         trail: list[ToolRun] = []
         for _ in range(limit):
             # The per-chunk hot path: the source's own iteration, one pure parse, one yield.
@@ -104,7 +109,7 @@ class ToolLoop(Generic[Conv]):
                 request.tools,
                 calls,
                 timeout=self.settings.tool_timeout,
-                before_tool=self.settings.before_tool,
+                before_tool=before_tool,
             )
             async with aclosing(results):
                 async for run in results:

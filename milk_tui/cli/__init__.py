@@ -65,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--allow-tools",
         action="store_true",
-        help="with -p: allow the escalation agent's tool permission requests",
+        help="with -p: allow every tool call of both agents (otherwise a tool that writes, "
+        "runs or fetches, or a path outside the folder, needs a grant: see `permissions`)",
     )
     sub = p.add_subparsers(dest="command")
     sp = sub.add_parser("sessions", help="list or show sessions")
@@ -78,9 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     ss.add_argument("id")
     ss.add_argument("--json", action="store_true")
     from milk_tui.cli.memory_cmd import add_import_parser, add_memory_parser
+    from milk_tui.cli.permissions_cmd import add_permissions_parser
 
     add_memory_parser(sub)
     add_import_parser(sub)
+    add_permissions_parser(sub)
     return p
 
 
@@ -226,6 +229,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "sessions":
             return _sessions(args, sys.stdout)
+        if args.command == "permissions":
+            from milk_tui.cli.permissions_cmd import run_permissions
+
+            return run_permissions(args, os.getcwd(), sys.stdout, sys.stderr)
         if args.command in ("memory", "import-go"):
             from milk_tui.cli.memory_cmd import run_import_go, run_memory
             from milk_tui.facade.admin import open_admin

@@ -45,3 +45,8 @@ def default_config_file() -> Path | None:
 
 def database_file() -> Path:
     return ensure_dir(data_dir()) / "milk.db"
+
+
+def permissions_dir() -> Path:
+    """Where the per-folder tool grants live (``storage.permission_grants``)."""
+    return data_dir() / "permissions"

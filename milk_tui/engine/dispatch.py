@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 from typing import Generic, TypeVar, overload
 
-from milk_tui.agents.base import PermissionQuestion
+from milk_tui.agents.base import PermissionAnswer, PermissionQuestion
+from milk_tui.config.paths import permissions_dir
 from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.availability import AvailabilityCache
@@ -31,6 +32,7 @@ from milk_tui.engine.turn_scratch import TurnOutcome
 from milk_tui.memory.service import MemoryService
 from milk_tui.model.nonce import new_nonce
 from milk_tui.model.session import Session
+from milk_tui.storage.permission_grants import GrantStore
 from milk_tui.storage.sessions import SessionStore
 
 T = TypeVar("T")
@@ -85,17 +87,20 @@ class Dispatcher:
         router: Router | None = None,
         availability: AvailabilityCache | None = None,
         permission_policy: PermissionPolicy = "ask",
+        grants: GrantStore | None = None,
     ) -> None:
         router = router or Router(config, cwd)
         self.state = DispatchState(config, store, session, bus, cwd, primary, escalation, router)
         self.state.memory, self.state.availability = memory, availability
         self.state.permission_policy = permission_policy
         self._publisher = TurnPublisher(self.state)
-        self._permissions = PermissionBroker(self.state, self._publisher)
+        self.permissions = PermissionBroker(
+            self.state, self._publisher, grants or GrantStore(permissions_dir())
+        )
         self._turns = TurnRunner(
             self.state,
             self._publisher,
-            RequestBuilder(self.state, self._publisher, self._permissions.ask),
+            RequestBuilder(self.state, self._publisher, self.permissions.ask),
             TurnCommitter(self.state, self._publisher),
         )
 
@@ -123,11 +128,11 @@ class Dispatcher:
     def cancel(self) -> bool:
         return self._turns.cancel()
 
-    def answer_permission(self, request_id: str, allow: bool) -> None:
-        self._permissions.answer(request_id, allow)
+    def answer_permission(self, request_id: str, answer: PermissionAnswer) -> None:
+        self.permissions.answer(request_id, answer)
 
-    async def _ask_permission(self, q: PermissionQuestion) -> bool:
-        return await self._permissions.ask(q)
+    async def _ask_permission(self, q: PermissionQuestion) -> PermissionAnswer:
+        return await self.permissions.ask(q)
 
     # ----- commands -------------------------------------------------------------------
 

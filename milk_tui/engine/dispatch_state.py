@@ -35,6 +35,10 @@ class DispatchState:
     memory: MemoryService | None = None
     availability: AvailabilityCache | None = None
     permission_policy: PermissionPolicy = "ask"
+    """``ask`` the user; ``allow`` everything (``--allow-tools``); ``deny`` = no one to ask
+    (headless: only stored grants allow)."""
+    skip_permissions: bool = False
+    """The session's ``/skip-permissions on``: allow every tool call of both agents."""
     flags: RouteFlags = field(default_factory=RouteFlags)
 
     @property

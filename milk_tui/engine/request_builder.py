@@ -9,9 +9,7 @@ the re-injection marks of the escalation context.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
-from milk_tui.agents.base import AgentRequest, PermissionQuestion, Slot, ToolBox
+from milk_tui.agents.base import AgentRequest, AskPermission, Slot, ToolBox
 from milk_tui.agents.tools.box import CompositeToolBox, ToolFilter
 from milk_tui.agents.tools.builtin import BuiltinToolBox
 from milk_tui.agents.tools.specs import ACTION_TOOLS
@@ -35,8 +33,6 @@ from milk_tui.model.session import ESCALATION, PRIMARY
 from milk_tui.model.tags import memory_instruction, need_instruction
 from milk_tui.storage.db import StorageError
 
-AskPermission = Callable[[PermissionQuestion], Awaitable[bool]]
-
 
 class RequestBuilder:
     def __init__(
@@ -45,9 +41,6 @@ class RequestBuilder:
         self._state = state
         self._publisher = publisher
         self._ask_permission = ask_permission
-        self.confine_tools_to_cwd = True
-        """File tools refuse paths outside the cwd; turned off once the permission check
-        in the tool loop asks about such paths instead."""
 
     def primary_request(self, prompt: str, scratch: TurnScratch) -> AgentRequest:
         st = self._state
@@ -69,6 +62,7 @@ class RequestBuilder:
             messages=built.messages,
             nonce=s.primary_nonce,
             tools=self._toolbox(slot, scratch, prompt, allow_escalate=st.escalation is not None),
+            ask_permission=self._ask_permission,
         )
 
     def escalation_request(
@@ -142,7 +136,9 @@ class RequestBuilder:
                 on_need=lambda goal: self._publisher.record_need(goal, slot.slot),
                 on_record_memory=remember if memory is not None else None,
                 allow_escalate=allow_escalate,
-                confine_to_cwd=self.confine_tools_to_cwd,
+                # every request built here carries the permission check, which asks
+                # before a path outside the working folder is touched
+                confine_to_cwd=False,
             ),
             SessionToolBox(st.session),
         ]

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from milk_tui.config.paths import database_file
+from milk_tui.config.paths import database_file, permissions_dir
 from milk_tui.engine.bus import EventBus
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.sessions import SessionCatalog
@@ -15,6 +15,7 @@ from milk_tui.memory.import_go import GoImportError, ImportReport, import_go
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
 from milk_tui.storage.db import Database
+from milk_tui.storage.permission_grants import GrantStore
 from milk_tui.storage.sessions import SessionStore
 
 __all__ = ["Admin", "GoImportError", "ImportReport", "open_admin"]
@@ -28,7 +29,7 @@ class Admin:
 
     def import_go(self, root: Path) -> ImportReport:
         """Import a Go milk folder's sessions and memory; raises ``GoImportError``."""
-        return import_go(self._db, root)
+        return import_go(self._db, root, GrantStore(permissions_dir()))
 
 
 @contextmanager

@@ -17,10 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ParamSpec
 
+from milk_tui.agents.base import PermissionAnswer
 from milk_tui.engine.runtime import Runtime, build_runtime
 from milk_tui.engine.turn_lifecycle import BusyError, Force
 from milk_tui.engine.turn_scratch import TurnOutcome
 from milk_tui.facade.facts import Facts
+from milk_tui.facade.permissions import FolderPermissions
 from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.facade.views import StartupInfo, agent_info, session_view
 from milk_tui.model import events as ev
@@ -169,8 +171,20 @@ class Application:
         """Stop the running turn (it records nothing); False when none runs."""
         return self.runtime.dispatcher.cancel()
 
-    def answer_permission(self, request_id: str, allow: bool) -> None:
-        self.runtime.dispatcher.answer_permission(request_id, allow)
+    def answer_permission(
+        self, request_id: str, allow: bool, *, always: bool = False, reason: str = ""
+    ) -> None:
+        """Answer a ``PermissionRequested``: ``always`` stores a grant of the tool for this
+        folder; a denial's ``reason`` is told to the model."""
+        self.runtime.dispatcher.answer_permission(
+            request_id, PermissionAnswer(allow, always=allow and always, reason=reason)
+        )
+
+    @property
+    def permissions(self) -> FolderPermissions:
+        """This folder's stored grants and the session's skip-permissions switch."""
+        broker = self.runtime.dispatcher.permissions
+        return FolderPermissions(broker.grants, self.cwd, broker)
 
     def escalate_command(self, arg: str) -> str | None:
         """``/escalate [fresh] [prompt]``: the prompt to send forced, or None (now pinned)."""

@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from milk_tui.memory.import_go_grants import import_go_grants
 from milk_tui.memory.store import PerceptStore
 from milk_tui.model.percept import Consumer, Percept, Producer
 from milk_tui.model.session import Session, State, TokenUsage, ToolCallRecord, Turn
 from milk_tui.storage.db import Database
+from milk_tui.storage.permission_grants import GrantStore
 from milk_tui.storage.sessions import _meta, _turn_row, token_row
 
 _RFC3339 = re.compile(
@@ -45,12 +47,15 @@ class ImportReport:
     turns: int = 0
     percepts_added: int = 0
     percepts_skipped: int = 0
+    grant_files: int = 0
+    """Go grant files brought over (each one folder's allowed tools)."""
     warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         return (f"sessions: {self.sessions_added} imported, {self.sessions_skipped} already present "
                 f"({self.turns} turns); facts: {self.percepts_added} imported, "
-                f"{self.percepts_skipped} already present; {len(self.warnings)} warnings")  # fmt: skip
+                f"{self.percepts_skipped} already present; tool grants: {self.grant_files} folders; "
+                f"{len(self.warnings)} warnings")  # fmt: skip
 
 
 def parse_time(value: Any) -> float:
@@ -202,11 +207,13 @@ def _import_memory_file(
             report.percepts_added += 1
 
 
-def import_go(db: Database, root: Path) -> ImportReport:
+def import_go(db: Database, root: Path, grants: GrantStore | None = None) -> ImportReport:
+    """Sessions, memory and (with ``grants``) the per-folder tool grants."""
     root = root.expanduser()
     if not root.is_dir():
         raise GoImportError(f"{root}: not a Go milk folder (no such directory)")
     report = ImportReport()
+    cwds: set[str] = set()
     sessions_dir = root / "sessions"
     index_entries: dict[str, dict[str, Any]] = {}
     index = (
@@ -232,6 +239,7 @@ def import_go(db: Database, root: Path) -> ImportReport:
                 report.warnings.append(f"{path}: skipped, not a session (no id)")
             continue
         s = _session_from_go(data, index_entries.get(str(data["id"]), {}))
+        cwds.add(s.cwd)
         _import_session(db, s, _input_history(sessions_dir / f"{s.id}.history"), report)
     store = PerceptStore(db)
     mem_dir = root / "memory"
@@ -241,4 +249,6 @@ def import_go(db: Database, root: Path) -> ImportReport:
         for path in sorted(mem_dir.glob("*.json")):
             if path.name != "global.json" and not path.name.endswith(".tmp"):
                 _import_memory_file(store, path, "session", path.stem, report)
+    if grants is not None:
+        report.grant_files = import_go_grants(root / "permissions", cwds, grants, report.warnings)
     return report

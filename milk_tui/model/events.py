@@ -209,6 +209,31 @@ class PermissionRequested(BusEvent):
     agent_name: str
     tool_name: str
     tool_input: dict[str, Any] = Field(default_factory=dict)
+    effect: str = "run"
+    """``read`` / ``write`` / ``run`` / ``network`` (what the tool does to the world)."""
+    outside_paths: tuple[str, ...] = ()
+    """Paths of the call outside the working folder (why a read asks)."""
+    preview: str = ""
+    """For file writes and edits: a unified diff of the change (``model.edit_preview``)."""
+
+
+PermissionHow = Literal["skip", "grant", "user", "always", "headless", "cancelled"]
+"""How a permission decision was made: the session's skip-permissions switch (or
+``--allow-tools``), a stored grant for the folder, the user's answer (``always`` also
+stores a grant), no one to ask (headless), or the turn was cancelled while asking."""
+
+
+class PermissionDecided(BusEvent):
+    """Every permission decision on a tool call that needed one (free reads need none)."""
+
+    type: Literal["permission_decided"] = "permission_decided"
+    request_id: str = ""
+    """The ``PermissionRequested`` this answers; "" when no one was asked."""
+    agent_name: str
+    tool_name: str
+    allowed: bool
+    how: PermissionHow
+    reason: str = ""
 
 
 class SessionChanged(BusEvent):
@@ -261,6 +286,7 @@ AnyEvent = Annotated[
     | TurnFailed
     | Notice
     | PermissionRequested
+    | PermissionDecided
     | SessionChanged,
     Field(discriminator="type"),
 ]

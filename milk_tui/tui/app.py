@@ -191,11 +191,14 @@ class MilkApp(App[int]):
     # ----- actions that must work on every screen ---------------------------------------
 
     def action_interrupt(self) -> None:
-        from milk_tui.tui.screens.permission_modal import PermissionModal
+        from milk_tui.tui.screens.permission_modal import DENY, PermissionModal
 
         top = self.screen
         if isinstance(top, PermissionModal):
-            top.dismiss(False)
+            # Ctrl+C while asking: the answer is No and the turn stops.
+            top.dismiss(DENY)
+            if self.main_screen is not None and self.main_screen.facade.busy:
+                self.main_screen.action_interrupt()
         elif top is not self.main_screen and isinstance(top, Screen) and top.is_modal:
             top.dismiss(None)
         elif self.main_screen is not None:

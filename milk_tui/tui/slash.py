@@ -31,7 +31,7 @@ class SlashHandler:
         self.screen.query_one(Conversation).add_line(kind, text)
 
     async def run(self, cmd: SlashCommand, arg: str) -> None:
-        handler = getattr(self, "cmd_" + cmd.name.lstrip("/"))
+        handler = getattr(self, "cmd_" + cmd.name.lstrip("/").replace("-", "_"))
         try:
             await handler(arg)
         except StorageError as e:
@@ -151,6 +151,42 @@ class SlashHandler:
 
         for old in reversed(self.screen.query_one(NeedPane).earlier):
             self.say(f"before: {old}")
+
+    # ----- permissions -------------------------------------------------------------------
+
+    async def cmd_permissions(self, arg: str) -> None:
+        perms = self.facade.permissions
+        verb, _, rest = arg.partition(" ")
+        tools = rest.split()
+        if verb in ("revoke", "grant") and tools:
+            left = perms.revoke(tools) if verb == "revoke" else perms.grant(tools)
+            self.say(f"{verb}d {', '.join(tools)}; allowed here: {', '.join(left) or 'none'}")
+            return
+        if verb:
+            raise ValueError("usage: /permissions [revoke|grant <tool>...]")
+        listed = perms.show()
+        for warning in listed.warnings:
+            self.say(warning, "warning")
+        if listed.tools:
+            self.say(f"allowed without asking in {listed.cwd}: {', '.join(listed.tools)}")
+            self.say("/permissions revoke <tool> to be asked again")
+        else:
+            self.say(f"no tools allowed without asking in {listed.cwd}")
+        if perms.skip:
+            self.say("skip-permissions is on: every tool call runs without asking", "warning")
+
+    async def cmd_skip_permissions(self, arg: str) -> None:
+        from milk_tui.tui.widgets.status_line import StatusLine
+
+        a = arg.strip().lower()
+        if a not in ("on", "off"):
+            raise ValueError("usage: /skip-permissions on|off")
+        self.facade.permissions.skip = a == "on"
+        self.screen.query_one(StatusLine).set_skip_permissions(a == "on")
+        if a == "on":
+            self.say("skip-permissions on: both agents run every tool without asking", "warning")
+        else:
+            self.say("skip-permissions off: tools ask again")
 
     # ----- presentation -------------------------------------------------------------------
 

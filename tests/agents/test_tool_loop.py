@@ -43,6 +43,8 @@ async def _items(result: RoundResult) -> AsyncIterator[Chunk]:
 class ScriptedRounds:
     """A RoundBackend whose rounds are scripted; it records what the loop appends."""
 
+    name = "scripted"
+
     def __init__(self, *rounds: RoundResult | Callable[[int], RoundResult]) -> None:
         self.rounds = list(rounds)
         self.calls = 0

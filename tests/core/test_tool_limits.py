@@ -75,6 +75,7 @@ async def test_primary_writes_a_file_then_runs_it(rig, server) -> None:
     real OpenAI-compatible agent, the one tool loop and the dispatcher."""
     ac = AgentConfig(name="llama", provider="local", url=server.url, model="m")
     rig.dispatcher.primary = AgentSlot("primary", ac, OpenAICompatAgent(ac))
+    rig.dispatcher.permission_policy = "allow"  # what `-p --allow-tools` sets
     script = "echo made-by-$(basename $PWD)"
     server.enqueue(
         FakeReply(

@@ -101,9 +101,9 @@ async def test_permission_question_round_trip(
     )
     asked: list[ab.PermissionQuestion] = []
 
-    async def ask(q: ab.PermissionQuestion) -> bool:
+    async def ask(q: ab.PermissionQuestion) -> ab.PermissionAnswer:
         asked.append(q)
-        return answer
+        return ab.PermissionAnswer(answer, reason="" if answer else "the user said no: not here")
 
     events = await _collect(_agent(fake_cli), _req(tmp_path, ask_permission=ask))
     assert asked == [ab.PermissionQuestion("claude", "Write", {"file_path": "x.txt"})]
@@ -112,6 +112,8 @@ async def test_permission_question_round_trip(
     assert resp["response"]["behavior"] == ("allow" if answer else "deny")
     if answer:
         assert resp["response"]["updatedInput"] == {"file_path": "x.txt"}
+    else:  # the user's reason reaches the model
+        assert resp["response"]["message"] == "permission denied: the user said no: not here"
     results = [e for e in events if isinstance(e, ab.ToolResultEvent)]
     assert results[0].name == "Write" and results[0].is_error is (not answer)
     assert any(isinstance(e, ab.ToolCallEvent) and e.name == "Write" for e in events)

@@ -128,9 +128,9 @@ async def test_permission_prompt_reaches_our_callback(
     )
     asked: list[ab.PermissionQuestion] = []
 
-    async def ask(q: ab.PermissionQuestion) -> bool:
+    async def ask(q: ab.PermissionQuestion) -> ab.PermissionAnswer:
         asked.append(q)
-        return False
+        return ab.PermissionAnswer(False, reason="not in this test")
 
     events = await _collect(
         _agent(claude_bin, real_claude_env),

@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from milk_tui.agents.base import PermissionAnswer
 from milk_tui.engine.escalation_context import (
     BRIEF_HEADER,
     NEED_HEADER,
@@ -242,7 +243,7 @@ async def test_permission_request_travels_over_the_bus(cli_rig: CliRig, allow: b
 
     def answer(event: object) -> None:
         if getattr(event, "type", "") == "permission_requested":
-            rig.dispatcher.answer_permission(event.request_id, allow)  # type: ignore[attr-defined]
+            rig.dispatcher.answer_permission(event.request_id, PermissionAnswer(allow))  # type: ignore[attr-defined]
 
     rig.bus.add_listener(answer)
     rig.server.push(
@@ -254,6 +255,9 @@ async def test_permission_request_travels_over_the_bus(cli_rig: CliRig, allow: b
     (asked,) = rig.of("permission_requested")
     assert asked.tool_name == "Write" and asked.agent_name == "claude"
     assert asked.tool_input["file_path"] == str(target)
+    assert "+from claude" in asked.preview  # the Claude CLI's Write shows its diff too
+    (decided,) = rig.of("permission_decided")
+    assert (decided.allowed, decided.how, decided.request_id) == (allow, "user", asked.request_id)
     assert target.exists() is allow
     assert [e.name for e in rig.of("tool_call")] == ["Write"]
     (result,) = rig.of("tool_result")

@@ -175,11 +175,11 @@ async def test_permission_request_modal_answers_dispatcher() -> None:
         assert isinstance(app.screen, PermissionModal)
         assert app.screen.request.tool_name == "Bash"
         await pilot.press("y")
-        assert await asyncio.wait_for(task, 2) is True
+        assert (await asyncio.wait_for(task, 2)).allow is True
         task = asyncio.create_task(d._ask_permission(q))
         await settle(pilot, app)
         await pilot.press("ctrl+c")  # Ctrl+C on a permission question means no
-        assert await asyncio.wait_for(task, 2) is False
+        assert (await asyncio.wait_for(task, 2)).allow is False
 
 
 async def test_keymap_from_config_remaps_binding() -> None:

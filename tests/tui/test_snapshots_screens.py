@@ -20,6 +20,37 @@ PERMISSION = ev.PermissionRequested(
     tool_input={"command": "rm -rf build/ && make", "description": "clean and rebuild"},
 )
 
+EDIT = ev.PermissionRequested(
+    request_id="perm-2",
+    agent_name="llama",
+    tool_name="edit_file",
+    tool_input={"path": "app.py", "old_string": "return 1", "new_string": "return 2"},
+    effect="write",
+    preview="\n".join(
+        [
+            "--- app.py",
+            "+++ app.py",
+            "@@ -1,7 +1,7 @@",
+            " import os",
+            " ",
+            " def answer():",
+            "-    return 1",
+            "+    return 2",
+            " ",
+            " ",
+            " print(answer())",
+        ]
+    ),
+)
+BASH = ev.PermissionRequested(
+    request_id="perm-3",
+    agent_name="llama",
+    tool_name="bash",
+    tool_input={"command": "pytest -q tests/ && git status", "timeout_seconds": 120},
+    effect="run",
+    outside_paths=("../shared/notes.md",),
+)
+
 
 def palette_listed(app: Any) -> bool:
     return (
@@ -30,6 +61,12 @@ def palette_listed(app: Any) -> bool:
 class TestModals(SnapshotCase):
     def test_permission_modal(self) -> None:
         assert self.shot(publish(PERMISSION), on_screen(PermissionModal))
+
+    def test_permission_modal_with_a_diff(self) -> None:
+        assert self.shot(publish(EDIT), on_screen(PermissionModal))
+
+    def test_permission_modal_with_a_bash_command(self) -> None:
+        assert self.shot(publish(BASH), on_screen(PermissionModal))
 
     def test_context_view_after_a_handoff(self) -> None:
         assert self.shot(send("/escalate fix the flaky test"), press("f4"))

@@ -25,7 +25,7 @@ from milk_tui.tui.keymap import APP_BINDINGS
 from milk_tui.tui.screens.context_modal import ContextModal
 from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.screens.history_search import HistorySearch
-from milk_tui.tui.screens.permission_modal import PermissionModal
+from milk_tui.tui.screens.permission_modal import DENY, PermissionChoice, PermissionModal
 from milk_tui.tui.slash import SlashHandler
 from milk_tui.tui.transcript import items_from_history
 from milk_tui.tui.widgets.app_header import AppHeader
@@ -166,11 +166,11 @@ class MainScreen(Screen[None]):
             conv.add_line("notice", f"turn {event.turn_index} is not in this transcript")
 
     def _ask_permission(self, e: ev.PermissionRequested) -> None:
-        def answered(allow: bool | None) -> None:
-            self.facade.answer_permission(e.request_id, bool(allow))
-            self.query_one(Conversation).add_line(
-                "notice", f"{e.tool_name}: {'allowed' if allow else 'denied'}"
-            )
+        def answered(choice: PermissionChoice | None) -> None:
+            c = choice or DENY
+            self.facade.answer_permission(e.request_id, c.allow, always=c.always, reason=c.reason)
+            said = "allowed for this folder" if c.always else "allowed" if c.allow else "denied"
+            self.query_one(Conversation).add_line("notice", f"{e.tool_name}: {said}")
 
         self.app.push_screen(PermissionModal(e), answered)
 

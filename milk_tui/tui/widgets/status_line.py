@@ -47,6 +47,8 @@ class StatusModel:
     """The agent of the running turn, or of the last one while idle."""
     turn: TurnStatus = field(default_factory=TurnStatus)
     roles: dict[str, TokenTotals] = field(default_factory=dict)
+    skip_permissions: bool = False
+    """``/skip-permissions on``: every tool call runs without asking (shown while on)."""
 
 
 class StatusLine(Widget):
@@ -80,6 +82,10 @@ class StatusLine(Widget):
                 u.prompt, u.completion, u.cost_usd
             )
         self.model.roles = roles
+
+    def set_skip_permissions(self, on: bool) -> None:
+        self.model.skip_permissions = on
+        self._redraw()
 
     def set_hint(self, hint: str) -> None:
         self.model.turn.hint = hint
@@ -116,6 +122,8 @@ class StatusLine(Widget):
                 )
             case ev.PermissionRequested():
                 self.add_class("-permission")
+            case ev.PermissionDecided():
+                self.remove_class("-permission")
             case ev.TurnCompleted() | ev.TurnFailed():
                 turn.busy, turn.tool = False, ""
                 self.remove_class("-permission")
@@ -144,6 +152,8 @@ class StatusLine(Widget):
             t.append(" " + m.agent_name)
             if turn.label:
                 t.append(f" ({turn.label})", style="italic")
+        if m.skip_permissions:
+            t.append("  skip-permissions ", style="bold red")
         if turn.hint:  # before the why and the totals: a long line ends in an ellipsis
             t.append("  " + turn.hint + " ", style="bold yellow")
         if turn.tools:

@@ -1,0 +1,61 @@
+"""One folder's tool permissions for the UI and the CLI: stored grants and, in a running
+session, the skip-permissions switch (the rules: ``engine.permission_policy``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from milk_tui.config.paths import permissions_dir
+from milk_tui.storage.permission_grants import GrantStore
+
+
+class SkipSwitch(Protocol):
+    skip_permissions: bool
+
+
+@dataclass(frozen=True)
+class GrantList:
+    cwd: str
+    tools: tuple[str, ...]
+    file: str
+    warnings: tuple[str, ...] = ()
+
+
+class FolderPermissions:
+    def __init__(self, grants: GrantStore, cwd: str, switch: SkipSwitch | None = None) -> None:
+        self._grants = grants
+        self.cwd = cwd
+        self._switch = switch
+
+    def show(self) -> GrantList:
+        tools = self._grants.allowed(self.cwd)
+        return GrantList(
+            self.cwd,
+            tuple(sorted(tools)),
+            str(self._grants.path_for(self.cwd)),
+            tuple(self._grants.take_warnings()),
+        )
+
+    def grant(self, tools: list[str]) -> tuple[str, ...]:
+        """Allow ``tools`` in this folder from now on; returns every granted tool."""
+        return tuple(sorted(self._grants.grant(self.cwd, tools)))
+
+    def revoke(self, tools: list[str]) -> tuple[str, ...]:
+        """Ask again before ``tools``; returns the tools still granted."""
+        return tuple(sorted(self._grants.revoke(self.cwd, tools)))
+
+    @property
+    def skip(self) -> bool:
+        return self._switch.skip_permissions if self._switch is not None else False
+
+    @skip.setter
+    def skip(self, on: bool) -> None:
+        if self._switch is None:
+            raise RuntimeError("skip-permissions needs a running session")
+        self._switch.skip_permissions = on
+
+
+def for_folder(cwd: str) -> FolderPermissions:
+    """``cwd``'s stored grants, without a session (the ``permissions`` command)."""
+    return FolderPermissions(GrantStore(permissions_dir()), cwd)
