@@ -132,6 +132,7 @@ async def consume_stream(
             flush()
             kept, passage = watch.cut("".join(text_parts))
             text_parts[:] = [kept]
+            publish(ev.ReplyCut(slot=slot, kept=kept, passage=passage, session_id=sid))
             publish(ev.Notice(level="warning", message=loop_notice(passage), session_id=sid))
             return
         rest = interceptor.flush()

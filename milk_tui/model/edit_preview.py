@@ -60,3 +60,18 @@ def edit_preview(tool_name: str, args: dict[str, Any], current: str | None) -> s
         lineterm="",
     )
     return "\n".join(diff)
+
+
+def call_diff(tool_name: str, args: dict[str, Any]) -> str:
+    """The change a write/edit call describes, from its arguments alone (no file read): an
+    edit's ``old_string`` → ``new_string``, a write's new content.  "" for other tools."""
+    if tool_name in EDIT_TOOLS:
+        old = args.get("old_string")
+        return (
+            edit_preview(tool_name, {**args, "replace_all": False}, old)
+            if isinstance(old, str)
+            else ""
+        )
+    if tool_name in WRITE_TOOLS:
+        return edit_preview(tool_name, args, None)
+    return ""

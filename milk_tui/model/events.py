@@ -201,6 +201,17 @@ class Notice(BusEvent):
     message: str
 
 
+class ReplyCut(BusEvent):
+    """A reply that kept repeating one passage was stopped; ``kept`` is the reply as it will be
+    recorded (what came before the loop and the passage once).  The conversation shows
+    ``kept`` in place of the copies that had streamed; a ``notice`` says why."""
+
+    type: Literal["reply_cut"] = "reply_cut"
+    slot: Slot
+    kept: str
+    passage: str
+
+
 class PermissionRequested(BusEvent):
     """A tool permission question; the answer travels back through the dispatcher."""
 
@@ -286,6 +297,7 @@ AnyEvent = Annotated[
     | TurnFailed
     | Notice
     | PermissionRequested
+    | ReplyCut
     | PermissionDecided
     | SessionChanged,
     Field(discriminator="type"),

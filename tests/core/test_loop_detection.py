@@ -196,6 +196,9 @@ async def test_a_looping_reply_is_cut_and_the_next_turn_works(
         assert notices[0].message.startswith("stopped: the reply kept repeating “")
         done = rig.of("turn_completed")[-1]
         assert done.text.startswith(PROSE.strip()[:40]) and done.text.count("Colosseum") == 1
+        [cut] = rig.of("reply_cut")  # the conversation swaps in what will be recorded
+        assert cut.slot == "primary" and cut.kept.strip() == done.text
+        assert rig.events.index(cut) < rig.events.index(notices[0])
         assert rig.reload().history[-1].content == done.text
         out = await rig.dispatcher.run_turn("and now?", force="primary")
         assert out.ok and out.text == "Fine now."

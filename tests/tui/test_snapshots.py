@@ -203,3 +203,66 @@ class TestStatusLine(SnapshotCase):
 
     def test_light_theme(self) -> None:
         assert self.shot(send("refactor the parser"), theme="milk-light")
+
+
+LOOPING = "The answer is in the parser module. "
+
+
+class TestActions(SnapshotCase):
+    """What the primary does when it acts: running tools, edits, a reply cut short."""
+
+    def test_running_tool_line(self) -> None:
+        call = ev.ToolCall(
+            slot="primary", call_id="b1", name="bash", arguments='{"command": "pytest -q"}'
+        )
+        assert self.shot(publish(*turn_started("run the tests"), call))
+
+    def test_edit_tool_line_shows_its_diff(self) -> None:
+        args = (
+            '{"path": "milk_tui/model/tags.py", "old_string": "def strip(text):\\n'
+            '    return text\\n", "new_string": "def strip(text: str) -> str:\\n'
+            '    return text.strip()\\n"}'
+        )
+        edit = ev.ToolCall(slot="primary", call_id="e1", name="edit_file", arguments=args)
+        done = ev.ToolResult(slot="primary", call_id="e1", name="edit_file", content="edited")
+
+        async def expand(pilot: Pilot[Any]) -> None:
+            await pilot.click(pilot.app.screen.query(ToolLine)[0])
+
+        assert self.shot(publish(*turn_started("type the strip helper"), edit, done), expand)
+
+    def test_reply_cut_for_repeating(self) -> None:
+        kept = "Let me look.\n\n" + LOOPING
+        cut = (
+            ev.TextDelta(slot="primary", text="Let me look.\n\n" + LOOPING * 6),
+            ev.ReplyCut(slot="primary", kept=kept, passage=LOOPING.strip()),
+            ev.Notice(
+                level="warning",
+                message=f'stopped: the reply kept repeating "{LOOPING.strip()}"',
+            ),
+            ev.TurnCompleted(slot="primary", agent_name="demo-local", text=kept),
+        )
+        assert self.shot(publish(*turn_started("where is the bug?"), *cut))
+
+    def test_denied_tool_call(self) -> None:
+        call = ev.ToolCall(
+            slot="primary",
+            call_id="w1",
+            name="write_file",
+            arguments='{"path": "/etc/hosts", "content": "127.0.0.1 example"}',
+        )
+        no = ev.PermissionDecided(
+            agent_name="demo-local",
+            tool_name="write_file",
+            allowed=False,
+            how="user",
+            reason="the user said no: not outside the project",
+        )
+        result = ev.ToolResult(
+            slot="primary",
+            call_id="w1",
+            name="write_file",
+            content="permission denied: the user said no: not outside the project",
+            is_error=True,
+        )
+        assert self.shot(publish(*turn_started("fix my hosts file"), call, no, result))

@@ -258,6 +258,12 @@ class Conversation(VerticalScroll):
                 self._close_live()
                 self.names["escalation"] = e.agent_name
                 self.add(Item("marker", handoff_text(e)))
+            case ev.ReplyCut():
+                if self._reply is not None and self._reply.slot == e.slot:
+                    self._reply.finish_with(e.kept)
+                    if self._reply_item is not None:
+                        self._reply_item.text = e.kept
+                    self._reply = self._reply_item = None
             case ev.ToolCall():
                 self._close_live()
                 item = Item("tool", e.arguments, agent_name=e.name, slot=e.slot)
@@ -265,6 +271,9 @@ class Conversation(VerticalScroll):
                 line.item = item
                 self._append(item, line)
                 self._tools[e.call_id] = line
+            case ev.PermissionDecided(allowed=False):
+                why = f": {e.reason}" if e.reason else ""
+                self.add_line("warning", f"{e.tool_name} was not allowed{why}")
             case ev.ToolResult():
                 tool = self._tools.get(e.call_id)
                 if tool is not None:

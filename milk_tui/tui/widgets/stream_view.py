@@ -97,6 +97,12 @@ class StreamView(Widget):
             exit_on_error=False,
         )
 
+    def finish_with(self, text: str) -> None:
+        """Close the stream showing ``text`` instead of what streamed (a reply cut short)."""
+        self._parts = [text] if text else []
+        self._done = False
+        self.finish()
+
     def set_palette(self, palette: Palette) -> None:
         if palette == self.palette:
             return

@@ -12,6 +12,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Static
 
+from milk_tui.model.edit_preview import call_diff
 from milk_tui.tui.transcript import Item
 from milk_tui.tui.widgets.spinner import SPIN_S, SPINNER
 
@@ -31,6 +32,22 @@ def _summary(arguments: str) -> str:
         s = arguments
     s = " ".join(s.split())
     return s if len(s) <= SUMMARY_CHARS else s[: SUMMARY_CHARS - 1] + "…"
+
+
+def _diff_text(diff: str) -> Text:
+    """A unified diff, coloured: removed lines red, added lines green, headers dim."""
+    out = Text()
+    for line in diff[:DETAIL_CHARS].splitlines():
+        if line.startswith(("---", "+++", "@@", "[+")):
+            style = "dim"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("+"):
+            style = "green"
+        else:
+            style = ""
+        out.append("\n  " + line, style=style)
+    return out
 
 
 class ToolLine(Static, can_focus=True):
@@ -104,6 +121,13 @@ class ToolLine(Static, can_focus=True):
         event.stop()
         self.expanded = not self.expanded
 
+    def _diff(self) -> str:
+        try:
+            args = json.loads(self.arguments) if self.arguments else {}
+        except ValueError:
+            return ""
+        return call_diff(self.tool_name, args) if isinstance(args, dict) else ""
+
     def _refresh_text(self) -> None:
         mark = "▾" if self.expanded else "▸"
         t = Text(f"{mark} ⚙ {self.tool_name} ", style="bold")
@@ -116,6 +140,9 @@ class ToolLine(Static, can_focus=True):
         else:
             t.append("  (no result)", style="italic")
         if self.expanded:
+            diff = self._diff()
+            if diff:
+                t.append_text(_diff_text(diff))
             t.append("\n  arguments: " + (self.arguments[:DETAIL_CHARS] or "{}"), style="")
             if self.result is not None:
                 body = self.result[:DETAIL_CHARS]
