@@ -245,12 +245,8 @@ class TestActions(SnapshotCase):
         assert self.shot(publish(*turn_started("where is the bug?"), *cut))
 
     def test_denied_tool_call(self) -> None:
-        call = ev.ToolCall(
-            slot="primary",
-            call_id="w1",
-            name="write_file",
-            arguments='{"path": "/etc/hosts", "content": "127.0.0.1 example"}',
-        )
+        hosts = '{"path": "/etc/hosts", "content": "127.0.0.1 example"}'
+        call = ev.ToolCall(slot="primary", call_id="w1", name="write_file", arguments=hosts)
         no = ev.PermissionDecided(
             agent_name="demo-local",
             tool_name="write_file",
