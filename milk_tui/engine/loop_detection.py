@@ -33,6 +33,8 @@ CHECK_EVERY = 128
 CANDIDATES = 8
 """Earlier occurrences of the needle tried per check before giving up."""
 NOTICE_PASSAGE_CHARS = 60
+TRIGRAM_SAMPLE = 2048
+"""Characters from each end of a reply compared across turns."""
 
 
 class RepetitionWatch:
@@ -61,6 +63,13 @@ class RepetitionWatch:
         if n < k * MIN_PASSAGE:
             return False
         needle = tail[n - NEEDLE :]
+        q = (needle + needle).find(needle, 1)
+        if q < NEEDLE and tail[q:] == tail[:-q]:
+            # The whole window repeats a unit shorter than a passage (a rule, a table, one
+            # token over and over): any longer period inside it would be a power of that
+            # unit too, so no passage can loop here.  One C comparison instead of every
+            # candidate.
+            return False
         end = n - MIN_PASSAGE  # an occurrence ending by here is at least MIN_PASSAGE back
         lo = max(0, n - min(n, WINDOW) // k - NEEDLE)  # the period is at most WINDOW / k
         for _ in range(CANDIDATES):
@@ -167,5 +176,12 @@ class ReplyWatch:
 
 
 def _trigrams(text: str) -> frozenset[str]:
-    s = " ".join(text.lower().split())
+    """Character trigrams of the reply's head and tail: two near-identical replies agree
+    there, and a bounded sample keeps the check off a long turn's critical path (a
+    20,000-chunk reply would otherwise cost milliseconds per turn)."""
+    s = " ".join(text[:TRIGRAM_SAMPLE].lower().split())
+    if len(text) > 2 * TRIGRAM_SAMPLE:
+        s += " " + " ".join(text[-TRIGRAM_SAMPLE:].lower().split())
+    elif len(text) > TRIGRAM_SAMPLE:
+        s = " ".join(text.lower().split())
     return frozenset(s[i : i + 3] for i in range(len(s) - 2))
