@@ -19,11 +19,11 @@ from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.screens.history_search import HistorySearch
 from milk_tui.tui.screens.main import MainScreen
 from milk_tui.tui.screens.permission_modal import PermissionModal
-from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.terminal_keys import ESC_CR
+from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.prompt_input import PromptInput
-from milk_tui.tui.widgets.user_turn import UserTurn
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
+from milk_tui.tui.widgets.user_turn import UserTurn
 from tui.conftest import make_app, settle, type_and_send
 
 
