@@ -133,6 +133,8 @@ async def test_app_keys() -> None:
         assert app.theme != before
         await pilot.press("f3")
         await pilot.pause()
+        assert app.focused is screen.query_one("#fact-search")
+        await pilot.press("enter")
         assert isinstance(app.focused, FactTable)
         await pilot.press("escape")
         assert isinstance(app.focused, PromptInput)
@@ -182,9 +184,9 @@ async def test_narrow_terminal_hides_side_panes_and_f2_shows_them() -> None:
         await pilot.press("f2")
         await pilot.pause()
         assert not side.display
-        await pilot.press("f3")  # into the facts table: the collapsed panes open for it
+        await pilot.press("f3")  # into the facts search box: the collapsed panes open for it
         await pilot.pause()
-        assert side.display and isinstance(app.focused, FactTable)
+        assert side.display and app.focused is side.query_one("#fact-search")
 
 
 async def test_permission_request_modal_answers_dispatcher() -> None:

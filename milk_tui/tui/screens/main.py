@@ -324,10 +324,11 @@ class MainScreen(Screen[None]):
         self.query_one(PromptInput).focus()
 
     def action_focus_facts(self) -> None:
-        """F3: into the facts table, showing the side panes first if they are collapsed."""
+        """F3: into the facts pane's search box (Enter or Tab then moves to its table),
+        showing the side panes first if they are collapsed."""
         if not self.query_one("#side").display:
             self.action_toggle_side()
-        self.call_after_refresh(self.query_one(FactsPane).browser.focus_table)
+        self.call_after_refresh(self.query_one(FactsPane).browser.focus_search)
 
     def action_scroll_conversation(self, pages: int) -> None:
         conv = self.query_one(Conversation)
