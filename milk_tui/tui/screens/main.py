@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 
 NARROW_COLUMNS = 100
 """Below this width the side panes collapse (80×24 must stay usable)."""
+SHORT_ROWS = 32
+"""Below this height the need and escalation panes are capped lower, so that the facts pane
+keeps its rows and every pane its border."""
 QUIT_AGAIN_S = 3.0
 """Second Ctrl+C within this window quits."""
 
@@ -262,6 +265,7 @@ class MainScreen(Screen[None]):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
+        self.set_class(event.size.height < SHORT_ROWS, "-short")
 
     # ----- actions (bound in keymap.APP_BINDINGS, also in the palette) -------------------
 

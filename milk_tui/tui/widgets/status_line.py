@@ -26,6 +26,10 @@ STATE_LABEL = {
 """Idle labels by session state: after an escalation asks a question, the next prompt goes back to it."""
 
 
+MIN_LEFT_CELLS = 16
+"""Below this the totals give way instead: the state ("● ready", "→ escalation") comes first."""
+
+
 @dataclass
 class TurnStatus:
     """What the running (or last) turn shows; each new turn starts from a blank one."""
@@ -67,6 +71,7 @@ class StatusLine(Widget):
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
         self._text = Text()
+        self._totals = Text()
         self.model = StatusModel()
         self._frame = 0
         self._timer: Timer | None = None
@@ -162,18 +167,30 @@ class StatusLine(Widget):
             t.append(f" [{turn.tool}]", style="dim")
         if turn.reason:
             t.append(" · why: " + turn.reason, style="dim")
+        totals = Text(no_wrap=True)
         for name in ("primary", "escalation"):
             r = m.roles.get(name)
             if r is None or r.is_empty():
                 continue
-            t.append(f"  │ {name} {r.arrows()}", style="dim")
+            totals.append(f"  │ {name} {r.arrows()}", style="dim")
             if r.cost_usd:
-                t.append(f" ${r.cost_usd:.4f}", style="dim")
-        self._text = t
+                totals.append(f" ${r.cost_usd:.4f}", style="dim")
+        self._totals = totals
+        self._text = t + totals
         self.refresh()
 
     def render(self) -> Text:
-        return self._text
+        """The line as built; on a narrow terminal the state and why are cut (ending in "…")
+        so that the token totals and the cost, the part a user checks, stay whole."""
+        width = self.content_size.width
+        if not width or self._text.cell_len <= width:
+            return self._text
+        room = width - self._totals.cell_len
+        if room < MIN_LEFT_CELLS:
+            return self._text
+        left = self._text[: len(self._text) - len(self._totals)]
+        left.truncate(room, overflow="ellipsis")
+        return left + self._totals
 
     @property
     def plain(self) -> str:
