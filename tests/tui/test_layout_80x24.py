@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from textual.widgets import Static
+
+from milk_tui.tui.commands import help_text
+from milk_tui.tui.screens.help_modal import keys_text
 from milk_tui.tui.widgets.status_line import StatusLine
 from tui.conftest import make_app, type_and_send
 
@@ -35,3 +39,23 @@ async def test_side_panes_at_80x24_keep_the_facts_pane_and_every_border() -> Non
             region = app.main_screen.query_one(pane).region
             assert region.height >= 3 and side.contains_region(region), (pane, region, side)
         assert app.main_screen.query_one("#facts").region.height >= 6
+
+
+async def test_help_descriptions_wrap_under_their_column() -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        body = app.screen.query_one(Static)
+        rows = [body.render_line(y).text.rstrip() for y in range(body.size.height)]
+        command_rows = [i for i, row in enumerate(rows) if row.startswith("/escalate ")]
+        assert command_rows, rows
+        below = rows[command_rows[0] + 1]
+        assert below.startswith("   ") and below.strip(), rows  # a continuation, indented
+        sources = (help_text() + "\n" + keys_text({})).splitlines()
+        for row in rows[command_rows[0] :]:
+            if row.startswith("A prompt typed"):
+                break  # prose after the tables wraps like prose
+            if row and not row.startswith(" ") and not row.startswith("Keys ("):
+                # at column 0 only a command or a key starts, never a wrapped description
+                assert any(src.startswith(row.split("  ")[0]) for src in sources), row

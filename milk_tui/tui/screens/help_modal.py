@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from milk_tui.tui.commands import help_text
+from milk_tui.tui.screens.help_layout import hanging_rows
 from milk_tui.tui.keymap import APP_BINDINGS, INPUT_BINDINGS
 
 
@@ -44,7 +45,7 @@ class HelpModal(ModalScreen[None]):
             style="dim",
         )
         with VerticalScroll():
-            yield Static(t, markup=False)
+            yield Static(hanging_rows(t), markup=False)
 
     def action_close(self) -> None:
         self.dismiss(None)
