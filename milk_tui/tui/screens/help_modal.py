@@ -10,8 +10,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from milk_tui.tui.commands import help_text
-from milk_tui.tui.screens.help_layout import hanging_rows
 from milk_tui.tui.keymap import APP_BINDINGS, INPUT_BINDINGS
+from milk_tui.tui.screens.help_layout import hanging_rows
 
 
 def keys_text(keymap: dict[str, str]) -> str:
