@@ -13,8 +13,8 @@ from tui.conftest import make_app, type_and_send
 async def test_status_line_cuts_the_why_before_the_cost() -> None:
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await type_and_send(pilot, "what is a monad?")
-        await type_and_send(pilot, "/escalate design a parser for the config language")
+        for prompt in ("what is a monad?", "/escalate design a parser for the config language"):
+            await type_and_send(pilot, prompt)
         status = app.main_screen.query_one(StatusLine)
         full = status.plain
         assert "why:" in full and "│ escalation" in full and "$" in full
