@@ -25,6 +25,7 @@ from textual.screen import Screen
 from milk_tui.tui.commands import MilkCommands
 from milk_tui.tui.keymap import APP_LEVEL_BINDINGS
 from milk_tui.tui.screens.startup import StartupScreen
+from milk_tui.tui.terminal_keys import name_alt_enter
 from milk_tui.tui.themes import DEFAULT_DARK, load_themes, palette_for
 from milk_tui.tui.ui_state import UIState
 from milk_tui.tui.widgets.palette import Palette
@@ -58,6 +59,7 @@ class MilkApp(App[int]):
         super().__init__()
         if application is None and runtime_factory is None:
             raise ValueError("MilkApp needs an application or a runtime_factory")
+        name_alt_enter()
         self.fact_clock = fact_clock
         """Clock for fact ages in the facts pane (tests pin it; None = wall clock)."""
         self.application: Application | None = None

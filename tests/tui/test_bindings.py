@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from textual import events
+from textual._xterm_parser import XTermParser
 
 from milk_tui.agents.base import PermissionQuestion
 from milk_tui.config.settings import AgentConfig, MilkConfig
@@ -17,9 +19,11 @@ from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.screens.history_search import HistorySearch
 from milk_tui.tui.screens.main import MainScreen
 from milk_tui.tui.screens.permission_modal import PermissionModal
+from milk_tui.tui.terminal_keys import ESC_CR
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
+from milk_tui.tui.widgets.user_turn import UserTurn
 from tui.conftest import make_app, settle, type_and_send
 
 
@@ -47,6 +51,9 @@ async def test_input_keys_enter_newline_history_tab() -> None:
         await pilot.press(*"two")
         assert box.text == "line one\ntwo"
         box.set_text("")
+        await pilot.press(*"alt", "alt+enter", *"enter")
+        assert box.text == "alt\nenter"
+        box.set_text("")
         await type_and_send(pilot, "what is a monad?")
         await type_and_send(pilot, "how do lenses work?")
         assert box.text == ""
@@ -69,6 +76,23 @@ async def test_input_keys_enter_newline_history_tab() -> None:
         await pilot.press(*"monad", "enter")
         await pilot.pause()
         assert box.text == "what is a monad?"
+
+
+async def test_alt_enter_sent_as_esc_cr_inserts_a_newline() -> None:
+    """tmux sends Alt+Enter as ESC CR; the keys the terminal parser makes of it reach the
+    prompt, which inserts a newline (help's "Newline") instead of sending."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        box = app.main_screen.query_one(PromptInput)
+        await pilot.press(*"one")
+        parser = XTermParser()
+        parsed = [*parser.feed(ESC_CR), *parser.feed("")]  # "" ends the input: flushes a lone ESC
+        keys = [k.key for k in parsed if isinstance(k, events.Key)]
+        await pilot.press(*keys)
+        await pilot.press(*"two")
+        await pilot.pause()
+        assert box.text == "one\ntwo"
+        assert not app.main_screen.query_one(Conversation).query(UserTurn)
 
 
 async def test_app_keys() -> None:
@@ -109,6 +133,8 @@ async def test_app_keys() -> None:
         assert app.theme != before
         await pilot.press("f3")
         await pilot.pause()
+        assert app.focused is screen.query_one("#fact-search")
+        await pilot.press("enter")
         assert isinstance(app.focused, FactTable)
         await pilot.press("escape")
         assert isinstance(app.focused, PromptInput)
@@ -158,9 +184,9 @@ async def test_narrow_terminal_hides_side_panes_and_f2_shows_them() -> None:
         await pilot.press("f2")
         await pilot.pause()
         assert not side.display
-        await pilot.press("f3")  # into the facts table: the collapsed panes open for it
+        await pilot.press("f3")  # into the facts search box: the collapsed panes open for it
         await pilot.pause()
-        assert side.display and isinstance(app.focused, FactTable)
+        assert side.display and app.focused is side.query_one("#fact-search")
 
 
 async def test_permission_request_modal_answers_dispatcher() -> None:

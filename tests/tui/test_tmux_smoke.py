@@ -86,3 +86,31 @@ def test_tmux_smoke(tmux, tmp_path: Path, milk_home: Path) -> None:  # type: ign
     sessions = json.loads(out.stdout)
     assert len(sessions) == 1 and sessions[0]["turns"] == 2
     assert sessions[0]["current_need"] == "what is a monad"
+
+
+def test_tmux_alt_enter_inserts_a_newline(tmux, tmp_path: Path, milk_home: Path) -> None:  # type: ignore[no-untyped-def]
+    """tmux sends Alt+Enter as ESC CR: help lists it as Newline, so it must not send."""
+    env = f"MILK_HOME={milk_home} MILK_DEMO_PACE=0.002 TERM=xterm-256color"
+    cmd = f"cd {tmp_path} && sleep 0.5 && {env} {MILK} --demo; echo MILK-EXIT=$?; sleep 30"
+    r = tmux("new-session", "-d", "-s", "smoke", "-x", "120", "-y", "40", cmd)
+    assert r.returncode == 0, r.stderr
+    tmux("resize-window", "-t", "smoke", "-x", "120", "-y", "40")
+    wait_for(tmux, lambda s: "Current need" in s, "the welcome view")
+    tmux("send-keys", "-t", "smoke", "-l", "first line")
+    wait_for(tmux, lambda s: " first line" in s, "the typed prompt")
+    tmux("send-keys", "-t", "smoke", "M-Enter")
+    tmux("send-keys", "-t", "smoke", "-l", "second line")
+    tmux("send-keys", "-t", "smoke", "C-j")
+    tmux("send-keys", "-t", "smoke", "-l", "third line")
+    screen = wait_for(tmux, lambda s: " third line" in s, "the third line")
+    lines = screen.splitlines()
+    rows = [
+        i
+        for i, line in enumerate(lines)
+        for word in ("first line", "second line", "third line")
+        if word in line
+    ]
+    assert len(rows) == 3 and rows[0] + 1 == rows[1] and rows[1] + 1 == rows[2], screen
+    assert "Short answer" not in screen  # nothing was sent
+    tmux("send-keys", "-t", "smoke", "C-q")
+    wait_for(tmux, lambda s: "MILK-EXIT=0" in s, "a clean exit")

@@ -37,6 +37,8 @@ REFRESH_COALESCE_S = 0.15
 """Bus bursts (an agent's facts, a consolidation) inside this window become one refresh."""
 
 T = TypeVar("T")
+TABLE_ACTIONS = frozenset({"add", "edit", "delete", "pin", "undo", "jump", "cycle", "search"})
+"""Actions of ``FactBrowser.BINDINGS``: commands on the table's rows, never typed text."""
 
 
 class FactBrowser(Widget):
@@ -124,6 +126,16 @@ class FactBrowser(Widget):
 
     def focus_table(self) -> None:
         self.table.focus()
+
+    def focus_search(self) -> None:
+        self.query_one("#fact-search", Input).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The browser's keys are single letters: they act only while the table has focus,
+        so that typing in the search box (or anywhere else) never changes a fact."""
+        if action in TABLE_ACTIONS:
+            return self.screen.focused is self.table  # has_focus lags a focus change
+        return True
 
     def _show_status(self, error: str = "") -> None:
         if not self.compact:
@@ -293,7 +305,7 @@ class FactBrowser(Widget):
         return True, result
 
     def action_search(self) -> None:
-        self.query_one("#fact-search", Input).focus()
+        self.focus_search()
 
     def action_add(self) -> None:
         def done(draft: FactDraft | None) -> None:

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from milk_tui.tui.commands import help_text
 from milk_tui.tui.keymap import APP_BINDINGS, INPUT_BINDINGS
+from milk_tui.tui.screens.help_layout import hanging_rows
 
 
 def keys_text(keymap: dict[str, str]) -> str:
@@ -44,7 +45,7 @@ class HelpModal(ModalScreen[None]):
             style="dim",
         )
         with VerticalScroll():
-            yield Static(t, markup=False)
+            yield Static(hanging_rows(t), markup=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 
 NARROW_COLUMNS = 100
 """Below this width the side panes collapse (80×24 must stay usable)."""
+SHORT_ROWS = 32
+"""Below this height the need and escalation panes are capped lower, so that the facts pane
+keeps its rows and every pane its border."""
 QUIT_AGAIN_S = 3.0
 """Second Ctrl+C within this window quits."""
 
@@ -262,6 +265,7 @@ class MainScreen(Screen[None]):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
+        self.set_class(event.size.height < SHORT_ROWS, "-short")
 
     # ----- actions (bound in keymap.APP_BINDINGS, also in the palette) -------------------
 
@@ -324,10 +328,11 @@ class MainScreen(Screen[None]):
         self.query_one(PromptInput).focus()
 
     def action_focus_facts(self) -> None:
-        """F3: into the facts table, showing the side panes first if they are collapsed."""
+        """F3: into the facts pane's search box (Enter or Tab then moves to its table),
+        showing the side panes first if they are collapsed."""
         if not self.query_one("#side").display:
             self.action_toggle_side()
-        self.call_after_refresh(self.query_one(FactsPane).browser.focus_table)
+        self.call_after_refresh(self.query_one(FactsPane).browser.focus_search)
 
     def action_scroll_conversation(self, pages: int) -> None:
         conv = self.query_one(Conversation)

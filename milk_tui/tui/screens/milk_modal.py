@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label
 
@@ -17,12 +17,20 @@ ResultT = TypeVar("ResultT")
 
 MODAL_CSS = """
 .milk-modal { width: 72; max-width: 95%; height: auto; max-height: 90%;
-              border: round $primary; background: $surface; padding: 1 2; }
-.milk-modal .title { text-style: bold; margin-bottom: 1; }
-.milk-modal .buttons { height: auto; align-horizontal: right; margin-top: 1; }
+              border: round $primary; background: $surface; padding: 1 2;
+              overflow-y: auto; scrollbar-size-vertical: 1; }
+.milk-modal .title { dock: top; width: 1fr; background: $surface; text-style: bold;
+                     padding-bottom: 1; }
+.milk-modal .buttons { dock: bottom; height: auto; align-horizontal: right;
+                       background: $surface; padding-top: 1; }
 .milk-modal .buttons Button { margin-left: 1; }
 .milk-modal .error { color: $text-error; height: auto; }
 """
+
+
+class ModalBox(VerticalScroll, can_focus=False):
+    """The box scrolls with the wheel or with focus moving through its fields; it never
+    takes the focus itself (the form's first field keeps it)."""
 
 
 class MilkModal(ModalScreen[ResultT]):
@@ -35,7 +43,9 @@ class MilkModal(ModalScreen[ResultT]):
         self.title_text = title
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="milk-modal"):
+        # The box scrolls, its title and buttons docked to its edges: on a short terminal
+        # the body scrolls while the title, Cancel and the submit button stay on screen.
+        with ModalBox(classes="milk-modal"):
             yield Label(self.title_text, classes="title")
             yield from self.compose_body()
             with Horizontal(classes="buttons"):

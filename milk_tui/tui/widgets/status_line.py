@@ -14,6 +14,7 @@ from textual.widget import Widget
 
 from milk_tui.model import events as ev
 from milk_tui.model.session import TokenUsage
+from milk_tui.tui.widgets.fit_line import KEEP, fit
 from milk_tui.tui.widgets.spinner import SPIN_S, SPINNER
 from milk_tui.tui.widgets.token_totals import TokenTotals
 
@@ -67,6 +68,7 @@ class StatusLine(Widget):
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
         self._text = Text()
+        self._parts: list[tuple[int, Text]] = []
         self.model = StatusModel()
         self._frame = 0
         self._timer: Timer | None = None
@@ -139,41 +141,49 @@ class StatusLine(Widget):
 
     def _redraw(self) -> None:
         m, turn = self.model, self.model.turn
-        t = Text(no_wrap=True, overflow="ellipsis")
+        state, agent, tools, why, totals = Text(), Text(), Text(), Text(), Text()
         if turn.busy:
-            t.append(SPINNER[self._frame] + " ", style="bold yellow")
-            t.append(f"→ {turn.target or 'routing'}", style="bold")
+            state.append(SPINNER[self._frame] + " ", style="bold yellow")
+            state.append(f"→ {turn.target or 'routing'}", style="bold")
         else:
-            t.append("● ", style="dim")
-            t.append(STATE_LABEL.get(m.state, m.state.lower()), style="bold")
+            state.append("● ", style="dim")
+            state.append(STATE_LABEL.get(m.state, m.state.lower()), style="bold")
             if m.agent_name:
-                t.append("  last:", style="dim")
+                agent.append("  last:", style="dim")
         if m.agent_name:
-            t.append(" " + m.agent_name)
+            agent.append(" " + m.agent_name)
             if turn.label:
-                t.append(f" ({turn.label})", style="italic")
+                agent.append(f" ({turn.label})", style="italic")
+        hints = Text()
         if m.skip_permissions:
-            t.append("  skip-permissions ", style="bold red")
-        if turn.hint:  # before the why and the totals: a long line ends in an ellipsis
-            t.append("  " + turn.hint + " ", style="bold yellow")
+            hints.append("  skip-permissions ", style="bold red")
+        if turn.hint:
+            hints.append("  " + turn.hint + " ", style="bold yellow")
         if turn.tools:
-            t.append(f" ⚙{turn.tools}", style="dim")
+            tools.append(f" ⚙{turn.tools}", style="dim")
         if turn.tool:
-            t.append(f" [{turn.tool}]", style="dim")
+            tools.append(f" [{turn.tool}]", style="dim")
         if turn.reason:
-            t.append(" · why: " + turn.reason, style="dim")
+            why.append(" · why: " + turn.reason, style="dim")
         for name in ("primary", "escalation"):
             r = m.roles.get(name)
             if r is None or r.is_empty():
                 continue
-            t.append(f"  │ {name} {r.arrows()}", style="dim")
+            totals.append(f"  │ {name} {r.arrows()}", style="dim")
             if r.cost_usd:
-                t.append(f" ${r.cost_usd:.4f}", style="dim")
-        self._text = t
+                totals.append(f" ${r.cost_usd:.4f}", style="dim")
+        # Ranks say what a narrow terminal gives up first: the why, then the tool calls,
+        # then the agent's name; the state, hints and the totals with the cost stay.
+        self._parts = [(KEEP, state), (2, agent), (KEEP, hints), (3, tools), (4, why),
+                       (KEEP, totals)]  # fmt: skip
+        self._text = fit(self._parts, 1 << 30)
         self.refresh()
 
     def render(self) -> Text:
-        return self._text
+        width = self.content_size.width
+        if not width or self._text.cell_len <= width:
+            return self._text
+        return fit(self._parts, width)
 
     @property
     def plain(self) -> str:
