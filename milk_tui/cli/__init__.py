@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command")
     sp = sub.add_parser("sessions", help="list or show sessions")
     _common(sp)
-    ssub = sp.add_subparsers(dest="sessions_cmd", required=True)
+    ssub = sp.add_subparsers(dest="sessions_cmd", metavar="COMMAND")
+    sp.set_defaults(usage_of=sp)
     sl = ssub.add_parser("list", help="sessions of this folder (--all for every folder)")
     sl.add_argument("--all", action="store_true")
     sl.add_argument("--json", action="store_true")
@@ -175,6 +176,9 @@ class _sigint_cancels:
 def _sessions(args: argparse.Namespace, out: TextIO) -> int:
     from milk_tui.facade.admin import open_admin
 
+    if args.sessions_cmd is None:
+        args.usage_of.print_help(sys.stderr)
+        return EXIT_USAGE
     with open_admin() as admin:
         return _sessions_in(args, out, admin.sessions)
 
@@ -189,10 +193,14 @@ def _sessions_in(args: argparse.Namespace, out: TextIO, sessions: SessionCatalog
             return EXIT_OK
         if not rows:
             out.write("no sessions for this folder (use --all for every folder)\n")
+            return EXIT_OK
+        width = max(len(r.id) for r in rows)
+        out.write(f"{'ID':<{width}}  {'LAST USED':<16}  {'TURNS':>5}  {'NAME':<16} NEED\n")
         for r in rows:
             when = dt.datetime.fromtimestamp(r.last_used).strftime("%Y-%m-%d %H:%M")
             out.write(
-                f"{r.id}  {when}  {r.turns:>5} turns  {r.name or '-':<16} {r.current_need[:50]}\n"
+                f"{r.id:<{width}}  {when:<16}  {r.turns:>5}  {r.name or '-':<16} "
+                f"{r.current_need[:50]}\n"
             )
         return EXIT_OK
     sid = sessions.find(os.getcwd(), args.id) or args.id

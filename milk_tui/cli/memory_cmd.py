@@ -16,13 +16,15 @@ from milk_tui.model.percept import Percept
 
 if TYPE_CHECKING:
     from milk_tui.facade.admin import Admin
+    from milk_tui.facade.facts import Facts
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def add_memory_parser(subparsers: argparse._SubParsersAction) -> None:
     mp = subparsers.add_parser("memory", help="list, add, edit, forget or pin remembered facts")
-    msub = mp.add_subparsers(dest="memory_cmd", required=True)
+    msub = mp.add_subparsers(dest="memory_cmd", metavar="COMMAND")
+    mp.set_defaults(usage_of=mp)
 
     def sub(name: str, help_: str) -> argparse.ArgumentParser:
         p = msub.add_parser(name, help=help_)
@@ -47,10 +49,10 @@ def add_memory_parser(subparsers: argparse._SubParsersAction) -> None:
     ed.add_argument("id")
     ed.add_argument("--content")
     ed.add_argument("--consumer", choices=("all", "primary", "escalation"))
-    ed.add_argument("--weight", type=float)
+    ed.add_argument("--weight", type=_weight, help="0 to 1")
     ed.add_argument("--scope", choices=("session", "global"))
-    fg = sub("forget", "delete a fact")
-    fg.add_argument("id")
+    fg = sub("forget", "delete a fact, by id or by text (refused when the text matches several)")
+    fg.add_argument("id", metavar="ID|TEXT")
     pn = sub("pin", "pin a fact (or --off to unpin)")
     pn.add_argument("id")
     pn.add_argument("--off", action="store_true")
@@ -62,6 +64,17 @@ def add_import_parser(subparsers: argparse._SubParsersAction) -> None:
     ip = subparsers.add_parser("import-go", help="import sessions and memory of a Go milk install")
     ip.add_argument("path", nargs="?", default="~/.milk", help="Go milk folder (default ~/.milk)")
     ip.add_argument("--json", action="store_true")
+
+
+def _weight(raw: str) -> float:
+    """A weight as the store keeps it; out-of-range values are refused, not clamped."""
+    try:
+        w = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{raw}' is not a number (0 to 1)") from None
+    if not 0.0 <= w <= 1.0:
+        raise argparse.ArgumentTypeError(f"{raw} is out of range: a weight is from 0 to 1")
+    return w
 
 
 def _pid(raw: str) -> int:
@@ -92,6 +105,24 @@ def _show(p: Percept | None, args: argparse.Namespace, out: TextIO, verb: str) -
         out.write(f"{verb} #{p.id}: {p.content}\n")
 
 
+def _forget_target(facts: Facts, raw: str, err: TextIO) -> int | None:
+    """The id ``memory forget`` deletes: ``12``/``#12``, or the one fact matching the text
+    (as ``/forget TEXT`` in the TUI); None after saying why there is none."""
+    key = raw.strip().lstrip("#")
+    if key.isdigit():
+        return int(key)
+    hits = facts.find(key, limit=10) if key else []
+    if not hits:
+        err.write(f"milk-tui: no remembered fact matches '{raw}'\n")
+        return None
+    if len(hits) > 1:
+        err.write(f"milk-tui: {len(hits)} facts match '{raw}'; forget one by id:\n")
+        for p in hits:
+            err.write(f"  #{p.id}  {p.content.replace(chr(10), ' ')[:100]}\n")
+        return None
+    return hits[0].id
+
+
 def run_memory(
     args: argparse.Namespace,
     admin: Admin,
@@ -104,6 +135,9 @@ def run_memory(
     facts = admin.facts
     session_id = admin.sessions.find(cwd) or ""
     cmd = args.memory_cmd
+    if cmd is None:
+        args.usage_of.print_help(err)
+        return EXIT_USAGE
     try:
         if cmd == "list":
             rows = facts.listing(args.scope, session_id, args.search, args.limit)
@@ -132,7 +166,9 @@ def run_memory(
             _show(p, args, out, "updated")
             return EXIT_OK
         if cmd == "forget":
-            pid = _pid(args.id)
+            pid = _forget_target(facts, args.id, err)
+            if pid is None:
+                return EXIT_FAILED
             if not facts.forget(pid):
                 err.write(f"milk-tui: no fact #{pid}\n")
                 return EXIT_FAILED

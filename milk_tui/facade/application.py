@@ -21,6 +21,7 @@ from milk_tui.agents.base import PermissionAnswer
 from milk_tui.engine.runtime import Runtime, build_runtime
 from milk_tui.engine.turn_lifecycle import BusyError, Force
 from milk_tui.engine.turn_scratch import TurnOutcome
+from milk_tui.facade.changes import ChangeWatch
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.permissions import FolderPermissions
 from milk_tui.facade.sessions import SessionCatalog
@@ -83,6 +84,7 @@ class Application:
         self._listeners: list[Listener] = []
         self._finished = False
         self._remove = runtime.bus.add_listener(self._on_event)
+        self._changes = ChangeWatch(runtime)
 
     # ----- events -------------------------------------------------------------------------
 
@@ -108,6 +110,18 @@ class Application:
 
     def session_view(self) -> ev.SessionChanged:
         return session_view(self.runtime.dispatcher.session)
+
+    async def check_external_changes(self) -> bool:
+        """Pick up what another process (the CLI, a ``-p`` run) wrote: publishes
+        ``SessionChanged`` when the live session was reloaded, then ``StoreChanged``; True
+        when it published.  Cheap when nothing changed; waits while a turn runs."""
+        change = await self._changes.check()
+        if change is None:
+            return False
+        if change.session_reloaded:
+            self.publish_session()
+        self.runtime.bus.publish(change)
+        return True
 
     # ----- what the UI shows --------------------------------------------------------------
 

@@ -278,6 +278,15 @@ class SessionChanged(BusEvent):
     tokens: tuple[TokenUsage, ...] = ()
 
 
+class StoreChanged(BusEvent):
+    """Another process (the CLI, a ``-p`` run) wrote the database: facts may differ.
+    ``session_reloaded``: the live session changed there and was reloaded; its
+    ``SessionChanged`` came just before."""
+
+    type: Literal["store_changed"] = "store_changed"
+    session_reloaded: bool = False
+
+
 AnyEvent = Annotated[
     TurnStarted
     | RouteDecided
@@ -299,7 +308,8 @@ AnyEvent = Annotated[
     | PermissionRequested
     | ReplyCut
     | PermissionDecided
-    | SessionChanged,
+    | SessionChanged
+    | StoreChanged,
     Field(discriminator="type"),
 ]
 

@@ -184,6 +184,12 @@ class Database:
             except sqlite3.Error as e:
                 raise StorageError(f"{self.path}: {e}") from None
 
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: changes when another connection (another process)
+        commits, never for this connection's own commits; a cheap read, no table access.
+        https://www.sqlite.org/pragma.html#pragma_data_version"""
+        return int(self.query("PRAGMA data_version")[0][0])
+
     def close(self) -> None:
         with self.lock, contextlib.suppress(sqlite3.Error):
             self.conn.close()

@@ -113,6 +113,11 @@ class MilkApp(App[int]):
         else:
             self.push_screen(StartupScreen())
 
+    def on_app_focus(self) -> None:
+        """The terminal regained focus: another process may have written meanwhile."""
+        if self.main_screen is not None and self.main_screen.is_attached:
+            self.main_screen.check_external_changes()
+
     def on_ready(self) -> None:
         if self.application is None:
             self.run_worker(

@@ -77,7 +77,7 @@ def test_memory_cli_roundtrip(db: Database, tmp_path: Path) -> None:
     mem = MemoryService(PerceptStore(db), EventBus())
     p = mem.get(added["id"])
     assert p is not None and p.content == "builds run with ninja" and p.core
-    assert cli(db, cwd, "memory", "forget", "abc")[0] == 2
+    assert cli(db, cwd, "memory", "forget", "abc")[0] == 1  # text, not an id: no fact matches
     assert sess.id
 
 

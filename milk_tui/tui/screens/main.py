@@ -51,6 +51,8 @@ SHORT_ROWS = 32
 keeps its rows and every pane its border."""
 QUIT_AGAIN_S = 3.0
 """Second Ctrl+C within this window quits."""
+EXTERNAL_CHECK_S = 2.0
+"""How often to look for other processes' writes (also on focus); a cheap pragma read."""
 
 
 class MainScreen(Screen[None]):
@@ -95,6 +97,11 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.set_class(not self.milk.ui_state.side_panes, "-side-hidden")
         self.load_session(self.facade.session_view())
+        self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
+
+    def check_external_changes(self) -> None:
+        """Let the facade pick up other processes' writes (it publishes what changed)."""
+        self.run_worker(self.facade.check_external_changes(), group="external", exclusive=True)
 
     # ----- session ----------------------------------------------------------------------
 
@@ -154,6 +161,10 @@ class MainScreen(Screen[None]):
                     self._restore_prompt(prompt or self._last_prompt)
                 case ev.SessionChanged():
                     self._show_header(e)
+                case ev.StoreChanged(session_reloaded=reloaded):
+                    facts.browser.schedule_refresh()
+                    if reloaded and not self.facade.busy:  # never redraw over a running turn
+                        self.load_session(self.facade.session_view())
 
     def on_fact_browser_jump_to_turn(self, event: FactBrowser.JumpToTurn) -> None:
         """A fact's "go to turn" (from the facts pane or, via the app, the facts screen)."""
