@@ -62,7 +62,7 @@ class NeedPane(Vertical):
             case ev.NeedChanged():
                 before = e.previous or self.view.need
                 old = [n for n in self.earlier if n not in (e.need, before)]
-                if before and before != e.need:
+                if before and before != e.need and not e.rolled_back:
                     old.append(before)
                 self.earlier = old[-MAX_EARLIER:]
                 self.view = NeedView(e.need, e.set_at, e.producer, False, self.view.records)

@@ -47,6 +47,8 @@ class StatusModel:
     """The agent of the running turn, or of the last one while idle."""
     turn: TurnStatus = field(default_factory=TurnStatus)
     roles: dict[str, TokenTotals] = field(default_factory=dict)
+    pinned: str = ""
+    """The slot ``/primary`` or ``/escalate`` pinned; "" while routing is automatic."""
     skip_permissions: bool = False
     """``/skip-permissions on``: every tool call runs without asking (shown while on)."""
 
@@ -111,6 +113,8 @@ class StatusLine(Widget):
                 turn.target, m.agent_name = "escalation", e.agent_name
             case ev.StateChanged():
                 m.state = e.state
+            case ev.RoutingPinned():
+                m.pinned = e.pinned
             case ev.ToolCall():
                 turn.tool = e.name
                 turn.tools += 1
@@ -152,6 +156,8 @@ class StatusLine(Widget):
             t.append(" " + m.agent_name)
             if turn.label:
                 t.append(f" ({turn.label})", style="italic")
+        if m.pinned:
+            t.append(f"  pinned: {m.pinned} (/auto unpins)", style="bold")
         if m.skip_permissions:
             t.append("  skip-permissions ", style="bold red")
         if turn.hint:  # before the why and the totals: a long line ends in an ellipsis

@@ -1,0 +1,114 @@
+"""What a new user meets with routing words and commands, driven through the prompt."""
+
+from __future__ import annotations
+
+from milk_tui.tui.widgets.conversation import Conversation
+from tui.conftest import make_app, type_and_send
+
+
+def lines(app, kind: str | None = None) -> list[str]:  # type: ignore[no-untyped-def]
+    items = app.main_screen.query_one(Conversation).items
+    return [it.text for it in items if kind is None or it.kind == kind]
+
+
+def user_prompts(app) -> list[str]:  # type: ignore[no-untyped-def]
+    return [m.content for m in app.runtime.dispatcher.session.history if m.role == "user"]
+
+
+async def test_unknown_command_with_arguments_is_never_sent() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_and_send(pilot, "/agent list")
+        await type_and_send(pilot, "/frobnicate")
+        warnings = lines(app, "warning")
+        assert any("unknown command /agent" in t for t in warnings)
+        assert any("unknown command /frobnicate" in t for t in warnings)
+        assert user_prompts(app) == []
+
+
+async def test_prompt_starting_with_slash_is_sent_escaped() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_and_send(pilot, "//agent list explains what?")
+        await type_and_send(pilot, " /new is a slash command?")
+        assert user_prompts(app) == ["/agent list explains what?", "/new is a slash command?"]
+
+
+async def test_auto_returns_to_automatic_routing_and_the_pin_shows() -> None:
+    from milk_tui.tui.widgets.status_line import StatusLine
+
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        status = app.main_screen.query_one(StatusLine)
+        await type_and_send(pilot, "/escalate")
+        assert "pinned: escalation" in status.plain
+        await type_and_send(pilot, "/primary")
+        assert "pinned: primary" in status.plain
+        await type_and_send(pilot, "/auto")
+        flags = app.runtime.dispatcher.flags
+        assert not (flags.pinned_primary or flags.pinned_escalate or flags.auto_sticky)
+        assert "pinned" not in status.plain
+        assert any("automatic routing" in t for t in lines(app, "notice"))
+        await type_and_send(pilot, "hello")
+        users = [it for it in app.main_screen.query_one(Conversation).items if it.kind == "user"]
+        assert users[-1].extra["label"] != "pinned"
+
+
+async def test_need_text_sets_the_need_as_the_user() -> None:
+    from milk_tui.tui.widgets.need_pane import NeedPane
+
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await type_and_send(pilot, "/need ship the parser fix today")
+        s = app.runtime.dispatcher.session
+        assert (s.current_need, s.need_producer) == ("ship the parser fix today", "user")
+        assert app.main_screen.query_one(NeedPane).view.need == "ship the parser fix today"
+        stored = app.runtime.dispatcher.store.load(s.id)
+        assert stored is not None and stored.current_need == "ship the parser fix today"
+        await type_and_send(pilot, "/need")
+        assert any("set by user" in t for t in lines(app, "notice"))
+
+
+async def test_help_has_the_routing_words_and_a_glossary() -> None:
+    from milk_tui.tui.screens.help_modal import HelpModal
+
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpModal)
+        from textual.widgets import Static
+
+        text = str(app.screen.query_one(Static).render())
+        for word in ("/auto", "fresh start", "downgraded", "pinned", "scope", "weight", "need"):
+            assert word in text
+        assert "//" in text
+
+
+async def test_ctrl_c_during_an_escalation_leaves_no_stale_state(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from milk_tui.tui.widgets.escalation_pane import EscalationPane
+    from milk_tui.tui.widgets.need_pane import NeedPane
+    from milk_tui.tui.widgets.prompt_input import PromptInput
+    from tui.conftest import settle
+
+    monkeypatch.setenv("MILK_DEMO_PACE", "0.05")
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await type_and_send(pilot, "what is a monad?")
+        box = app.main_screen.query_one(PromptInput)
+        box.set_text("/escalate write a long essay")
+        await pilot.press("enter")
+        for _ in range(400):
+            await pilot.pause()
+            if app.main_screen.query_one(EscalationPane).active:
+                break
+        need = app.main_screen.query_one(NeedPane)
+        during = need.view.need
+        assert app.runtime.dispatcher.busy
+        await pilot.press("ctrl+c")
+        await settle(pilot, app)
+        esc = app.main_screen.query_one(EscalationPane)
+        assert not esc.active and "running" not in str(esc.border_title or "")
+        assert during not in need.earlier or during == need.view.need
+        assert "write a long essay" not in " ".join(need.earlier)
+        assert box.text == "/escalate write a long essay"
