@@ -112,3 +112,18 @@ async def test_ctrl_c_during_an_escalation_leaves_no_stale_state(monkeypatch) ->
         assert during not in need.earlier or during == need.view.need
         assert "write a long essay" not in " ".join(need.earlier)
         assert box.text == "/escalate write a long essay"
+
+
+async def test_header_counts_questions_and_the_fact_pane_says_its_letters() -> None:
+    from milk_tui.tui.widgets.app_header import AppHeader
+
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await type_and_send(pilot, "what is a monad?")
+        header = str(app.main_screen.query_one(AppHeader).render())
+        assert "1 question" in header and "2 turns" not in header
+        from milk_tui.tui.facts.table import FactTable
+
+        table = app.main_screen.query_one(FactTable)
+        head = "".join(seg.text for seg in table.render_line(0))
+        assert "S session" in head and "G global" in head

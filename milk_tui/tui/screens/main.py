@@ -132,7 +132,7 @@ class MainScreen(Screen[None]):
             conv.add_line("warning", f"input history unavailable: {e}")
 
     def _show_header(self, view: ev.SessionChanged) -> None:
-        self.query_one(AppHeader).show(view.name, view.session_id, view.cwd, view.records)
+        self.query_one(AppHeader).show(view.name, view.session_id, view.cwd, view.exchanges)
 
     # ----- bus events (delivered by the bridge, already coalesced) -----------------------
 
