@@ -62,7 +62,9 @@ async def test_need_text_sets_the_need_as_the_user() -> None:
         await type_and_send(pilot, "/need ship the parser fix today")
         s = app.runtime.dispatcher.session
         assert (s.current_need, s.need_producer) == ("ship the parser fix today", "user")
-        assert app.main_screen.query_one(NeedPane).view.need == "ship the parser fix today"
+        pane = app.main_screen.query_one(NeedPane)
+        assert pane.view.need == "ship the parser fix today"
+        assert "set by you with /need" in str(pane.body.render())
         stored = app.runtime.dispatcher.store.load(s.id)
         assert stored is not None and stored.current_need == "ship the parser fix today"
         await type_and_send(pilot, "/need")
@@ -94,7 +96,6 @@ async def test_ctrl_c_during_an_escalation_leaves_no_stale_state(monkeypatch) ->
     monkeypatch.setenv("MILK_DEMO_PACE", "0.05")
     app = make_app()
     async with app.run_test(size=(160, 45)) as pilot:
-        await type_and_send(pilot, "what is a monad?")
         box = app.main_screen.query_one(PromptInput)
         box.set_text("/escalate write a long essay")
         await pilot.press("enter")
@@ -127,3 +128,26 @@ async def test_header_counts_questions_and_the_fact_pane_says_its_letters() -> N
         table = app.main_screen.query_one(FactTable)
         head = "".join(seg.text for seg in table.render_line(0))
         assert "S session" in head and "G global" in head
+
+
+async def test_ctrl_c_after_a_hand_off_leaves_no_earlier_need(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from milk_tui.tui.widgets.escalation_pane import EscalationPane
+    from milk_tui.tui.widgets.need_pane import NeedPane
+    from milk_tui.tui.widgets.prompt_input import PromptInput
+    from tui.conftest import settle
+
+    monkeypatch.setenv("MILK_DEMO_PACE", "0.05")
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        box = app.main_screen.query_one(PromptInput)
+        box.set_text("refactor the parser")
+        await pilot.press("enter")
+        for _ in range(400):
+            await pilot.pause()
+            if app.main_screen.query_one(EscalationPane).active:
+                break
+        need = app.main_screen.query_one(NeedPane)
+        assert app.runtime.dispatcher.busy
+        await pilot.press("ctrl+c")
+        await settle(pilot, app)
+        assert need.earlier == []

@@ -80,7 +80,9 @@ class NeedPane(Vertical):
             else:
                 t.append("current", style="bold green")
             who = v.producer or "?"
-            if v.set_at > v.records:
+            if v.producer == "user" and v.set_at > v.records:  # /need TEXT between turns
+                t.append("\nset by you with /need", style="dim")
+            elif v.set_at > v.records:
                 t.append(f"\nset by {who} this turn", style="dim")
             else:
                 t.append(f"\nset by {who} at turn {v.set_at} of {v.records}", style="dim")
