@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from milk_tui.facade.facts import DEFAULT_SCOPE
 from milk_tui.model.percept import Percept
 
 if TYPE_CHECKING:
@@ -42,7 +43,8 @@ def add_memory_parser(subparsers: argparse._SubParsersAction) -> None:
     ls.add_argument("--limit", type=int, default=200)
     ad = sub("add", "remember a fact (as the user)")
     ad.add_argument("content")
-    ad.add_argument("--scope", choices=("session", "global"), default="global")
+    ad.add_argument("--scope", choices=("session", "global"), default=DEFAULT_SCOPE,
+                    help=f"default: {DEFAULT_SCOPE} (as in the TUI's add dialog)")  # fmt: skip
     ad.add_argument("--consumer", choices=("all", "primary", "escalation"), default="all")
     ad.add_argument("--pin", action="store_true", help="pinned: never decays, always global")
     ed = sub("edit", "change a fact (undoable in the TUI)")

@@ -90,14 +90,22 @@ class AvailabilityCache:
             return e
         return None
 
-    async def apply_fallback(self, target: Slot) -> tuple[Slot, str, str | None]:
+    async def apply_fallback(
+        self, target: Slot, *, chosen_by_user: bool = False
+    ) -> tuple[Slot, str, str | None]:
         """(target, label, notice): reroute a decision when its slot is down.
 
         Only the chosen slot is probed when it is up; the other one only when needed.
+        ``chosen_by_user`` (a pin or a one-turn force): a cached "down" for that slot is
+        probed again, so a server that came back answers the next prompt instead of the
+        other (maybe paid) agent until the cached verdict expires.
         Both down raises AgentError so the turn fails with one clear message and the app
         keeps running.
         """
         other: Slot = "escalation" if target == "primary" else "primary"
+        cached = self._entries.get(target)
+        if chosen_by_user and cached is not None and not cached.ok:
+            self.invalidate(target)
         if await self.check(target):
             return target, "", None
         if await self.check(other):

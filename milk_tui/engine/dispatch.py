@@ -13,7 +13,7 @@ handed the one shared ``DispatchState``:
 from __future__ import annotations
 
 import asyncio
-from typing import Generic, TypeVar, overload
+from typing import Generic, Literal, TypeVar, overload
 
 from milk_tui.agents.base import PermissionAnswer, PermissionQuestion
 from milk_tui.config.paths import permissions_dir
@@ -30,6 +30,7 @@ from milk_tui.engine.turn_lifecycle import BusyError, Force, TurnRunner
 from milk_tui.engine.turn_publisher import TurnPublisher
 from milk_tui.engine.turn_scratch import TurnOutcome
 from milk_tui.memory.service import MemoryService
+from milk_tui.model import events as ev
 from milk_tui.model.nonce import new_nonce
 from milk_tui.model.session import Session
 from milk_tui.storage.permission_grants import GrantStore
@@ -149,7 +150,8 @@ class Dispatcher:
             return words
         if not fresh:
             self.router.escalate_command(self.flags, pin=True)
-            self._publisher.notice(f"pinned to {self.escalation_name} until /primary")
+            self._publisher.notice(f"pinned to {self.escalation_name}; /auto routes by rules again")
+            self._publish_pin()
         return None
 
     def primary_command(self, arg: str) -> str | None:
@@ -159,8 +161,36 @@ class Dispatcher:
         self._publisher.state_changed_from(prev)
         if arg.strip():
             return arg.strip()
-        self._publisher.notice(f"pinned to {self.primary_name} until /escalate")
+        self._publisher.notice(f"pinned to {self.primary_name}; /auto routes by rules again")
+        self._publish_pin()
         return None
+
+    def auto_command(self) -> None:
+        """``/auto``: drop the pin; the router picks the agent for each prompt again."""
+        self.router.auto_command(self.flags)
+        self._publisher.notice("automatic routing: the router picks the agent for each prompt")
+        self._publish_pin()
+
+    @property
+    def pinned(self) -> Literal["", "primary", "escalation"]:
+        """The slot ``/primary`` or ``/escalate`` pinned; "" while routing is automatic."""
+        if self.flags.pinned_escalate:
+            return "escalation"
+        return "primary" if self.flags.pinned_primary else ""
+
+    def _publish_pin(self) -> None:
+        self._publisher.publish(ev.RoutingPinned(pinned=self.pinned))
+
+    def set_need(self, text: str) -> bool:
+        """``/need TEXT``: the user states the need; recorded as set by the user and saved.
+        False when it is the need already recorded."""
+        if self.busy:
+            raise BusyError("a turn is running")
+        if not self.session.record_need(text, producer="user"):
+            return False
+        self._publisher.need_changed()
+        self.store.save_meta(self.session)
+        return True
 
     async def end_session(self) -> None:
         """Consolidate memory when a session ends (exit, /new, switching sessions)."""

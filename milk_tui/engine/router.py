@@ -241,6 +241,11 @@ class Router:
         if session.state == State.ESCALATION_WAITING:
             session.state = State.ROUTING
 
+    def auto_command(self, flags: RouteFlags) -> None:
+        """``/auto``: no pin and no stickiness; the rules pick the agent for each prompt."""
+        flags.pinned_escalate = flags.pinned_primary = flags.auto_sticky = False
+        flags.force_escalate = flags.force_primary = False
+
     def escalate_command(self, flags: RouteFlags, *, pin: bool = True) -> None:
         """Bare ``/escalate`` pins escalation (and unpins primary); with a message the caller
         forces one turn instead."""

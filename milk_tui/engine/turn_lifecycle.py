@@ -126,7 +126,9 @@ class TurnRunner:
             target = ESCALATION if target == PRIMARY else PRIMARY
             rule = label = "fallback"
         if st.availability is not None:
-            target, fb_label, notice = await st.availability.apply_fallback(target)
+            target, fb_label, notice = await st.availability.apply_fallback(
+                target, chosen_by_user=d.rule == "explicit"
+            )
             if notice:
                 self._pub.notice(notice, level="warning")
                 reason, rule, label = notice, "fallback", fb_label or "fallback"
@@ -270,7 +272,7 @@ class TurnRunner:
         snap.restore(s)
         self._pub.state_changed_from(prev_state)
         if s.current_need != before_need:
-            self._pub.need_changed()
+            self._pub.need_changed(rolled_back=True)
 
     def _fail(
         self,

@@ -36,11 +36,14 @@ class TurnPublisher:
         if current != previous:
             self.publish(ev.StateChanged(state=current.value, previous=previous.value))
 
-    def need_changed(self) -> None:
+    def need_changed(self, *, rolled_back: bool = False) -> None:
         s = self._state.session
         self.publish(
             ev.NeedChanged(
-                need=s.current_need, set_at=s.current_need_set_at, producer=s.need_producer
+                need=s.current_need,
+                set_at=s.current_need_set_at,
+                producer=s.need_producer,
+                rolled_back=rolled_back,
             )
         )
 

@@ -208,6 +208,19 @@ class Application:
         """``/primary [prompt]``: the prompt to send forced, or None (now pinned)."""
         return self.runtime.dispatcher.primary_command(arg)
 
+    def auto_command(self) -> None:
+        """``/auto``: no pin; the router picks the agent for each prompt again."""
+        self.runtime.dispatcher.auto_command()
+
+    @property
+    def pinned(self) -> str:
+        """ "primary" or "escalation" while ``/primary`` or ``/escalate`` pins; else ""."""
+        return self.runtime.dispatcher.pinned
+
+    def set_need(self, text: str) -> bool:
+        """``/need TEXT``: record the need as set by the user; False when unchanged."""
+        return self.runtime.dispatcher.set_need(text)
+
     # ----- the live session ---------------------------------------------------------------
 
     async def new_session(self, name: str = "") -> ev.SessionChanged:

@@ -24,6 +24,10 @@ CONSUMERS = ("all", "primary", "escalation")
 ORDERS = ("recent", "weight", "id")
 """Orders the store can serve from an index; "recent" puts what agents just wrote on top."""
 
+DEFAULT_SCOPE = "global"
+"""The scope a fact the user adds gets unless they pick another (the TUI's add dialog and
+the CLI's ``memory add`` both start from it): a fact is added to be remembered."""
+
 ListScope = Literal["session", "global", "all"] | None
 """The CLI's ``memory list --scope``: None = visible in the folder's session."""
 
@@ -94,11 +98,13 @@ class Facts:
     # ----- changes (one row each: they stay on the caller's thread) --------------------
 
     def remember(self, content: str, *, producer: str = "user", consumer: str = "all",
-                 scope: str = "global", session_id: str = "", core: bool = False,
+                 scope: str = DEFAULT_SCOPE, session_id: str = "", core: bool = False,
                  weight: float | None = None) -> Percept | None:  # fmt: skip
-        """Record a fact (None when ``content`` is blank); a near-duplicate is reinforced."""
+        """Record a fact the user wrote (None when ``content`` is blank); a near-duplicate is
+        reinforced.  The scope is the user's choice: end-of-session promotion keeps it."""
         return self._memory.record(content, producer=producer, consumer=consumer, scope=scope,
-                                   session_id=session_id, core=core, weight=weight)  # fmt: skip
+                                   session_id=session_id, core=core, weight=weight,
+                                   scope_chosen=True)  # fmt: skip
 
     def edit(self, pid: int, *, content: str | None = None, consumer: str | None = None,
              core: bool | None = None, weight: float | None = None,

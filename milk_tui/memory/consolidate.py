@@ -49,7 +49,8 @@ def consolidate_in(
         store.remove(conn, rep.pruned)
         rows = conn.execute(
             f"UPDATE percepts SET weight = {decayed}, scope = CASE WHEN {decayed} >= ? "
-            f"THEN 'global' ELSE scope END WHERE {own} RETURNING id, weight, scope",
+            f"AND scope_chosen = 0 THEN 'global' ELSE scope END WHERE {own} "
+            "RETURNING id, weight, scope",
             (DECAY_PER_SESSION, DECAY_PER_SESSION, PROMOTE_THRESHOLD, session_id),
         ).fetchall()  # fmt: skip
         rep.decayed = [(r[0], r[1]) for r in rows]

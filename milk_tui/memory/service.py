@@ -97,7 +97,10 @@ class MemoryService:
         turn_index: int = 0,
         core: bool = False,
         weight: float | None = None,
+        *,
+        scope_chosen: bool = False,
     ) -> Percept | None:
+        """``scope_chosen``: the user picked ``scope``; end-of-session promotion keeps it."""
         content = content.strip()
         if not content:
             return None
@@ -125,6 +128,8 @@ class MemoryService:
                             turn_index=turn_index)  # fmt: skip
                 p.id = self.store.insert(conn, p)
                 reinforced = False
+            if scope_chosen and p is not None and p.scope == scope:
+                self.store.update(conn, p.id, {"scope_chosen": True})
         assert p is not None
         self.bus.publish(PerceptRecorded(
             session_id=session_id, percept_id=p.id, content=p.content, producer=p.producer,
@@ -229,6 +234,8 @@ class MemoryService:
             before = {k: getattr(p, k) for k in want}
             self.store.update(conn, pid, want)
             self.store.log_edit(conn, pid, action, editor, before, want)
+            if "scope" in want and editor == "user":
+                self.store.update(conn, pid, {"scope_chosen": True})
             after = self.store.get(pid, conn)
         assert after is not None
         self.bus.publish(PerceptUpdated(percept_id=pid, content=after.content, fields=dict(want)))

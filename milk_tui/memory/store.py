@@ -66,7 +66,13 @@ def _m010_percepts(db: MigrationConnection) -> None:
     )
 
 
+def _m011_scope_chosen(db: MigrationConnection) -> None:
+    """A fact whose scope the user chose keeps it: end-of-session promotion skips it."""
+    db.executescript("ALTER TABLE percepts ADD COLUMN scope_chosen INTEGER NOT NULL DEFAULT 0;")
+
+
 register_migration("010_percepts", _m010_percepts)
+register_migration("011_scope_chosen", _m011_scope_chosen)
 
 
 class ListPage(TypedDict, total=False):

@@ -111,6 +111,16 @@ class NeedChanged(BusEvent):
     set_at: int
     producer: str = ""
     previous: str = ""
+    rolled_back: bool = False
+    """The need a failed or cancelled turn set was taken back; it was never the need."""
+
+
+class RoutingPinned(BusEvent):
+    """``/primary``, ``/escalate`` or ``/auto`` changed where prompts go until changed again."""
+
+    type: Literal["routing_pinned"] = "routing_pinned"
+    pinned: Literal["", "primary", "escalation"]
+    """The pinned slot; "" means automatic routing."""
 
 
 class _PerceptEvent(BusEvent):
@@ -295,6 +305,7 @@ AnyEvent = Annotated[
     | ToolCall
     | ToolResult
     | NeedChanged
+    | RoutingPinned
     | PerceptRecorded
     | PerceptUpdated
     | PerceptDeleted

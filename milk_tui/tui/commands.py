@@ -28,18 +28,22 @@ class SlashCommand:
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "/escalate",
-        "pin to the escalation agent, or send one prompt there; 'fresh' starts a new session",
+        "pin the escalation agent, or send one prompt there; 'fresh' starts a new session",
         args="[fresh] [prompt]",
     ),
-    SlashCommand(
-        "/primary", "route back to the primary agent (or send one prompt there)", args="[prompt]"
-    ),
+    SlashCommand("/primary", "pin the primary agent, or send one prompt there", args="[prompt]"),
+    SlashCommand("/auto", "automatic routing again: no pin, the router picks per prompt"),
     SlashCommand("/new", "start a new session in this folder", args="[name]"),
     SlashCommand("/sessions", "list, switch, rename, delete sessions"),
     SlashCommand("/learn", "remember a fact for both agents", args="<fact>", busy_safe=True),
     SlashCommand("/forget", "delete a remembered fact", args="<id|text>", busy_safe=True),
     SlashCommand("/memory", "browse and edit remembered facts", busy_safe=True),
-    SlashCommand("/need", "show the current need and the needs before it", busy_safe=True),
+    SlashCommand(
+        "/need",
+        "show the current need and the needs before it; with text, set it",
+        args="[text]",
+        busy_safe=True,
+    ),
     SlashCommand(
         "/permissions",
         "tools allowed without asking in this folder; revoke or grant some",
@@ -65,13 +69,11 @@ ALIASES = {"/exit": "/quit", "/list": "/sessions"}
 def parse_slash(text: str) -> tuple[SlashCommand, str] | None:
     """``(command, argument)`` when ``text`` starts with a known command, else None.
 
-    A first word with a second slash (``/etc/hosts``) is a path, not a command.
+    A first word with a second slash (``/etc/hosts``) is a path, not a command; a leading
+    space or ``//`` marks a prompt that really starts with ``/`` (``literal_prompt``).
     """
-    stripped = text.strip()
-    if not stripped.startswith("/"):
-        return None
-    head, _, rest = stripped.partition(" ")
-    if "/" in head[1:]:
+    head, rest = _command_word(text)
+    if not head:
         return None
     name = ALIASES.get(head.lower(), head.lower())
     cmd = BY_NAME.get(name)
@@ -81,7 +83,38 @@ def parse_slash(text: str) -> tuple[SlashCommand, str] | None:
         "/escalate",
         "/primary",
         "/learn",
+        "/need",
     ) else rest.strip()
+
+
+def _command_word(text: str) -> tuple[str, str]:
+    """(``/word``, the rest) when ``text`` is written as a command, else ("", "")."""
+    stripped = text.rstrip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return "", ""
+    head, _, rest = stripped.partition(" ")
+    if "/" in head[1:] or len(head) < 2:
+        return "", ""
+    return head, rest
+
+
+def unknown_command(text: str) -> str:
+    """The ``/word`` of a command nobody knows (never sent to a model), else ""."""
+    head, _ = _command_word(text)
+    if head and parse_slash(text) is None:
+        return head
+    return ""
+
+
+def literal_prompt(text: str) -> str | None:
+    """The prompt to send when ``text`` escapes a leading ``/``: ``//x`` sends ``/x`` and a
+    leading space sends the text as typed minus that space; None otherwise."""
+    if text.startswith("//"):
+        return text[1:]
+    stripped = text.lstrip()
+    if stripped != text and stripped.startswith("/"):
+        return stripped
+    return None
 
 
 def looks_like_command(text: str) -> bool:
@@ -119,7 +152,8 @@ def slash_entry(title: str, command: str) -> PaletteAction:
 PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
     slash_entry("Escalate: pin to the escalation agent", "/escalate"),
     slash_entry("Escalate fresh: next hand-off starts a new session", "/escalate fresh"),
-    slash_entry("Primary: route back to the primary agent", "/primary"),
+    slash_entry("Primary: pin to the primary agent", "/primary"),
+    slash_entry("Auto: automatic routing (no pin)", "/auto"),
     slash_entry("New session", "/new"),
     PaletteAction("Sessions…", "list, switch, rename, delete", "sessions"),
     PaletteAction("Memory: browse remembered facts", "/memory", "memory"),

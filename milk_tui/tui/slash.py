@@ -51,6 +51,9 @@ class SlashHandler:
         if prompt:
             self.screen.submit_prompt(prompt, force="primary")
 
+    async def cmd_auto(self, arg: str) -> None:
+        self.facade.auto_command()
+
     # ----- sessions ---------------------------------------------------------------------
 
     async def cmd_new(self, arg: str) -> None:
@@ -139,6 +142,14 @@ class SlashHandler:
         )
 
     async def cmd_need(self, arg: str) -> None:
+        if arg.strip():
+            if self.facade.busy:
+                raise ValueError("the need can be set once the agent has answered")
+            if self.facade.set_need(arg):
+                self.say(f"need set: {arg.strip()}")
+            else:
+                self.say("that is the need already")
+            return
         v = self.facade.session_view()
         if not v.need:
             self.say("no current need recorded yet")

@@ -224,3 +224,24 @@ async def test_streaming_never_probes_per_token(store, tmp_path):
             assert (await d.run_turn("ls")).ok
             assert (await d.run_turn("ls -la")).ok
         assert d.availability.probes == 1 and models_probes(srv) == 1
+
+
+async def test_pinned_primary_is_probed_again_when_the_user_sends(store, tmp_path, fake_bedrock):
+    """``/primary`` pinned, its server down, then up: the next prompt goes to the primary at
+    once, not to the escalation agent until the cached "down" expires."""
+    from milk_tui.config.settings import MilkConfig
+
+    port = dead_port()
+    events: list = []
+    config = MilkConfig(sticky_escalation=False)
+    llama_url, br_cfg = f"http://127.0.0.1:{port}", bedrock_config(fake_bedrock)
+    d = dispatcher_with(store, tmp_path, config, llama_url, br_cfg, events)
+    assert d.primary_command("") is None and d.pinned == "primary"
+    fake_bedrock.script(Reply().text("bedrock covers for llama"))
+    out = await d.run_turn("ls")
+    assert out.ok and out.slot == "escalation"
+
+    with FakeOpenAIServer(port=port) as again:
+        again.enqueue(FakeReply(text=["llama is back"]))
+        out = await d.run_turn("ls")  # well within the 30 s the "down" verdict is cached
+        assert out.ok and out.slot == "primary" and out.text == "llama is back"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Select, Static, TextArea
 
+from milk_tui.facade.facts import DEFAULT_SCOPE
 from milk_tui.memory.service import MemoryService
 from milk_tui.testing.percept_fixtures import bulk_facts
 from milk_tui.tui.facts import FactEditModal
@@ -79,8 +80,29 @@ async def test_add_records_a_user_fact_and_selects_it(memory, session_id, three)
             ),
         )
         p = current(app)
-        assert (p.producer, p.consumer, p.scope, p.weight) == ("user", "all", "session", 0.9)
+        assert (p.producer, p.consumer, p.scope, p.weight) == ("user", "all", DEFAULT_SCOPE, 0.9)
         assert memory.count() == 4
+
+
+async def test_a_scope_the_user_chose_is_not_promoted_at_session_end(memory, session_id) -> None:
+    """A weight-0.9 fact saved as "this session" stays in the session after it ends; a fact
+    whose scope nobody chose (an agent's) is still promoted."""
+    app = Host(memory, session_id)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("a")
+        modal = app.screen
+        assert isinstance(modal, FactEditModal)
+        assert modal.query_one("#scope", Select).value == DEFAULT_SCOPE
+        await type_text(pilot, "this session uses the staging database")
+        modal.query_one("#scope", Select).value = "session"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: app.browser.window.total == 1)
+        mine = current(app)
+    agents = memory.record("ci runs on hopper", producer="primary", session_id=session_id,
+                           weight=0.95)  # fmt: skip
+    rep = memory.consolidate(session_id)
+    assert memory.get(mine.id).scope == "session" and mine.id not in rep.promoted
+    assert memory.get(agents.id).scope == "global" and agents.id in rep.promoted
 
 
 async def test_add_shows_validation_errors_and_stays_open(memory, session_id) -> None:

@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
+from milk_tui.facade.facts import DEFAULT_SCOPE
 from milk_tui.model.percept import Percept
 from milk_tui.tui.screens.milk_modal import FormModal
 
@@ -94,7 +95,7 @@ class FactEditModal(FormModal[FactDraft]):
 
     def compose_body(self) -> ComposeResult:
         p = self.percept
-        scope = p.scope if p else ("session" if self.session_id else "global")
+        scope = p.scope if p else DEFAULT_SCOPE
         scopes = [("this session", "session"), ("global", "global")] if self.session_id or (
             p and p.scope == "session") else [("global", "global")]  # fmt: skip
         if self.origin:

@@ -45,14 +45,17 @@ FULL_COLUMNS = (
     Column("producer", "producer", 10), Column("consumer", "consumer", 10),
     Column("content", "content", 0), Column("updated", "updated", 7),
 )  # fmt: skip
+SCOPE_LEGEND = "S session · G global"
+"""The one-letter scope cells of the narrow and compact tables, said in their header (help's
+glossary says what scope and weight mean)."""
 NARROW_COLUMNS = (
     Column("pin", "★", 1), Column("scope", "", 1), Column("weight", "w", 3),
-    Column("producer", "by", 10), Column("content", "content (for)", 0),
+    Column("producer", "by", 10), Column("content", f"content (for) · {SCOPE_LEGEND}", 0),
 )  # fmt: skip
 """Under NARROW_BELOW columns: scope as G/S, the consumer as a [P]/[E] badge, no age."""
 NARROW_BELOW = 100
 COMPACT_COLUMNS = (Column("pin", "★", 1), Column("scope", "", 1), Column("weight", "w", 3),
-                   Column("content", "fact", 0))  # fmt: skip
+                   Column("content", SCOPE_LEGEND, 0))  # fmt: skip
 MIN_CONTENT = 12
 
 
@@ -72,7 +75,7 @@ def columns_for(width: int, compact: bool) -> tuple[Column, ...]:
 
 def cell(p: Percept, key: str, compact: bool, now: float) -> str:
     if key == "pin":
-        return "★" if p.core else ("" if not compact else "•")
+        return "★" if p.core else ""
     if key == "scope":
         return p.scope[0].upper() if compact else p.scope
     if key == "weight":

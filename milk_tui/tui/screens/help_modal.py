@@ -13,6 +13,38 @@ from milk_tui.tui.commands import help_text
 from milk_tui.tui.keymap import APP_BINDINGS, INPUT_BINDINGS
 from milk_tui.tui.screens.help_layout import hanging_rows
 
+GLOSSARY = (
+    (
+        "routing",
+        "the router picks the agent for each prompt; /primary or /escalate pins "
+        "one agent until /auto",
+    ),
+    ("pinned", "every prompt goes to the pinned agent until /auto (shown in the status line)"),
+    ("need", "what you are trying to get done, as an agent or /need TEXT stated it"),
+    (
+        "fresh start",
+        "the escalation agent gets a new session with only the need and "
+        "recent turns, not its earlier conversation",
+    ),
+    (
+        "downgraded",
+        "a hand-off that would have continued the escalation's earlier "
+        "session became a fresh start (the need changed, or many turns passed)",
+    ),
+    ("scope", "a fact is global (every session) or kept to this session"),
+    (
+        "weight",
+        "how much a fact counts when choosing what the agents see, 0.0 to 1.0; "
+        "it grows when a fact is stated again",
+    ),
+)
+"""The words the screen uses, each said plainly (help shows them under "Words")."""
+
+
+def glossary_text() -> str:
+    width = max(len(word) for word, _ in GLOSSARY)
+    return "\n".join(f"{word:<{width}}  {meaning}" for word, meaning in GLOSSARY)
+
 
 def keys_text(keymap: dict[str, str]) -> str:
     rows = []
@@ -39,9 +71,12 @@ class HelpModal(ModalScreen[None]):
         t.append(help_text() + "\n\n")
         t.append("Keys (remap by id in config [keymap])\n", style="bold")
         t.append(keys_text(self.keymap) + "\n\n")
+        t.append("Words\n", style="bold")
+        t.append(glossary_text() + "\n\n")
         t.append(
             "A prompt typed while a turn runs is refused (kept in the input); "
-            "Ctrl+C cancels the turn, twice quits.",
+            "Ctrl+C cancels the turn, twice quits.  An unknown /word is never sent; start "
+            "with // or a space to send a prompt that begins with /.",
             style="dim",
         )
         with VerticalScroll():

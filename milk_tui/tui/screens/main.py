@@ -20,7 +20,13 @@ from textual.widgets import Static
 from milk_tui.facade.application import Application, Force, TurnResult
 from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
-from milk_tui.tui.commands import completions, looks_like_command, parse_slash
+from milk_tui.tui.commands import (
+    completions,
+    literal_prompt,
+    looks_like_command,
+    parse_slash,
+    unknown_command,
+)
 from milk_tui.tui.keymap import APP_BINDINGS
 from milk_tui.tui.screens.context_modal import ContextModal
 from milk_tui.tui.screens.help_modal import HelpModal
@@ -64,6 +70,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self._last_ctrl_c = 0.0
         self._last_prompt = ""
+        self._last_force: Force | None = None
         self.slash = SlashHandler(self)
 
     @property
@@ -135,7 +142,7 @@ class MainScreen(Screen[None]):
             conv.add_line("warning", f"input history unavailable: {e}")
 
     def _show_header(self, view: ev.SessionChanged) -> None:
-        self.query_one(AppHeader).show(view.name, view.session_id, view.cwd, view.records)
+        self.query_one(AppHeader).show(view.name, view.session_id, view.cwd, view.exchanges)
 
     # ----- bus events (delivered by the bridge, already coalesced) -----------------------
 
@@ -158,7 +165,7 @@ class MainScreen(Screen[None]):
                 case ev.PermissionRequested():
                     self._ask_permission(e)
                 case ev.TurnFailed(prompt=prompt):
-                    self._restore_prompt(prompt or self._last_prompt)
+                    self._restore_prompt(self._as_typed(prompt or self._last_prompt))
                 case ev.SessionChanged():
                     self._show_header(e)
                 case ev.StoreChanged(session_reloaded=reloaded):
@@ -188,6 +195,13 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(PermissionModal(e), answered)
 
+    def _as_typed(self, prompt: str) -> str:
+        """The prompt as the user sent it: a one-turn ``/escalate``/``/primary`` keeps its
+        command, so Enter sends it to the same agent again."""
+        if self._last_force and prompt == self._last_prompt:
+            return f"/{self._last_force} {prompt}"
+        return prompt
+
     def _restore_prompt(self, prompt: str) -> None:
         box = self.query_one(PromptInput)
         if prompt and not box.text.strip():
@@ -201,6 +215,11 @@ class MainScreen(Screen[None]):
 
     async def run_input(self, text: str) -> None:
         box = self.query_one(PromptInput)
+        literal = literal_prompt(text)
+        if literal is not None:
+            if self.submit_prompt(literal):
+                box.set_text("")
+            return
         parsed = parse_slash(text)
         if parsed is not None:
             cmd, arg = parsed
@@ -214,9 +233,11 @@ class MainScreen(Screen[None]):
             self._hide_hint()
             await self.slash.run(cmd, arg)
             return
-        if looks_like_command(text):
+        if word := unknown_command(text):
             self.query_one(Conversation).add_line(
-                "warning", f"unknown command {text.strip()} — /help lists them"
+                "warning",
+                f"unknown command {word} — /help lists them; start with // or a space "
+                "to send a prompt that begins with /",
             )
             return
         self.submit_prompt(text)
@@ -236,7 +257,7 @@ class MainScreen(Screen[None]):
         box.remember(text)
         if box.text == text:
             box.set_text("")
-        self._last_prompt = text
+        self._last_prompt, self._last_force = text, force
         task = a.submit(text, force=force)
         if task is None:
             self._restore_prompt(text)
@@ -250,7 +271,7 @@ class MainScreen(Screen[None]):
         exc = task.exception()
         if exc is not None:  # the dispatcher turns failures into turn_failed; this is a bug path
             self.query_one(Conversation).add_line("error", f"internal error: {exc!r}")
-            self._restore_prompt(self._last_prompt)
+            self._restore_prompt(self._as_typed(self._last_prompt))
 
     @on(PromptInput.PromptChanged)
     def _input_changed(self, event: PromptInput.PromptChanged) -> None:

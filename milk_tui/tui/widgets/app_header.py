@@ -23,11 +23,13 @@ class AppHeader(Static):
     def __init__(self, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
 
-    def show(self, session_name: str, session_id: str, cwd: str, turns: int) -> None:
+    def show(self, session_name: str, session_id: str, cwd: str, questions: int) -> None:
+        """``questions``: prompts answered (one question and its answer is one, however many
+        records the agents wrote for it)."""
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append("◈ milk", style="bold #E0B040")
         t.append("  ")
         t.append(session_name or f"session {session_id[:8]}", style="bold")
-        t.append(f"  · {turns} turns", style="dim")
+        t.append(f"  · {questions} question{'' if questions == 1 else 's'}", style="dim")
         t.append("  · " + short_path(cwd), style="dim")
         self.update(t)

@@ -140,7 +140,12 @@ class EscalationPane(Vertical):
             case ev.Usage():
                 if _is_escalation_role(e.role):
                     self.totals.add(e.prompt_tokens, e.completion_tokens, e.cost_usd)
-            case ev.TurnCompleted() | ev.TurnFailed() | ev.StateChanged():
+            case ev.TurnFailed() if self.active:
+                self.active = False  # a cancelled or failed turn ends the escalation with it
+                self._log(f"← {self.agent_name} {'cancelled' if e.cancelled else 'failed'}")
+            case ev.TurnCompleted():
+                self.active = False
+            case ev.TurnFailed() | ev.StateChanged():
                 pass
             case _:
                 return

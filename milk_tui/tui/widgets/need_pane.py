@@ -62,7 +62,7 @@ class NeedPane(Vertical):
             case ev.NeedChanged():
                 before = e.previous or self.view.need
                 old = [n for n in self.earlier if n not in (e.need, before)]
-                if before and before != e.need:
+                if before and before != e.need and not e.rolled_back:
                     old.append(before)
                 self.earlier = old[-MAX_EARLIER:]
                 self.view = NeedView(e.need, e.set_at, e.producer, False, self.view.records)
@@ -80,7 +80,9 @@ class NeedPane(Vertical):
             else:
                 t.append("current", style="bold green")
             who = v.producer or "?"
-            if v.set_at > v.records:
+            if v.producer == "user" and v.set_at > v.records:  # /need TEXT between turns
+                t.append("\nset by you with /need", style="dim")
+            elif v.set_at > v.records:
                 t.append(f"\nset by {who} this turn", style="dim")
             else:
                 t.append(f"\nset by {who} at turn {v.set_at} of {v.records}", style="dim")

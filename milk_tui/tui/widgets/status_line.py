@@ -48,6 +48,8 @@ class StatusModel:
     """The agent of the running turn, or of the last one while idle."""
     turn: TurnStatus = field(default_factory=TurnStatus)
     roles: dict[str, TokenTotals] = field(default_factory=dict)
+    pinned: str = ""
+    """The slot ``/primary`` or ``/escalate`` pinned; "" while routing is automatic."""
     skip_permissions: bool = False
     """``/skip-permissions on``: every tool call runs without asking (shown while on)."""
 
@@ -113,6 +115,8 @@ class StatusLine(Widget):
                 turn.target, m.agent_name = "escalation", e.agent_name
             case ev.StateChanged():
                 m.state = e.state
+            case ev.RoutingPinned():
+                m.pinned = e.pinned
             case ev.ToolCall():
                 turn.tool = e.name
                 turn.tools += 1
@@ -155,6 +159,8 @@ class StatusLine(Widget):
             if turn.label:
                 agent.append(f" ({turn.label})", style="italic")
         hints = Text()
+        if m.pinned:
+            hints.append(f"  pinned: {m.pinned} (/auto unpins)", style="bold")
         if m.skip_permissions:
             hints.append("  skip-permissions ", style="bold red")
         if turn.hint:

@@ -39,7 +39,10 @@ def welcome_text(
         t.append(f" ({primary_desc})  ↔  ", style="dim")
         t.append(f"{escalation}", style="bold")
         t.append(f" ({escalation_desc})\n", style="dim")
-        t.append("Type a message and press Enter.  /escalate pins, /primary unpins.\n")
+        t.append(
+            "Type a message and press Enter.  /primary or /escalate pins an agent, "
+            "/auto routes automatically again.\n"
+        )
     for n in notes:
         t.append("⚠ " + n + "\n", style="yellow")
     if demo:
