@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from milk_tui.tui.commands import help_text
-from milk_tui.tui.screens.help_modal import keys_text
+from milk_tui.tui.screens.help_modal import glossary_text, keys_text
 from milk_tui.tui.widgets.status_line import StatusLine
 from tui.conftest import make_app, type_and_send
 
@@ -52,10 +52,10 @@ async def test_help_descriptions_wrap_under_their_column() -> None:
         assert command_rows, rows
         below = rows[command_rows[0] + 1]
         assert below.startswith("   ") and below.strip(), rows  # a continuation, indented
-        sources = (help_text() + "\n" + keys_text({})).splitlines()
+        sources = (help_text() + "\n" + keys_text({}) + "\n" + glossary_text()).splitlines()
         for row in rows[command_rows[0] :]:
             if row.startswith("A prompt typed"):
                 break  # prose after the tables wraps like prose
-            if row and not row.startswith(" ") and not row.startswith("Keys ("):
+            if row and not row.startswith(" ") and not row.startswith(("Keys (", "Words")):
                 # at column 0 only a command or a key starts, never a wrapped description
                 assert any(src.startswith(row.split("  ")[0]) for src in sources), row
