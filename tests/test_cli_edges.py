@@ -57,3 +57,39 @@ def test_sessions_list_has_a_header_row(tmp_path: Path):
     assert lines[0].split()[:3] == ["ID", "LAST", "USED"]
     assert "TURNS" in lines[0] and "NAME" in lines[0] and "NEED" in lines[0]
     assert len(lines) == 2
+
+
+def _one_session(cwd: Path, prompt: str) -> str:
+    r = milk("--demo", "-p", prompt, cwd=cwd)
+    assert r.returncode == 0, r.stderr
+    return json.loads(milk("sessions", "list", "--json", cwd=cwd).stdout)[0]["id"]
+
+
+def test_sessions_show_speaks_in_words(tmp_path: Path):
+    sid = _one_session(tmp_path, "hello there")
+    shown = milk("sessions", "show", sid, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "state:     ready" in shown.stdout and "questions: 1" in shown.stdout
+    assert "ROUTING" not in shown.stdout
+
+
+def test_a_reader_that_goes_away_is_not_a_traceback(tmp_path: Path):
+    import subprocess
+
+    from milk_tui.testing.cli_run import MILK_COMMAND
+
+    sid = _one_session(
+        tmp_path, "a long question " + "word " * 20_000
+    )  # > a pipe buffer, < one argv string
+    proc = subprocess.Popen(
+        [*MILK_COMMAND, "sessions", "show", sid],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(10)
+    proc.stdout.close()  # like `| head -c 10`
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) != 0
+    assert "Traceback" not in err and "BrokenPipeError" not in err

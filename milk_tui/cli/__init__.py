@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, TextIO
 
 from milk_tui.facade.errors import ConfigError, StorageError
+from milk_tui.model.session import STATE_WORDS
 
 if TYPE_CHECKING:
     from milk_tui.facade.sessions import SessionCatalog
@@ -212,8 +213,9 @@ def _sessions_in(args: argparse.Namespace, out: TextIO, sessions: SessionCatalog
         out.write(json.dumps(s.to_go_json(), indent=2, ensure_ascii=False) + "\n")
         return EXIT_OK
     out.write(
-        f"session: {s.id}\nname:    {s.name}\ncwd:     {s.cwd}\nstate:   {s.state.value}\n"
-        f"turns:   {len(s.history)}\nneed:    {s.current_need}\n"
+        f"session:   {s.id}\nname:      {s.name}\ncwd:       {s.cwd}\n"
+        f"state:     {STATE_WORDS.get(s.state, s.state.value)}\n"
+        f"questions: {s.user_turn_count()}\nneed:      {s.current_need}\n"
     )
     for t in s.history:
         who = "user" if t.role == "user" else (t.agent_name or t.agent)
@@ -260,6 +262,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except StorageError as e:
         print(f"milk-tui: storage error: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    except BrokenPipeError:
+        # The reader went away (`milk-tui … | head`): not an error worth a traceback.  Point
+        # stdout at /dev/null so the interpreter's final flush does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FAILED
 
 

@@ -36,6 +36,16 @@ class State(enum.StrEnum):
     ESCALATION_WAITING = "ESCALATION_WAITING"
 
 
+STATE_WORDS: dict[str, str] = {
+    State.ROUTING: "ready",
+    State.LOCAL: "primary",
+    State.ESCALATION: "escalation",
+    State.ESCALATION_WAITING: "escalation (waiting for your answer)",
+}
+"""What a person reads for each state; after an escalation asks a question, the next prompt
+goes back to it.  The stored and JSON value stays the state's name."""
+
+
 @dataclass
 class ToolCallRecord:
     id: str

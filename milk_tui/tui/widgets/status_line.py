@@ -13,18 +13,10 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from milk_tui.model import events as ev
-from milk_tui.model.session import TokenUsage
+from milk_tui.model.session import STATE_WORDS, TokenUsage
 from milk_tui.tui.widgets.fit_line import KEEP, fit
 from milk_tui.tui.widgets.spinner import SPIN_S, SPINNER
 from milk_tui.tui.widgets.token_totals import TokenTotals
-
-STATE_LABEL = {
-    "ROUTING": "ready",
-    "LOCAL": "primary",
-    "ESCALATION": "escalation",
-    "ESCALATION_WAITING": "escalation (waiting for your answer)",
-}
-"""Idle labels by session state: after an escalation asks a question, the next prompt goes back to it."""
 
 
 @dataclass
@@ -151,7 +143,10 @@ class StatusLine(Widget):
             state.append(f"→ {turn.target or 'routing'}", style="bold")
         else:
             state.append("● ", style="dim")
-            state.append(STATE_LABEL.get(m.state, m.state.lower()), style="bold")
+            state.append(
+                STATE_WORDS.get(m.state, m.state.lower()),
+                style="bold",
+            )
             if m.agent_name:
                 agent.append("  last:", style="dim")
         if m.agent_name:
