@@ -33,6 +33,7 @@ def session_view(s: Session) -> SessionChanged:
         exchanges=s.user_turn_count(),
         need=s.current_need,
         need_set_at=s.current_need_set_at,
+        need_question=sum(1 for t in s.history[: s.current_need_set_at] if t.role == "user"),
         need_producer=s.need_producer,
         need_stale=s.need_is_stale(),
         escalation_session_id=s.escalation_session_id,

@@ -276,6 +276,9 @@ class SessionChanged(BusEvent):
     need: str = ""
     need_set_at: int = 0
     """1-based position of the user turn in which the need was recorded."""
+    need_question: int = 0
+    """The question (1-based count of user turns) in which the need was recorded; 0 when
+    it was set after the last answered question."""
     need_producer: str = ""
     need_stale: bool = False
     escalation_session_id: str = ""

@@ -155,9 +155,8 @@ class SlashHandler:
             self.say("no current need recorded yet")
             return
         label = "may already be fulfilled" if v.need_stale else "current"
-        self.say(
-            f"need: {v.need}  [{label}; set by {v.need_producer or '?'} at turn {v.need_set_at}]"
-        )
+        when = f"in question {v.need_question}" if v.need_question else "after the last answer"
+        self.say(f"need: {v.need}  [{label}; set by {v.need_producer or '?'} {when}]")
         from milk_tui.tui.widgets.need_pane import NeedPane
 
         for old in reversed(self.screen.query_one(NeedPane).earlier):

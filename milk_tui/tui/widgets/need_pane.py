@@ -28,6 +28,9 @@ class NeedView:
     stale: bool = False
     records: int = 0
     """Turns in the recorded history; ``set_at`` beyond it means "this turn"."""
+    question: int = 0
+    """The question the need was recorded in, of ``questions`` answered."""
+    questions: int = 0
 
 
 class NeedPane(Vertical):
@@ -57,7 +60,13 @@ class NeedPane(Vertical):
                     self.session_id = e.session_id
                     self.earlier = []
                 self.view = NeedView(
-                    e.need, e.need_set_at, e.need_producer, e.need_stale, e.records
+                    e.need,
+                    e.need_set_at,
+                    e.need_producer,
+                    e.need_stale,
+                    e.records,
+                    e.need_question,
+                    e.exchanges,
                 )
             case ev.NeedChanged():
                 before = e.previous or self.view.need
@@ -85,7 +94,7 @@ class NeedPane(Vertical):
             elif v.set_at > v.records:
                 t.append(f"\nset by {who} this turn", style="dim")
             else:
-                t.append(f"\nset by {who} at turn {v.set_at} of {v.records}", style="dim")
+                t.append(f"\nset by {who} in question {v.question} of {v.questions}", style="dim")
         else:
             t.append("no need recorded yet", style="dim italic")
         if self.earlier:
