@@ -3,14 +3,13 @@ the engine put on the request (``AgentRequest.ask_permission``), so every backen
 meet the same policy (docs/adr/0011-permissions-in-one-place.md).
 
 This module only describes a call — its tool's effect and which of its paths leave the
-working folder; what is allowed is decided by the engine.
+working folder, resolved by ``agents/tools/paths.py`` exactly as the tools resolve them;
+what is allowed is decided by the engine.
 """
 
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 from milk_tui.agents.base import (
@@ -22,6 +21,7 @@ from milk_tui.agents.base import (
 )
 from milk_tui.agents.round_backend import ToolCall
 from milk_tui.agents.tool_calls import BeforeTool
+from milk_tui.agents.tools.paths import outside_paths
 
 DENIED_PREFIX = "permission denied"
 
@@ -30,30 +30,6 @@ def denial_message(answer: PermissionAnswer) -> str:
     """What the model is told about a denied call (a reason is always given)."""
     reason = answer.reason.strip() or "the user said no"
     return f"{DENIED_PREFIX}: {reason}"
-
-
-def resolve_path(cwd: str, value: str) -> Path:
-    """``value`` as the tool would open it: ``~`` expanded, relative to ``cwd``, ``..`` and
-    symlinks resolved (a missing tail is resolved as far as it exists)."""
-    p = Path(os.path.expanduser(value))
-    if not p.is_absolute():
-        p = Path(cwd) / p
-    return p.resolve(strict=False)
-
-
-def outside_paths(
-    cwd: str, arguments: dict[str, Any], path_args: tuple[str, ...]
-) -> tuple[str, ...]:
-    """The path arguments that resolve outside ``cwd``, as the model wrote them."""
-    root = Path(cwd).resolve()
-    out: list[str] = []
-    for name in path_args:
-        value = arguments.get(name)
-        if not isinstance(value, str) or not value:
-            continue
-        if not resolve_path(cwd, value).is_relative_to(root):
-            out.append(value)
-    return tuple(out)
 
 
 def question_for(agent_name: str, cwd: str, spec: ToolSpec, call: ToolCall) -> PermissionQuestion:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from milk_tui.agents.base import PermissionQuestion
-from milk_tui.agents.tool_permission import resolve_path
+from milk_tui.agents.tools.paths import ToolFailure, resolve
 from milk_tui.model.edit_preview import edit_preview, edited_path
 from milk_tui.model.events import PermissionHow
 
@@ -63,14 +63,14 @@ def preview_for(q: PermissionQuestion, cwd: str) -> str:
     path = edited_path(q.tool_name, q.tool_input)
     if path is None:
         return ""
-    target = resolve_path(cwd, path)
     current: str | None = None
     try:
+        target = resolve(Path(cwd), path)
         if target.stat().st_size > PREVIEW_MAX_BYTES:
             return ""
         current = Path(target).read_text(encoding="utf-8")
     except FileNotFoundError:
         current = None
-    except (OSError, UnicodeDecodeError):
+    except (ToolFailure, OSError, RuntimeError, UnicodeDecodeError):
         return ""
     return edit_preview(q.tool_name, q.tool_input, current)
