@@ -37,6 +37,8 @@ def _is_corrupt(e: sqlite3.Error) -> bool:
 
 def corrupt_message(path: Path, cause: str) -> str:
     """One line that says what is wrong and how to get going again."""
+    cause = " ".join(cause.split())  # quick_check reports one problem per line
+    cause = cause if len(cause) <= 160 else cause[:159] + "…"
     return (
         f"{path} is damaged ({cause}); milk-tui will not write to it. To recover, move it "
         f"aside (mv {path} {path}.bad) and start again, or rebuild it: "
