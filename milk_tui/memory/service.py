@@ -86,16 +86,8 @@ class MemoryService:
             return None
 
     @staticmethod
-    def agent_fact(
-        body: str,
-        producer: str,
-        session_id: str,
-        turn_index: int,
-        primary_name: str,
-        escalation_name: str,
-        *,
-        consumer: str | None = None,
-    ) -> dict[str, Any]:
+    def agent_fact(body: str, producer: str, session_id: str, turn_index: int, primary_name: str,
+                   escalation_name: str, *, consumer: str | None = None) -> dict[str, Any]:  # fmt: skip
         """``record``'s arguments for a fact an agent wrote; ``consumer`` None reads the
         ``@name:`` hint from the body."""
         if consumer is None:
@@ -113,7 +105,7 @@ class MemoryService:
         transaction committed (``committed_pending`` then forgets those pending facts)."""
         events: builtins.list[BusEvent] = []
         for args in [*self.pending, *facts]:
-            done = self._record_in(conn, **args)
+            done = self._record_in(conn, args)
             if done is not None:
                 events.append(done[1])
         return events
@@ -147,33 +139,30 @@ class MemoryService:
         scope_chosen: bool = False,
     ) -> Percept | None:
         """``scope_chosen``: the user picked ``scope``; end-of-session promotion keeps it."""
+        args = dict(content=content, producer=producer, consumer=consumer, scope=scope,
+                    session_id=session_id, turn_index=turn_index, core=core, weight=weight,
+                    scope_chosen=scope_chosen)  # fmt: skip
         with self.store.db.transaction() as conn:
-            done = self._record_in(conn, content, producer, consumer, scope, session_id,
-                                   turn_index, core, weight, scope_chosen=scope_chosen)  # fmt: skip
+            done = self._record_in(conn, args)
         if done is None:
             return None
         self.bus.publish(done[1])
         return done[0]
 
     def _record_in(
-        self,
-        conn: sqlite3.Connection,
-        content: str,
-        producer: str = "user",
-        consumer: str = "all",
-        scope: str = "session",
-        session_id: str = "",
-        turn_index: int = 0,
-        core: bool = False,
-        weight: float | None = None,
-        *,
-        scope_chosen: bool = False,
+        self, conn: sqlite3.Connection, args: dict[str, Any]
     ) -> tuple[Percept, PerceptRecorded] | None:
-        content = content.strip()
+        """``record`` inside the caller's transaction; ``args`` are ``record``'s arguments
+        (the defaults for those left out)."""
+        content = str(args["content"]).strip()
         if not content:
             return None
         # "" is how imported facts and the tool schemas spell "both agents"
-        producer, consumer = Producer(producer).value, Consumer(consumer or "all").value
+        producer = Producer(args.get("producer", "user")).value
+        consumer = Consumer(args.get("consumer") or "all").value
+        scope, session_id = args.get("scope", "session"), args.get("session_id", "")
+        turn_index, core = args.get("turn_index", 0), bool(args.get("core", False))
+        weight, scope_chosen = args.get("weight"), bool(args.get("scope_chosen", False))
         if core or not session_id:
             scope = Scope.GLOBAL.value
         scope = Scope(scope).value
