@@ -53,7 +53,7 @@ def test_every_session_shows_unchanged(home: Path) -> None:
     assert isinstance(sessions, list) and len(sessions) == 2
     for s in sessions:
         sid = s["id"]
-        got = _json(home, "sessions", "show", sid, "--json", "--all-folders")  # made elsewhere
+        got = _json(home, "sessions", "show", sid, "--json", "--any-folder")  # made elsewhere
         assert got == _golden(f"session-{sid}.json")
 
 

@@ -2,7 +2,7 @@
 
 A key is a session name, a full id, or an id prefix of at least ``MIN_ID_PREFIX``
 characters, looked up in the current folder only — another folder's session is reached
-only when the caller asks for every folder (``--all-folders``).  Keys are compared as
+only when the caller asks for any folder (``--any-folder``).  Keys are compared as
 exact values (``=`` and ``substr``), never as ``LIKE`` patterns, so ``%`` or ``_`` in a
 key match only themselves.  A prefix that fits several sessions is an error listing them.
 """
@@ -25,7 +25,7 @@ class SessionLookupError(StorageError):
     """The key fits more than one session."""
 
 
-def lookup(query: Query, cwd: str, key: str, all_folders: bool = False) -> str | None:
+def lookup(query: Query, cwd: str, key: str, any_folder: bool = False) -> str | None:
     """The id of the session ``key`` addresses (the folder's most recent when ``key`` is
     ""), or None; raises ``SessionLookupError`` for an ambiguous id prefix."""
     if not key:
@@ -33,7 +33,7 @@ def lookup(query: Query, cwd: str, key: str, all_folders: bool = False) -> str |
             "SELECT id FROM sessions WHERE cwd = ? ORDER BY last_used DESC LIMIT 1", (cwd,)
         )
         return rows[0][0] if rows else None
-    scope, sp = ("", ()) if all_folders else (" AND cwd = ?", (cwd,))
+    scope, sp = ("", ()) if any_folder else (" AND cwd = ?", (cwd,))
     rows = query(
         f"SELECT id FROM sessions WHERE name = ?{scope} "
         "ORDER BY cwd = ? DESC, last_used DESC LIMIT 1",
@@ -54,7 +54,7 @@ def lookup(query: Query, cwd: str, key: str, all_folders: bool = False) -> str |
     )
     if len(rows) > 1:
         listed = ", ".join(
-            r[0] + (f" ({r[1]})" if all_folders else "") for r in rows[:_SHOW_CANDIDATES]
+            r[0] + (f" ({r[1]})" if any_folder else "") for r in rows[:_SHOW_CANDIDATES]
         )
         more = " …" if len(rows) > _SHOW_CANDIDATES else ""
         raise SessionLookupError(

@@ -150,13 +150,13 @@ class SessionStore:
             s.tokens[(tr["model"], tr["role"])] = TokenUsage(**{c: tr[c] for c in TOKEN_COLUMNS})
         return s
 
-    def find(self, cwd: str, name: str = "", *, all_folders: bool = False) -> str | None:
+    def find(self, cwd: str, name: str = "", *, any_folder: bool = False) -> str | None:
         """The session ``name`` addresses (storage/session_lookup.py), or the folder's most
         recent when ``name`` is "".  Raises ``SessionLookupError`` for an ambiguous prefix."""
-        return lookup(self.db.query, cwd, name, all_folders)
+        return lookup(self.db.query, cwd, name, any_folder)
 
     def resume(
-        self, cwd: str, name: str = "", new: bool = False, *, all_folders: bool = False
+        self, cwd: str, name: str = "", new: bool = False, *, any_folder: bool = False
     ) -> Session:
         """The most recent session for ``cwd`` (or the one ``name`` addresses), else a new
         one.  Looking and creating are one write transaction, so processes started together
@@ -164,7 +164,7 @@ class SessionStore:
         with self.db.transaction() as db:
             sid = None
             if not new:
-                sid = lookup(lambda q, p: db.execute(q, p).fetchall(), cwd, name, all_folders)
+                sid = lookup(lambda q, p: db.execute(q, p).fetchall(), cwd, name, any_folder)
             if sid is None:
                 return self._insert(db, cwd, name)
         s = self.load(sid)

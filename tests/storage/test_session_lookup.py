@@ -37,20 +37,20 @@ def test_name_full_id_and_long_prefix_match_in_this_folder(store: SessionStore) 
     assert store.find("/a", "9") is None
 
 
-def test_another_folders_session_needs_all_folders(store: SessionStore) -> None:
+def test_another_folders_session_needs_any_folder(store: SessionStore) -> None:
     sid = _with_id(store, "/other", "9a8b7c6d-0000-4000-8000-000000000001", "work")
     for key in ("work", sid, sid[:8], sid[:12]):
         assert store.find("/a", key) is None, key
-        assert store.find("/a", key, all_folders=True) == sid, key
+        assert store.find("/a", key, any_folder=True) == sid, key
     here = _with_id(store, "/a", "11111111-0000-4000-8000-000000000002", "work")
-    assert store.find("/a", "work", all_folders=True) == here  # this folder's first
+    assert store.find("/a", "work", any_folder=True) == here  # this folder's first
 
 
 @pytest.mark.parametrize("key", ["%", "%%%%%%%%", "________", "9a8b%", "9a8b____", "\\%", "*"])
 def test_like_wildcards_match_only_themselves(store: SessionStore, key: str) -> None:
     _with_id(store, "/a", "9a8b7c6d-0000-4000-8000-000000000001")
     assert store.find("/a", key) is None
-    assert store.find("/a", key, all_folders=True) is None
+    assert store.find("/a", key, any_folder=True) is None
     s = store.resume("/a", key)
     assert s.name == key and s.id != "9a8b7c6d-0000-4000-8000-000000000001"
     assert store.find("/a", key) == s.id  # the literal name now addresses the new session
@@ -66,7 +66,7 @@ def test_an_ambiguous_prefix_is_one_error_listing_the_candidates(store: SessionS
     assert a in msg and b in msg and "2 sessions" in msg and "\n" not in msg
     assert isinstance(e.value, StorageError)
     with pytest.raises(SessionLookupError, match="3 sessions"):
-        store.find("/a", "abcdef01", all_folders=True)
+        store.find("/a", "abcdef01", any_folder=True)
     assert store.find("/a", "abcdef01-1") == b
     with pytest.raises(SessionLookupError):
         store.resume("/a", "abcdef01")  # never a guess, never a new session
@@ -85,8 +85,8 @@ def test_cli_show_is_folder_scoped_and_ambiguity_is_one_line(
     _with_id(store, str(here), "abcdef01-2222-4000-8000-000000000003")
     db.close()
     out = run_milk("sessions", "show", "theirs", cwd=here)
-    assert out.returncode == 1 and "add --all-folders" in out.stderr
-    out = run_milk("sessions", "show", "theirs", "--all-folders", cwd=here)
+    assert out.returncode == 1 and "add --any-folder" in out.stderr
+    out = run_milk("sessions", "show", "theirs", "--any-folder", cwd=here)
     assert out.returncode == 0 and sid in out.stdout
     out = run_milk("sessions", "show", "abcdef01", cwd=here)
     assert out.returncode == 1 and "Traceback" not in out.stderr
