@@ -99,3 +99,23 @@ def test_not_a_database_at_all_is_named_as_damaged(tmp_path: Path) -> None:
     path.write_bytes(b"SQLite format 3\x00" + b"\x00" * 84 + b"\xff" * 4000)
     with pytest.raises(dbmod.StorageError, match=str(path)):
         Database(path)
+
+
+async def test_the_tui_says_the_same_one_line_and_leaves(milk_home: Path, tmp_path: Path) -> None:
+    from milk_tui.facade.application import start
+    from milk_tui.tui.app import EXIT_STARTUP_FAILED, MilkApp
+
+    path = milk_home / "milk.db"
+    _filled(path)
+    _damage_page_of(path, "turns")
+    before = _digest(path)
+    app = MilkApp(runtime_factory=lambda: start(cwd=str(tmp_path), demo=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if app.startup_error:
+                break
+    assert app.return_value == EXIT_STARTUP_FAILED
+    assert app.startup_error.startswith("storage error: ") and "\n" not in app.startup_error
+    assert "is damaged" in app.startup_error and ".recover" in app.startup_error
+    assert _digest(path) == before
