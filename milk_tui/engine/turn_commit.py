@@ -35,6 +35,8 @@ class TurnCommitter:
     def __init__(self, state: DispatchState, publisher: TurnPublisher) -> None:
         self._state = state
         self._publisher = publisher
+        self._dropped = 0
+        """Facts of the turn being saved that ``_facts`` dropped over the per-reply limit."""
 
     def primary(
         self, prompt: str, slot: AgentSlot, scratch: TurnScratch, snap: SessionSnapshot
@@ -154,9 +156,6 @@ class TurnCommitter:
                 "were not recorded",
                 level="warning",
             )
-
-    _dropped = 0
-    """Facts of the turn being saved that ``_facts`` dropped over the per-reply limit."""
 
     def _facts(self, scratch: TurnScratch, producer: Slot, turn_index: int) -> list[dict[str, Any]]:
         """The reply's facts as ``MemoryService.record`` arguments, at most

@@ -14,25 +14,25 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from milk_tui.model.errors import (
+from milk_tui.model.errors import (  # re-exported: callers import them here
     CorruptDatabaseError as CorruptDatabaseError,
 )
 from milk_tui.model.errors import (
     StorageError as StorageError,
-)  # re-exported: callers import it here
+)
 
 BUSY_TIMEOUT_MS = 10_000
 """Long enough for another process's largest transaction (consolidation of 100k facts ~2 s)."""
 CHECK_BUDGET_S = 0.1
-"""Time ``PRAGMA quick_check`` may take at open.  It reads every page (about 10 ms for a
-10,000-turn, 11 MB database, see bench/db_open.py); on a larger file the check stops at the
-budget and the rest is caught the moment SQLite reports a damaged page (``_corrupt``)."""
+"""Time ``PRAGMA quick_check`` may take at open.  It reads every page (12-40 ms for a
+10,000-turn, 14 MB database, see bench/db_open.py); on a larger file the check stops at the
+budget and the rest is caught the moment SQLite reports a damaged page (``Database.failure``)."""
 _CORRUPT_CODES = (11, 26)
 """SQLITE_CORRUPT and SQLITE_NOTADB (primary result codes): https://www.sqlite.org/rescode.html"""
 
 
 def _is_corrupt(e: sqlite3.Error) -> bool:
-    return (getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF in _CORRUPT_CODES
+    return ((getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF) in _CORRUPT_CODES
 
 
 def corrupt_message(path: Path, cause: str) -> str:
