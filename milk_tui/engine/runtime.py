@@ -127,6 +127,7 @@ def build_runtime(
     config_path: str | Path | None = None,
     new: bool = False,
     session_name: str = "",
+    any_folder: bool = False,
     demo: bool = False,
     debug: bool = False,
     permission_policy: Literal["ask", "allow", "deny"] = "ask",
@@ -152,7 +153,8 @@ def build_runtime(
     escalation = build_agent(
         esc_cfg, slot="escalation", config=config, other_name=primary_cfg.name, debug_log=debug_log
     )
-    session = store.resume(cwd, session_name, new=new)
+    session = store.resume(cwd, session_name, new=new, any_folder=any_folder)
+    notes += store.take_warnings()  # a stored field that could not be read, named
     from milk_tui.engine.availability import AvailabilityCache
     from milk_tui.engine.router import Router, make_agent_classifier
 

@@ -234,6 +234,8 @@ class Application:
         if self.busy:
             raise BusyError("cannot switch sessions while a turn is running")
         s = await asyncio.to_thread(self.sessions.load, session_id)  # a long history: ms
+        for warning in self.sessions.take_warnings():
+            self.runtime.bus.publish(ev.Notice(level="warning", message=warning))
         if s is None:
             return None
         await self._switch(s)

@@ -247,6 +247,7 @@ def run_app(args: argparse.Namespace) -> int:
             config_path=getattr(args, "config", None),
             new=bool(getattr(args, "new", False)),
             session_name=getattr(args, "session", "") or "",
+            any_folder=bool(getattr(args, "any_folder", False)),
             demo=bool(getattr(args, "demo", False)),
             debug=bool(getattr(args, "debug", False)),
             permission_policy="ask",
