@@ -128,6 +128,8 @@ async def consume_stream(
                         scratch.escalation_reason = item.escalation_reason
                     if item.reasoning_promoted:
                         scratch.thinking.clear()
+                    if item.permission_denials:
+                        scratch.denials = item.permission_denials
         if looping:
             flush()
             kept, passage = watch.cut("".join(text_parts))

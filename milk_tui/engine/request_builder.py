@@ -9,7 +9,7 @@ the re-injection marks of the escalation context.
 
 from __future__ import annotations
 
-from milk_tui.agents.base import AgentRequest, AskPermission, Slot, ToolBox
+from milk_tui.agents.base import AgentRequest, AskPermission, AskUser, Slot, ToolBox
 from milk_tui.agents.tools.box import CompositeToolBox, ToolFilter
 from milk_tui.agents.tools.builtin import BuiltinToolBox
 from milk_tui.agents.tools.specs import ACTION_TOOLS
@@ -36,11 +36,16 @@ from milk_tui.storage.db import StorageError
 
 class RequestBuilder:
     def __init__(
-        self, state: DispatchState, publisher: TurnPublisher, ask_permission: AskPermission
+        self,
+        state: DispatchState,
+        publisher: TurnPublisher,
+        ask_permission: AskPermission,
+        ask_user: AskUser | None = None,
     ) -> None:
         self._state = state
         self._publisher = publisher
         self._ask_permission = ask_permission
+        self._ask_user = ask_user
 
     def primary_request(self, prompt: str, scratch: TurnScratch) -> AgentRequest:
         st = self._state
@@ -63,6 +68,7 @@ class RequestBuilder:
             nonce=s.primary_nonce,
             tools=self._toolbox(slot, scratch, prompt, allow_escalate=st.escalation is not None),
             ask_permission=self._ask_permission,
+            ask_user=self._ask_user,
         )
 
     def escalation_request(
@@ -85,6 +91,7 @@ class RequestBuilder:
             mode=plan.mode,
             nonce=s.escalation_nonce,
             ask_permission=self._ask_permission,
+            ask_user=self._ask_user,
         )
         if slot.is_cli:  # the CLI keeps its own conversation: our context is appended to it
             static = build_static_context(
