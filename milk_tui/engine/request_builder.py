@@ -14,6 +14,8 @@ from milk_tui.agents.tools.box import CompositeToolBox, ToolFilter
 from milk_tui.agents.tools.builtin import BuiltinToolBox
 from milk_tui.agents.tools.specs import ACTION_TOOLS
 from milk_tui.engine.agent_slot import AgentSlot
+from milk_tui.engine.agent_stream import record_usage
+from milk_tui.engine.agent_tool import AgentToolBox, agent_tools
 from milk_tui.engine.context import assemble_messages
 from milk_tui.engine.dispatch_state import DispatchState
 from milk_tui.engine.escalation_context import (
@@ -162,6 +164,19 @@ class RequestBuilder:
                     max_bytes=st.config.resolve_memory_result_max_bytes(slot.config),
                     relevance_gate=st.config.resolve_relevance_gate(slot.config),
                     include_record=False,
+                )
+            )
+        if slot.slot == PRIMARY and (offered := agent_tools(st.config, slot.config)):
+            boxes.append(
+                AgentToolBox(
+                    offered,
+                    config=st.config,
+                    caller=slot.name,
+                    cwd=st.cwd,
+                    on_usage=lambda u: record_usage(
+                        u, scratch, slot.slot, slot.model, st.session.id, st.bus.publish
+                    ),
+                    live={s.config.name.lower(): s.agent for s in (st.primary, st.escalation) if s},
                 )
             )
         limits = slot.config.limits
