@@ -116,13 +116,15 @@ class AgentToolBox:
         built = agent is None
         if agent is None:
             agent = build_agent(target, slot="primary", config=self._config)
+        role = ONE_SHOT_PROMPT.format(name=target.name, caller=self._caller, cwd=self._cwd)
+        # Each backend reads its own field: HTTP agents the system prompt, the Claude CLI
+        # the appended one (a fresh session: no resume id).
         one_shot = AgentRequest(
             slot="primary",
             prompt=request,
             cwd=self._cwd,
-            system_prompt=ONE_SHOT_PROMPT.format(
-                name=target.name, caller=self._caller, cwd=self._cwd
-            ),
+            system_prompt=role,
+            append_system_prompt=role,
         )
         text: list[str] = []
         try:
