@@ -9,7 +9,9 @@ model as the CLI's own tool result.
 from __future__ import annotations
 
 import json
+import os
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +19,8 @@ from milk_tui.agents.base import PermissionAnswer
 from milk_tui.agents.claude_settings import settings_path
 from milk_tui.engine.dispatch import RETRY_PROMPT
 from milk_tui.testing.claude_rig import CliRig
-from milk_tui.testing.fake_anthropic import Reply
+from milk_tui.testing.cli_run import run_milk
+from milk_tui.testing.fake_anthropic import FakeAnthropic, Reply
 
 pytestmark = pytest.mark.real_peer
 
@@ -213,3 +216,27 @@ async def test_skip_permissions_covers_claude(cli_rig: CliRig) -> None:
     (decided,) = rig.of("permission_decided")
     assert (decided.tool_name, decided.allowed, decided.how) == ("WebFetch", True, "skip")
     assert not settings_path(str(rig.cwd)).exists()  # skipping stores nothing
+
+
+def test_headless_refusal_is_named_and_a_grant_lets_the_next_run_through(
+    claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    project = tmp_path / "work"
+    project.mkdir()
+    config = tmp_path / "config.json"
+    config.write_text(
+        json.dumps({"agents": [{"name": "claude", "provider": "claude-cli", "bin": claude_bin}]})
+    )
+    env = {**os.environ, **real_claude_env, "MILK_HOME": str(tmp_path / "milk-home")}
+    env["MILK_CONFIG"] = str(config)
+    fake_anthropic.push(_fetch(), Reply.text("Could not fetch."))
+    r = run_milk("-p", "fetch the page", "--escalate", cwd=project, env=env)
+    assert r.returncode == 0, r.stderr
+    assert (
+        "milk-tui: claude was refused: WebFetch http://127.0.0.1:9/page (allow with "
+        "--allow-tools or `milk-tui permissions grant WebFetch`)"
+    ) in r.stderr
+    assert run_milk("permissions", "grant", "WebFetch", cwd=project, env=env).returncode == 0
+    fake_anthropic.push(_fetch(), Reply.text("Fetched."))
+    r = run_milk("-p", "fetch it again", "--escalate", cwd=project, env=env)
+    assert r.returncode == 0 and "refused" not in r.stderr and "Fetched." in r.stdout

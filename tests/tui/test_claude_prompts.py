@@ -115,7 +115,9 @@ async def test_always_on_a_claude_question_stores_the_cli_rule(tmp_path: Path) -
         assert await asyncio.wait_for(task, 2) == PermissionAnswer(True, always=True)
         stored = json.loads(settings_path(str(tmp_path)).read_text())
         assert stored == {"permissions": {"allow": ["WebFetch(domain:example.com)"]}}
-        assert app.facade.permissions.show().tools == ()  # no milk grant of the whole tool
+        listed = app.facade.permissions.show()
+        assert listed.tools == ()  # no milk grant of the whole tool
+        assert listed.claude_rules == ("WebFetch(domain:example.com)",)
         # asked again in the same run (the CLI does not know yet): granted without a modal
         again = await app.runtime.dispatcher._ask_permission(q)
         assert again.allow and not isinstance(app.screen, PermissionModal)
