@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from milk_tui.agents.base import (
     Agent,
@@ -23,7 +24,7 @@ from milk_tui.agents.base import (
     UsageEvent,
 )
 from milk_tui.agents.factory import build_agent
-from milk_tui.agents.tools.box import parse_arguments
+from milk_tui.agents.tools.box import Handler, LocalToolBox, Tool
 from milk_tui.config.agent_tools import AgentToolEntry, claude_needs_skip, entries_for, tool_name
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.model.tags import strip_tags
@@ -73,7 +74,7 @@ def agent_tools(config: MilkConfig, caller: AgentConfig) -> list[AgentTool]:
     return tools
 
 
-class AgentToolBox:
+class AgentToolBox(LocalToolBox):
     """One per turn.  ``live`` maps agent names (lower-case) to agents already running in
     a slot, reused as they are; any other target is built for the call and closed after."""
 
@@ -87,29 +88,23 @@ class AgentToolBox:
         on_usage: UsageSink,
         live: dict[str, Agent] | None = None,
     ) -> None:
-        self._tools = {t.spec.name: t for t in tools}
+        super().__init__(Tool(t.spec, self._handler(t.target)) for t in tools)
         self._config = config
         self._caller = caller
         self._cwd = cwd
         self._on_usage = on_usage
         self._live = live or {}
 
-    def specs(self) -> list[ToolSpec]:
-        return [t.spec for t in self._tools.values()]
+    def _handler(self, target: AgentConfig) -> Handler:
+        async def handle(args: dict[str, Any]) -> ToolOutcome:
+            request = str(args.get("request") or "").strip()
+            if not request:
+                return ToolOutcome(
+                    "the request is empty: say what the agent should answer", is_error=True
+                )
+            return await self._ask(target, request)
 
-    async def call(self, name: str, arguments: str) -> ToolOutcome:
-        tool = self._tools.get(name)
-        if tool is None:
-            return ToolOutcome(f"unknown tool {name!r}", is_error=True)
-        args = parse_arguments(name, arguments, tool.spec)
-        if isinstance(args, ToolOutcome):
-            return args
-        request = str(args.get("request") or "").strip()
-        if not request:
-            return ToolOutcome(
-                "the request is empty: say what the agent should answer", is_error=True
-            )
-        return await self._ask(tool.target, request)
+        return handle
 
     async def _ask(self, target: AgentConfig, request: str) -> ToolOutcome:
         agent = self._live.get(target.name.lower())
