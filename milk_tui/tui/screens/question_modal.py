@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, SelectionList, Static
 
 from milk_tui.model.events import QuestionAsked
-from milk_tui.tui.screens.milk_modal import FormModal
+from milk_tui.tui.screens.milk_modal import FormModal, ModalBox
 
 Answers = dict[str, str]
 
@@ -67,6 +67,11 @@ class QuestionModal(FormModal[Answers]):
         yield Static(
             "↑↓ move · space/enter choose · tab next · Esc skip", classes="q-keys", markup=False
         )
+
+    def on_mount(self) -> None:
+        # Focusing the first list scrolls the box down to it; on a short terminal that hides
+        # the first question's text, so show the top again.
+        self.call_after_refresh(lambda: self.query_one(ModalBox).scroll_home(animate=False))
 
     def compose_buttons(self) -> ComposeResult:
         yield Button("Skip", id="cancel")
