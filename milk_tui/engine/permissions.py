@@ -42,7 +42,7 @@ class PermissionBroker:
         self._waiters: dict[str, tuple[PermissionQuestion, asyncio.Future[PermissionAnswer]]] = {}
         self._questions: dict[str, asyncio.Future[dict[str, str] | None]] = {}
         self.denied: tuple[DeniedTool, ...] = ()
-        """The calls refused in the last turn that had any (``grant_denied`` clears them)."""
+        """The calls refused in the last escalation turn (``grant_denied`` clears them)."""
 
     @property
     def skip_permissions(self) -> bool:
@@ -149,8 +149,11 @@ class PermissionBroker:
     # ----- refused calls, granted after the turn --------------------------------------
 
     def record_denials(self, agent_name: str, denied: tuple[DeniedTool, ...]) -> None:
-        """After a committed turn: remember the refused calls and show them."""
+        """After each committed turn of the agent: its refused calls (none clears the last
+        ones, so Ctrl+G never retries a stale refusal), shown when there are any."""
         self.denied = denied
+        if not denied:
+            return
         self._publisher.publish(
             ev.PermissionsDenied(
                 agent_name=agent_name,

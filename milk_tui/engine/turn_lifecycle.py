@@ -202,7 +202,7 @@ class TurnRunner:
                 self._escalation_started(slot, plan, context_text)
                 await self._consume(slot, request, scratch)
             outcome = self._commit.escalation(prompt, slot, scratch, context_text, handoff)
-            if outcome.ok and scratch.denials and self._on_denials is not None:
+            if outcome.ok and self._on_denials is not None:
                 self._on_denials(slot.name, scratch.denials)
             return outcome
         except asyncio.CancelledError:

@@ -146,3 +146,14 @@ async def test_refused_calls_are_listed_and_ctrl_g_grants_and_retries(tmp_path: 
         await pilot.press("ctrl+g")  # nothing left to grant: a hint, no turn
         await settle(pilot, app)
         assert len(app.facade.history()) == len(history)
+
+
+async def test_a_later_turn_without_refusals_leaves_nothing_to_retry(tmp_path: Path) -> None:
+    app = make_app(cwd=str(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        broker = app.runtime.dispatcher.permissions
+        broker.record_denials("claude", (DeniedTool("WebSearch", {"query": "x"}, ("WebSearch",)),))
+        broker.record_denials("claude", ())  # the next escalation turn was refused nothing
+        await settle(pilot, app)
+        assert app.facade.grant_and_retry() is None
+        assert not settings_path(str(tmp_path)).exists()
