@@ -132,6 +132,14 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
                 last_char[0] = "\n"
             case ev.Notice(level=level, message=message) if level != "info":
                 print(f"milk-tui: {message}", file=err)
+            case ev.PermissionsDenied(agent_name=agent, denials=denials):
+                calls = "; ".join(f"{d.tool_name} {d.summary}".strip() for d in denials)
+                tools = " ".join(dict.fromkeys(d.tool_name for d in denials))
+                print(
+                    f"milk-tui: {agent} was refused: {calls} (allow with --allow-tools or "
+                    f"`milk-tui permissions grant {tools}`)",
+                    file=err,
+                )
         if isinstance(event, ev.TurnFailed):
             failures.append(event)
 

@@ -9,11 +9,13 @@ the re-injection marks of the escalation context.
 
 from __future__ import annotations
 
-from milk_tui.agents.base import AgentRequest, AskPermission, Slot, ToolBox
+from milk_tui.agents.base import AgentRequest, AskPermission, AskUser, Slot, ToolBox
 from milk_tui.agents.tools.box import CompositeToolBox, ToolFilter
 from milk_tui.agents.tools.builtin import BuiltinToolBox
 from milk_tui.agents.tools.specs import ACTION_TOOLS
 from milk_tui.engine.agent_slot import AgentSlot
+from milk_tui.engine.agent_stream import record_usage
+from milk_tui.engine.agent_tool import AgentToolBox, agent_tools
 from milk_tui.engine.context import assemble_messages
 from milk_tui.engine.dispatch_state import DispatchState
 from milk_tui.engine.escalation_context import (
@@ -36,11 +38,16 @@ from milk_tui.storage.db import StorageError
 
 class RequestBuilder:
     def __init__(
-        self, state: DispatchState, publisher: TurnPublisher, ask_permission: AskPermission
+        self,
+        state: DispatchState,
+        publisher: TurnPublisher,
+        ask_permission: AskPermission,
+        ask_user: AskUser | None = None,
     ) -> None:
         self._state = state
         self._publisher = publisher
         self._ask_permission = ask_permission
+        self._ask_user = ask_user
 
     def primary_request(self, prompt: str, scratch: TurnScratch) -> AgentRequest:
         st = self._state
@@ -63,6 +70,7 @@ class RequestBuilder:
             nonce=s.primary_nonce,
             tools=self._toolbox(slot, scratch, prompt, allow_escalate=st.escalation is not None),
             ask_permission=self._ask_permission,
+            ask_user=self._ask_user,
         )
 
     def escalation_request(
@@ -85,6 +93,7 @@ class RequestBuilder:
             mode=plan.mode,
             nonce=s.escalation_nonce,
             ask_permission=self._ask_permission,
+            ask_user=self._ask_user,
         )
         if slot.is_cli:  # the CLI keeps its own conversation: our context is appended to it
             static = build_static_context(
@@ -155,6 +164,19 @@ class RequestBuilder:
                     max_bytes=st.config.resolve_memory_result_max_bytes(slot.config),
                     relevance_gate=st.config.resolve_relevance_gate(slot.config),
                     include_record=False,
+                )
+            )
+        if slot.slot == PRIMARY and (offered := agent_tools(st.config, slot.config)):
+            boxes.append(
+                AgentToolBox(
+                    offered,
+                    config=st.config,
+                    caller=slot.name,
+                    cwd=st.cwd,
+                    on_usage=lambda u: record_usage(
+                        u, scratch, slot.slot, slot.model, st.session.id, st.bus.publish
+                    ),
+                    live={s.config.name.lower(): s.agent for s in (st.primary, st.escalation) if s},
                 )
             )
         limits = slot.config.limits

@@ -50,6 +50,13 @@ class TurnResult:
         return TurnResult(outcome.ok, outcome.cancelled, outcome.error, outcome.text)
 
 
+def _as_result(inner: asyncio.Task[TurnOutcome]) -> asyncio.Task[TurnResult]:
+    async def result() -> TurnResult:
+        return TurnResult.of(await inner)
+
+    return asyncio.create_task(result())
+
+
 def _opening_application(build: Callable[P, Runtime]) -> Callable[P, Application]:
     def start(*args: P.args, **kwargs: P.kwargs) -> Application:
         return Application(build(*args, **kwargs))
@@ -168,11 +175,7 @@ class Application:
             inner = self.runtime.dispatcher.submit(prompt, force=force)
         except BusyError:
             return None
-
-        async def result() -> TurnResult:
-            return TurnResult.of(await inner)
-
-        return asyncio.create_task(result())
+        return _as_result(inner)
 
     async def run_turn(self, prompt: str, force: Force | None = None) -> TurnResult:
         """Run one turn to its end (print mode).  Raises ``BusyError`` if one runs."""
@@ -193,6 +196,20 @@ class Application:
         self.runtime.dispatcher.answer_permission(
             request_id, PermissionAnswer(allow, always=allow and always, reason=reason)
         )
+
+    def answer_question(self, request_id: str, answers: dict[str, str] | None) -> None:
+        """Answer a ``QuestionAsked``: question text → chosen label(s) or free text; None
+        declines (the agent is told the user did not answer)."""
+        self.runtime.dispatcher.answer_question(request_id, answers)
+
+    def grant_and_retry(self) -> asyncio.Task[TurnResult] | None:
+        """Allow the calls of the last ``PermissionsDenied`` for this folder and resume the
+        agent asking it to retry; None when there is nothing to grant or a turn runs."""
+        try:
+            inner = self.runtime.dispatcher.grant_and_retry()
+        except BusyError:
+            return None
+        return None if inner is None else _as_result(inner)
 
     @property
     def permissions(self) -> FolderPermissions:

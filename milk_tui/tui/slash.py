@@ -182,6 +182,9 @@ class SlashHandler:
             self.say("/permissions revoke <tool> to be asked again")
         else:
             self.say(f"no tools allowed without asking in {listed.cwd}")
+        if listed.claude_rules:
+            rules = ", ".join(listed.claude_rules)
+            self.say(f"Claude CLI rules (.claude/settings.local.json): {rules}")
         if perms.skip:
             self.say("skip-permissions is on: every tool call runs without asking", "warning")
 
