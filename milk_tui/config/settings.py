@@ -27,6 +27,7 @@ from milk_tui.config.defaults import (
     DEFAULT_TURN_TIMEOUT_SECS,
 )
 from milk_tui.config.loop_detection import LoopDetection
+from milk_tui.config.mcp import McpServerConfig
 
 BEARERLESS_PROVIDERS = {"", "local", "bedrock", "claude-cli", "demo", "aider-cli", "subprocess"}
 EXTERNAL_PROCESS_PROVIDERS = {"claude-cli", "aider-cli", "subprocess"}
@@ -78,6 +79,8 @@ class AgentConfig(BaseModel):
     timeout_secs: float = 60.0
     """Seconds without a byte from an HTTP backend before the turn fails."""
     limits: AgentLimits = Field(default_factory=AgentLimits)
+    mcp_servers: list[str] | None = None
+    """Names of the ``mcp_servers`` entries this agent gets (None: every enabled one)."""
 
     @field_validator("provider")
     @classmethod
@@ -132,6 +135,7 @@ class MilkConfig(BaseSettings):
     rules: dict[str, Any] = Field(default_factory=dict)
     classifier_fallback: str = ""
     loop_detection: LoopDetection = Field(default_factory=LoopDetection)
+    mcp_servers: list[McpServerConfig] = Field(default_factory=list)
 
     @field_validator("loop_detection", mode="before")
     @classmethod
