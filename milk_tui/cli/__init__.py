@@ -130,6 +130,7 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             failures.append(event)
 
     app.add_listener(on_event)
+    await app.mcp.wait_settled()  # one headless turn: its MCP tools must be there when it starts
     force: Literal["escalate", "primary"] | None = (
         "escalate" if args.escalate else ("primary" if args.primary else None)
     )

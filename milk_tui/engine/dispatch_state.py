@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from milk_tui.agents.base import Slot
+from milk_tui.agents.mcp.manager import McpManager
 from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.availability import AvailabilityCache
@@ -40,6 +41,8 @@ class DispatchState:
     skip_permissions: bool = False
     """The session's ``/skip-permissions on``: allow every tool call of both agents."""
     flags: RouteFlags = field(default_factory=RouteFlags)
+    mcp: McpManager | None = None
+    """The configured MCP servers; their ready tools join the API agents' tool boxes."""
 
     @property
     def primary_name(self) -> str:

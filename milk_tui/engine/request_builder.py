@@ -157,6 +157,8 @@ class RequestBuilder:
                     include_record=False,
                 )
             )
+        if st.mcp and not slot.is_cli:
+            boxes.append(st.mcp.toolbox(slot.config.mcp_servers))
         limits = slot.config.limits
         return CompositeToolBox(
             boxes,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from milk_tui.agents.factory import build_agent
+from milk_tui.agents.mcp.manager import McpManager
 from milk_tui.config.load import load_config
 from milk_tui.config.paths import data_dir, database_file, ensure_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
@@ -60,6 +61,8 @@ class Runtime:
     async def aclose(self) -> None:
         """Release what start-up opened: each agent's connections, then the database."""
         try:
+            if self.dispatcher.state.mcp is not None:
+                await self.dispatcher.state.mcp.aclose()
             for slot in (self.dispatcher.primary, self.dispatcher.escalation):
                 if slot is not None:
                     await slot.agent.aclose()
@@ -121,6 +124,18 @@ def choose_agents(cfg: MilkConfig, demo: bool) -> tuple[AgentConfig, AgentConfig
     return primary, escalation, notes, False
 
 
+def _mcp_manager(config: MilkConfig, bus: EventBus, cwd: str) -> McpManager | None:
+    """The configured MCP servers (started later, in the background, on the event loop)."""
+    if not config.mcp_servers:
+        return None
+    from milk_tui.model import events as ev
+
+    def warn(message: str) -> None:
+        bus.publish(ev.Notice(level="warning", message=message))
+
+    return McpManager(config.mcp_servers, log_dir=data_dir() / "mcp", cwd=cwd, on_warning=warn)
+
+
 def build_runtime(
     *,
     cwd: str | None = None,
@@ -176,6 +191,7 @@ def build_runtime(
         availability=availability,
         permission_policy=permission_policy,
     )
+    dispatcher.state.mcp = _mcp_manager(config, bus, cwd)
     if cooperative:
         make_cooperative(dispatcher)
     return Runtime(

@@ -23,6 +23,7 @@ from milk_tui.engine.turn_lifecycle import BusyError, Force
 from milk_tui.engine.turn_scratch import TurnOutcome
 from milk_tui.facade.changes import ChangeWatch
 from milk_tui.facade.facts import Facts
+from milk_tui.facade.mcp import McpServers
 from milk_tui.facade.permissions import FolderPermissions
 from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.facade.views import StartupInfo, agent_info, session_view
@@ -193,6 +194,11 @@ class Application:
         self.runtime.dispatcher.answer_permission(
             request_id, PermissionAnswer(allow, always=allow and always, reason=reason)
         )
+
+    @property
+    def mcp(self) -> McpServers:
+        """The configured MCP servers: state, tools, ``/mcp`` actions."""
+        return McpServers(self.runtime.dispatcher.state.mcp)
 
     @property
     def permissions(self) -> FolderPermissions:
