@@ -68,6 +68,9 @@ class McpConnection:
         self._warned = False
         self._bad_output = ""
         self._attempt = 0
+        self._http_status = 0
+        self._transport = cfg.transport
+        """``http`` falls back to the older ``sse`` when the server does not know it."""
 
     # ----- lifetime -----------------------------------------------------------------
 
@@ -116,6 +119,8 @@ class McpConnection:
             except asyncio.CancelledError:
                 raise
             except BaseException as e:  # noqa: BLE001 — anyio groups; the server is named
+                if self._restart:
+                    continue
                 if self.state in ("starting", "ready"):  # else already said, before shutdown
                     self._fail(self._describe(e))
             if self._closing:
@@ -133,11 +138,18 @@ class McpConnection:
         from mcp import ClientSession
 
         headers = await self._auth.headers(refresh=self._attempt > 0)
-        self._bad_output = ""
+        self._bad_output, self._http_status = "", 0
         with self._open_log() as errlog:
             self._log_mark = errlog.tell()
             async with (
-                open_transport(self.cfg, headers, errlog, self._cwd) as (read, write),
+                open_transport(
+                    self.cfg,
+                    headers,
+                    errlog,
+                    self._cwd,
+                    transport=self._transport,
+                    on_status=self._heard_status,
+                ) as (read, write),  # fmt: skip
                 ClientSession(read, write, message_handler=self._on_message) as session,
             ):
                 try:
@@ -145,6 +157,10 @@ class McpConnection:
                         await session.initialize()
                         tools = await _list_tools(session)
                 except Exception as e:
+                    if self._transport == "http" and self._http_status in (404, 405):
+                        self._transport = "sse"  # a server of the older HTTP+SSE transport
+                        self._restart = True
+                        raise
                     self._fail(self._describe(e))  # now: leaving may wait for the process
                     raise
                 self._session, self.tools, self._attempt = session, tools, 0
@@ -196,6 +212,9 @@ class McpConnection:
 
     # ----- state and messages -------------------------------------------------------
 
+    def _heard_status(self, status: int) -> None:
+        self._http_status = self._http_status or status
+
     async def _on_message(self, message: Any) -> None:
         from mcp_types import ToolListChangedNotification
 
@@ -217,7 +236,7 @@ class McpConnection:
         self.tools = []
         self.generation += 1
         self.error = why
-        needs_auth = "401" in why or "403" in why or "token_cmd" in why
+        needs_auth = self._http_status in (401, 403) or "token_cmd" in why
         self._set_state("needs_auth" if needs_auth and self.cfg.is_http else "down")
         if not self._warned:
             self._warned = True
@@ -233,6 +252,12 @@ class McpConnection:
             what = f"cannot start {self.cfg.command!r}: not found"
         elif isinstance(e, OSError):
             what = f"cannot start {self.cfg.command!r}: {e.strerror or e}"
+        elif self._http_status in (401, 403):
+            what = f"the server refused the credentials (HTTP {self._http_status})"
+            if self.cfg.auth == "none":
+                what += "; set auth (bearer, token_cmd or oauth) for it"
+        elif self._http_status:
+            what = f"HTTP {self._http_status} from {self.cfg.url}"
         elif _closed(e):
             what = "the process exited" if self.cfg.transport == "stdio" else "connection closed"
         else:
