@@ -23,7 +23,6 @@ def build_agent(
         return DemoAgent(ac, slot=slot, other_name=other_name)
     if kind == "claude-cli":
         from milk_tui.agents.claude_cli import ClaudeCliAgent
-
         from milk_tui.config.mcp import servers_for_agent
 
         servers = servers_for_agent(config.mcp_servers, ac.mcp_servers)
