@@ -80,12 +80,14 @@ def build_parser() -> argparse.ArgumentParser:
     ss = ssub.add_parser("show", help="one session with its history")
     ss.add_argument("id")
     ss.add_argument("--json", action="store_true")
+    from milk_tui.cli.mcp_cmd import add_mcp_parser
     from milk_tui.cli.memory_cmd import add_import_parser, add_memory_parser
     from milk_tui.cli.permissions_cmd import add_permissions_parser
 
     add_memory_parser(sub)
     add_import_parser(sub)
     add_permissions_parser(sub)
+    add_mcp_parser(sub)
     return p
 
 
@@ -244,6 +246,10 @@ def main(argv: list[str] | None = None) -> int:
             from milk_tui.cli.permissions_cmd import run_permissions
 
             return run_permissions(args, os.getcwd(), sys.stdout, sys.stderr)
+        if args.command == "mcp":
+            from milk_tui.cli.mcp_cmd import run_mcp
+
+            return run_mcp(args, sys.stdout, sys.stderr)
         if args.command in ("memory", "import-go"):
             from milk_tui.cli.memory_cmd import run_import_go, run_memory
             from milk_tui.facade.admin import open_admin
