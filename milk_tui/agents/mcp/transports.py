@@ -5,6 +5,7 @@ stderr appended to a log file), streamable HTTP, or the older HTTP+SSE."""
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator, Callable
 from typing import IO, Any
 
@@ -30,7 +31,12 @@ async def open_transport(
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         params = StdioServerParameters(
-            command=cfg.command, args=list(cfg.args), env=dict(cfg.env) or None, cwd=cwd or None
+            command=cfg.command,
+            args=list(cfg.args),
+            env=dict(cfg.env) or None,
+            cwd=cwd
+            if cwd and os.path.isdir(cwd)
+            else None,  # a gone folder must not look like a missing command
         )
         async with stdio_client(params, errlog=errlog) as streams:  # type: ignore[arg-type]  # a text file with a fileno is what the SDK passes on
             yield streams
