@@ -111,6 +111,7 @@ class McpConnection:
             await asyncio.wait_for(self._settled.wait(), timeout)
 
     async def _run(self) -> None:
+        await asyncio.to_thread(_load_sdk)  # ~0.3 s of imports: never on the UI's loop
         while not self._closing:
             self._set_state("starting")
             self._restart = False
@@ -285,6 +286,10 @@ class McpConnection:
         except OSError:
             return ""
         return lines[-1][-STDERR_TAIL_CHARS:] if lines else ""
+
+
+def _load_sdk() -> None:
+    import mcp_types  # noqa: F401
 
 
 async def _list_tools(session: Any) -> list[Any]:
