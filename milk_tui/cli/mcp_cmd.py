@@ -30,7 +30,12 @@ def run_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    async with open_servers(args.config) as servers:
+    def say(message: str) -> None:
+        if "authorize" in message:  # the sign-in page: the user must see it
+            err.write(f"milk-tui: {message}\n")
+            err.flush()
+
+    async with open_servers(args.config, on_warning=say) as servers:
         if args.mcp_cmd == "list":
             return _list(servers, args.json, out)
         status = next((s for s in servers.statuses() if s.name.lower() == args.name.lower()), None)
@@ -39,6 +44,8 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"milk-tui: no mcp server named '{args.name}' (servers: {known})\n")
             return EXIT_FAILED
         if args.mcp_cmd == "auth":
+            if status.state != "ready":
+                status = await servers.sign_in(status.name) or status
             ok = status.state == "ready"
             (out if ok else err).write(
                 f"{'' if ok else 'milk-tui: '}mcp server '{status.name}': {describe(status)}\n"

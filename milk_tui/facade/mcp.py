@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from milk_tui.agents.mcp.connection import AUTH_WAIT_S
 from milk_tui.agents.mcp.manager import McpManager, ServerStatus
 from milk_tui.agents.mcp.toolbox import tool_name
 from milk_tui.config.load import load_config
@@ -75,18 +76,32 @@ class McpServers:
     def disable(self, name: str) -> bool:
         return bool(self._m) and self._m.set_enabled(name, False)  # type: ignore[union-attr]  # bool() checked it
 
+    def authenticate(self, name: str) -> bool:
+        """Connect again now; an OAuth server sends the user to sign in (the page's address
+        arrives as a warning notice, and opens in a local browser when there is one)."""
+        return bool(self._m) and self._m.authenticate(name) is not None  # type: ignore[union-attr]  # bool() checked it
+
+    async def sign_in(self, name: str, timeout: float = AUTH_WAIT_S) -> ServerStatus | None:
+        """``authenticate`` and wait for the outcome (the command line)."""
+        c = self._m.authenticate(name) if self._m else None
+        if c is None:
+            return None
+        await c.wait_settled(timeout)
+        return next(s for s in self.statuses() if s.name == c.name)
+
     def reconnect(self, name: str) -> bool:
         return bool(self._m) and self._m.reconnect(name)  # type: ignore[union-attr]  # bool() checked it
 
 
 @contextlib.asynccontextmanager
-async def open_servers(config_path: str | Path | None = None) -> AsyncIterator[McpServers]:
+async def open_servers(
+    config_path: str | Path | None = None, on_warning: Callable[[str], None] = lambda _: None
+) -> AsyncIterator[McpServers]:
     """The configured servers, started, for a command that outlives no session.  Raises
     ``ConfigError``."""
     config, _, _ = load_config(config_path)
-    warnings: list[str] = []
     manager = McpManager(
-        config.mcp_servers, log_dir=data_dir() / "mcp", cwd=os.getcwd(), on_warning=warnings.append
+        config.mcp_servers, log_dir=data_dir() / "mcp", cwd=os.getcwd(), on_warning=on_warning
     )
     try:
         servers = McpServers(manager)

@@ -77,7 +77,7 @@ def everything_http() -> contextlib.AbstractContextManager[str]:
     return http_server([str(EVERYTHING_BIN), "streamableHttp"], port, {"PORT": str(port)})
 
 
-def own_http(token: str = "") -> contextlib.AbstractContextManager[str]:
+def own_http(token: str = "", *, oauth: bool = False) -> contextlib.AbstractContextManager[str]:
     port = free_port()
-    extra = ["--token", token] if token else []
+    extra = (["--token", token] if token else []) + (["--oauth"] if oauth else [])
     return http_server([*OWN_SERVER, "ok", "--http", str(port), *extra], port)

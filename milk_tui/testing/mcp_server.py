@@ -8,7 +8,8 @@ list); ``exit`` writes a line to stderr and exits at once; ``garbage`` prints li
 are not JSON-RPC and then hangs; ``hang`` reads its input and never answers; ``sleepy``
 waits two seconds before serving like ``ok`` (a slow starter).  ``--http PORT`` serves
 streamable HTTP on 127.0.0.1 instead of stdio; with ``--token`` every request without
-``Authorization: Bearer TOKEN`` gets 401.
+``Authorization: Bearer TOKEN`` gets 401; with ``--oauth`` the server is also its own OAuth
+authorization server (``mcp_oauth.py``) and wants its tokens.
 """
 
 from __future__ import annotations
@@ -24,12 +25,17 @@ if TYPE_CHECKING:
 BIG_CHARS = 10 * 1024 * 1024
 
 
-def build_server() -> Any:
+def build_server(oauth_base: str = "") -> Any:
     from mcp.server import mcpserver  # late: the failing modes exit before this ~1 s import
 
     # The SDK evaluates the (string) annotations in this module's globals to find ``ctx``.
     globals()["Context"] = mcpserver.Context
-    server: Any = mcpserver.MCPServer("milk-test")
+    auth: dict[str, Any] = {}
+    if oauth_base:
+        from milk_tui.testing.mcp_oauth import InstantConsent, auth_settings
+
+        auth = {"auth_server_provider": InstantConsent(), "auth": auth_settings(oauth_base)}
+    server: Any = mcpserver.MCPServer("milk-test", **auth)
 
     @server.tool()
     def add(a: int, b: int) -> str:
@@ -93,6 +99,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("mode")
     p.add_argument("--http", type=int, default=0)
     p.add_argument("--token", default="")
+    p.add_argument("--oauth", action="store_true", help="with --http: OAuth 2.1 required")
     args = p.parse_args(argv)
     if args.mode == "exit":
         print("milk-test: refusing to start", file=sys.stderr, flush=True)
@@ -107,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.mode == "sleepy":
         time.sleep(2)
-    server = build_server()
+    server = build_server(f"http://127.0.0.1:{args.http}" if args.oauth else "")
     if args.http:
         _serve_http(server, args.http, args.token)
     else:

@@ -29,6 +29,8 @@ BACKOFF_MAX_S = 300.0
 STOP_WAIT_S = 5.0
 """The SDK gives a stdio server 2 s to exit after its stdin closes, then 2 s after SIGTERM."""
 STDERR_TAIL_CHARS = 300
+AUTH_WAIT_S = 300.0
+"""How long an explicit OAuth sign-in may take (a person in a browser)."""
 
 
 class McpCallError(Exception):
@@ -44,8 +46,14 @@ class McpConnection:
         cwd: str,
         on_warning: Callable[[str], None],
         redact: Redactor,
+        token_file: Path | None = None,
+        open_url: Callable[[str], None] | None = None,
     ) -> None:
         self.cfg = cfg
+        self.token_file = token_file or log_file.with_suffix(".token.json")
+        self.open_url = open_url
+        """Shows the user an OAuth authorization page (an explicit ``authenticate`` only)."""
+        self._authenticating = False
         self.name = cfg.name
         self.state: State = "starting" if cfg.enabled else "disabled"
         self.error = ""
@@ -69,6 +77,7 @@ class McpConnection:
         self._bad_output = ""
         self._attempt = 0
         self._http_status = 0
+        self._auth_failed = False
         self._transport = cfg.transport
         """``http`` falls back to the older ``sse`` when the server does not know it."""
 
@@ -91,6 +100,13 @@ class McpConnection:
         self._restart = True
         self._wake.set()
         self.start()
+
+    def authenticate(self) -> None:
+        """Connect again; an OAuth server may now send the user to sign in."""
+        self._authenticating = self.cfg.auth == "oauth" and self.open_url is not None
+        self._settled.clear()
+        self._warned = False
+        self.reconnect()
 
     async def stop(self) -> None:
         self._closing = True
@@ -140,7 +156,16 @@ class McpConnection:
 
         headers = await self._auth.headers(refresh=self._attempt > 0)
         self._bad_output, self._http_status = "", 0
-        with self._open_log() as errlog:
+        auth, callback = None, None
+        if self.cfg.auth == "oauth" and self.cfg.is_http:
+            from milk_tui.agents.mcp import oauth
+
+            opener = self.open_url if self._authenticating else None
+            auth, callback = await oauth.provider(self.cfg, self.token_file, open_url=opener)
+        limit = AUTH_WAIT_S if self._authenticating else self.cfg.start_timeout
+        with self._open_log() as errlog, contextlib.ExitStack() as closing:
+            if callback is not None:
+                closing.callback(callback.close)
             self._log_mark = errlog.tell()
             async with (
                 open_transport(
@@ -150,14 +175,17 @@ class McpConnection:
                     self._cwd,
                     transport=self._transport,
                     on_status=self._heard_status,
-                ) as (read, write),  # fmt: skip
+                    auth=auth,
+                ) as (read, write),
                 ClientSession(read, write, message_handler=self._on_message) as session,
             ):
                 try:
-                    async with asyncio.timeout(self.cfg.start_timeout):
+                    async with asyncio.timeout(limit):
                         await session.initialize()
                         tools = await _list_tools(session)
+                    self._authenticating = False
                 except Exception as e:
+                    self._authenticating = False
                     if self._transport == "http" and self._http_status in (404, 405):
                         self._transport = "sse"  # a server of the older HTTP+SSE transport
                         self._restart = True
@@ -237,16 +265,27 @@ class McpConnection:
         self.tools = []
         self.generation += 1
         self.error = why
-        needs_auth = self._http_status in (401, 403) or "token_cmd" in why
+        needs_auth = self._http_status in (401, 403) or "token_cmd" in why or self._auth_failed
+        self._auth_failed = False
         self._set_state("needs_auth" if needs_auth and self.cfg.is_http else "down")
         if not self._warned:
             self._warned = True
-            self._warn(f"mcp server '{self.name}' is {self.state.replace('_', ' ')}: {why}")
+            status = "needs auth" if self.state == "needs_auth" else "is down"
+            self._warn(f"mcp server '{self.name}' {status}: {why}")
 
     def _describe(self, e: BaseException) -> str:
         e = _innermost(e)
         if isinstance(e, AgentError):
             return str(e).removeprefix(f"mcp server '{self.name}': ")
+        if type(e).__name__ in (
+            "NeedsAuth",
+            "OAuthFlowError",
+            "OAuthTokenError",
+            "OAuthRegistrationError",
+        ):
+            self._auth_failed = True
+            hint = f"authenticate with /mcp or `milk-tui mcp auth {self.name}`"
+            return f"{e}; {hint}" if type(e).__name__ == "NeedsAuth" else f"sign-in failed: {e}"
         if isinstance(e, TimeoutError):
             what = f"no answer to initialize within {self.cfg.start_timeout:g}s"
         elif isinstance(e, FileNotFoundError):

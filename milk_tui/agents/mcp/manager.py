@@ -61,8 +61,11 @@ class McpManager:
                 cwd=cwd,
                 on_warning=lambda m: self.on_warning(m),
                 redact=self.redact,
+                token_file=log_dir / "auth" / log_name(cfg.name).replace(".log", ".json"),
+                open_url=self._open_url,
             )
         self._started = False
+        self.open_browser = True
         if self._conns:
             _quiet_sdk_logging(log_dir)
 
@@ -129,6 +132,24 @@ class McpManager:
     async def _disable(self, c: McpConnection) -> None:
         await c.stop()
         c.tools, c.state, c.error = [], "disabled", ""
+
+    def _open_url(self, url: str) -> None:
+        """Where the user signs in: said on the bus (a remote terminal has no browser here),
+        and opened in the local browser when there is one."""
+        import webbrowser
+
+        self.on_warning(f"open this page to authorize an MCP server: {url}")
+        if self.open_browser:
+            with contextlib.suppress(Exception):
+                webbrowser.open(url)
+
+    def authenticate(self, name: str) -> McpConnection | None:
+        """Connect again now, signing in (OAuth) when the server needs it."""
+        c = self.get(name)
+        if c is None or not c.cfg.enabled:
+            return None
+        c.authenticate()
+        return c
 
     def reconnect(self, name: str) -> bool:
         c = self.get(name)

@@ -24,6 +24,7 @@ async def open_transport(
     *,
     transport: str,
     on_status: Callable[[int], None],
+    auth: Any = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """(read stream, write stream) for ``ClientSession``.  ``on_status`` hears every HTTP
     error status: the SDK turns a 401 into a generic error, and the user needs to know."""
@@ -67,13 +68,14 @@ async def open_transport(
             timeout=cfg.start_timeout,
             sse_read_timeout=SSE_READ_TIMEOUT_S,
             httpx_client_factory=client,
+            auth=auth,
         ) as streams:
             yield streams
         return
     from mcp.client.streamable_http import streamable_http_client
 
     async with (
-        client(headers=headers, timeout=timeout) as http,
+        client(headers=headers, timeout=timeout, auth=auth) as http,
         streamable_http_client(cfg.url, http_client=http) as streams,
     ):
         yield streams

@@ -101,7 +101,7 @@ class McpScreen(ModalScreen[None]):
         self._act("reconnect", "reconnecting")
 
     def action_authenticate(self) -> None:
-        self._act("reconnect", "connecting again with a fresh token")
+        self._act("authenticate", "signing in (an OAuth server's page opens; see the transcript)")
 
     def action_tools(self) -> None:
         s = self._selected()
