@@ -10,10 +10,9 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from milk_tui.agents.factory import build_agent
-from milk_tui.agents.mcp.manager import McpManager
 from milk_tui.config.load import load_config
 from milk_tui.config.paths import data_dir, database_file, ensure_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
@@ -25,6 +24,9 @@ from milk_tui.memory.store import PerceptStore
 from milk_tui.model.session import Session
 from milk_tui.storage.db import Database
 from milk_tui.storage.sessions import SessionStore
+
+if TYPE_CHECKING:
+    from milk_tui.agents.mcp.manager import McpManager
 
 LOCAL_SERVER_PROBES = (
     ("llama.cpp", "http://127.0.0.1:8080"),
@@ -128,6 +130,7 @@ def _mcp_manager(config: MilkConfig, bus: EventBus, cwd: str) -> McpManager | No
     """The configured MCP servers (started later, in the background, on the event loop)."""
     if not config.mcp_servers:
         return None
+    from milk_tui.agents.mcp.manager import McpManager
     from milk_tui.model import events as ev
 
     def warn(message: str) -> None:
