@@ -3,6 +3,7 @@ call an MCP tool, real MCP servers behind it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -52,10 +53,21 @@ def milk(home: Path, cwd: Path, *args: str) -> tuple[int, str, str]:
 
 
 @pytest.mark.skipif(not peers.everything_available(), reason="npm mcp-server-everything missing")
-def test_the_primary_calls_a_stdio_server_tool(
-    srv: FakeOpenAIServer, milk_home: Path, tmp_path: Path
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_the_primary_calls_a_reference_server_tool(
+    srv: FakeOpenAIServer, milk_home: Path, tmp_path: Path, transport: str
 ) -> None:
-    write_config(milk_home, srv, [peers.everything()])
+    with contextlib.ExitStack() as stack:
+        if transport == "http":
+            url = stack.enter_context(peers.everything_http())
+            server = McpServerConfig(name="every", transport="http", url=url)
+        else:
+            server = peers.everything()
+        write_config(milk_home, srv, [server])
+        check_echo(srv, milk_home, tmp_path)
+
+
+def check_echo(srv: FakeOpenAIServer, milk_home: Path, tmp_path: Path) -> None:
     script_call(srv, "mcp__every__echo", {"message": "from the model"})
     code, out, err = milk(milk_home, tmp_path, "--allow-tools")
     assert code == 0, err

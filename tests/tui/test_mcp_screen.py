@@ -3,17 +3,23 @@ work, and a snapshot pins how it looks."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-from milk_tui.config.settings import MilkConfig
+from milk_tui.config.mcp import McpServerConfig
+from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.testing import mcp_peers as peers
+from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.screens.mcp_screen import McpScreen
-from tui.conftest import make_app, type_and_send
+from milk_tui.tui.screens.permission_modal import PermissionModal
+from tui.conftest import make_app, settle, type_and_send
 from tui.snapshot_base import SnapshotCase, on_screen, send, until
 
 pytestmark = pytest.mark.real_peer
@@ -82,3 +88,35 @@ class TestMcpSnapshot(SnapshotCase):
             until(settled, "servers settled"), send("/mcp"), on_screen(McpScreen), tools,
             app=mcp_app(),
         )  # fmt: skip
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_the_primary_calls_an_mcp_tool_in_the_tui_after_asking(
+    transport: str, tmp_path: Path
+) -> None:
+    with contextlib.ExitStack() as stack:
+        srv = stack.enter_context(FakeOpenAIServer())
+        if transport == "http":
+            url = stack.enter_context(peers.own_http())
+            server = McpServerConfig(name="calc", url=url)
+        else:
+            server = peers.own("calc")
+        call = FakeToolCall("mcp__calc__add", json.dumps({"a": 2, "b": 40}), id="m1")
+        srv.enqueue(FakeReply(tool_calls=[call]), FakeReply(text=["the sum is 42"]))
+        cfg = MilkConfig(
+            agent="fake",
+            escalation_agent="fake",
+            agents=[AgentConfig(name="fake", provider="local", url=srv.url, model="m")],
+            mcp_servers=[server],
+        )
+        app = make_app(config=cfg, demo=False, cwd=str(tmp_path))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(settled, "servers settled")(pilot)
+            app.facade.submit("add them", force="primary")
+            await until(lambda a: isinstance(a.screen, PermissionModal), "asked")(pilot)
+            await pilot.press("y")
+            await settle(pilot, app)
+        msgs = srv.chat_requests[-1].json["messages"]
+        (tool,) = [m for m in msgs if m["role"] == "tool"]
+        assert json.loads(tool["content"]) == {"output": "42"}
+        assert app.runtime.dispatcher.session.history[-1].content == "the sum is 42"
