@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from milk_tui.agents.mcp.results import MAX_RESULT_CHARS
 from milk_tui.agents.mcp.toolbox import MAX_NAME, tool_name
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.testing import mcp_peers as peers
+from milk_tui.testing.llama_server import free_port
 
 pytestmark = pytest.mark.real_peer
 
@@ -77,6 +77,18 @@ async def test_reference_server_over_streamable_http(run: list[Run], tmp_path: P
             "Echo: over http",
             False,
         )
+
+
+@needs_everything
+async def test_an_http_entry_falls_back_to_sse(run: list[Run], tmp_path: Path) -> None:
+    port = free_port()
+    argv = [str(peers.EVERYTHING_BIN), "sse"]
+    with peers.http_server(argv, port, {"PORT": str(port)}) as url:
+        sse = url.removesuffix("/mcp") + "/sse"
+        r = await started(run, tmp_path, McpServerConfig(name="old", url=sse, transport="http"))
+        (status,) = r.manager.statuses()
+        assert (status.state, status.transport) == ("ready", "sse")
+        assert await r.call("mcp__old__echo", {"message": "sse"}) == ("Echo: sse", False)
 
 
 async def test_bad_servers_each_named_once_and_the_good_one_works(
@@ -157,4 +169,5 @@ def test_log_files_are_per_server(tmp_path: Path) -> None:
     m = McpManager([peers.own("a b")], log_dir=tmp_path, cwd=str(tmp_path))
     (status,) = m.statuses()
     assert status.log_file.endswith("a_b.log") and status.state == "starting"
-    assert not stat.S_ISDIR(0)  # nothing started without an event loop
+    m.start()  # no running event loop: nothing starts (the first turn or the UI does it)
+    assert not (tmp_path / "a_b.log").exists()

@@ -81,6 +81,15 @@ class McpConnection:
         self._transport = cfg.transport
         """``http`` falls back to the older ``sse`` when the server does not know it."""
 
+    @property
+    def transport(self) -> str:
+        """The transport in use: ``sse`` once an ``http`` server turned out to speak it."""
+        return self._transport
+
+    @property
+    def log_file(self) -> Path:
+        return self._log_file
+
     # ----- lifetime -----------------------------------------------------------------
 
     def start(self) -> None:

@@ -107,11 +107,11 @@ class McpManager:
         return [
             ServerStatus(
                 name=c.name,
-                transport=c.cfg.transport,
+                transport=c.transport,
                 state=c.state,
                 tools=tuple(t.name for t in c.tools) if c.state == "ready" else (),
                 error=c.error,
-                log_file=str(c._log_file),
+                log_file=str(c.log_file),
             )
             for c in self._conns.values()
         ]
