@@ -23,7 +23,7 @@ import shutil
 import tempfile
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +38,11 @@ from milk_tui.agents.base import (
 from milk_tui.agents.claude_control import answer_control, denials
 from milk_tui.agents.claude_settings import allow_rules
 from milk_tui.agents.claude_stream import SESSION_NOT_FOUND_TEXT, StreamJsonParser
+from milk_tui.agents.mcp import claude_config as mcp_config
 from milk_tui.agents.process_tree import kill_tree, kill_tree_now
 from milk_tui.agents.redact import Redactor
 from milk_tui.agents.wire_log import WireLog
+from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.settings import AgentConfig
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
@@ -79,8 +81,10 @@ class ClaudeCliAgent:
         *,
         env: dict[str, str] | None = None,
         debug_log: Path | None = None,
+        mcp_servers: Sequence[McpServerConfig] = (),
     ) -> None:
         self.config = config
+        self.mcp_servers = list(mcp_servers)
         self.name = config.name
         self.model = config.model or config.name
         self._env_overrides = dict(env or {})
@@ -176,11 +180,13 @@ class ClaudeCliAgent:
     async def _run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         session_id = request.resume_session_id or str(uuid.uuid4())
         context_file = _write_context(request.append_system_prompt)
+        mcp_file = await mcp_config.write_mcp_config(self.mcp_servers, self._redact)
         proc: asyncio.subprocess.Process | None = None
         stderr_task: asyncio.Task[None] | None = None
         stderr_tail: deque[bytes] = deque()
         try:
             argv = self.build_argv(request, session_id, context_file)
+            argv += mcp_config.mcp_config_argv(mcp_file)
             try:
                 proc = await asyncio.create_subprocess_exec(
                     *argv,
@@ -238,6 +244,7 @@ class ClaudeCliAgent:
                 await kill_tree(proc)
             if stderr_task is not None and not stderr_task.done():
                 stderr_task.cancel()
+            mcp_config.remove(mcp_file)
             if context_file:
                 with contextlib.suppress(OSError):
                     os.unlink(context_file)

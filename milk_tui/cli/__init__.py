@@ -85,12 +85,14 @@ def build_parser() -> argparse.ArgumentParser:
     ss.add_argument("id")
     ss.add_argument("--json", action="store_true")
     ss.add_argument("--any-folder", action="store_true", help=ALL_FOLDERS_HELP)
+    from milk_tui.cli.mcp_cmd import add_mcp_parser
     from milk_tui.cli.memory_cmd import add_import_parser, add_memory_parser
     from milk_tui.cli.permissions_cmd import add_permissions_parser
 
     add_memory_parser(sub)
     add_import_parser(sub)
     add_permissions_parser(sub)
+    add_mcp_parser(sub)
     return p
 
 
@@ -144,6 +146,7 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             failures.append(event)
 
     app.add_listener(on_event)
+    await app.mcp.wait_settled()  # one headless turn: its MCP tools must be there when it starts
     force: Literal["escalate", "primary"] | None = (
         "escalate" if args.escalate else ("primary" if args.primary else None)
     )
@@ -261,6 +264,10 @@ def main(argv: list[str] | None = None) -> int:
             from milk_tui.cli.permissions_cmd import run_permissions
 
             return run_permissions(args, os.getcwd(), sys.stdout, sys.stderr)
+        if args.command == "mcp":
+            from milk_tui.cli.mcp_cmd import run_mcp
+
+            return run_mcp(args, sys.stdout, sys.stderr)
         if args.command in ("memory", "import-go"):
             from milk_tui.cli.memory_cmd import run_import_go, run_memory
             from milk_tui.facade.admin import open_admin

@@ -28,6 +28,7 @@ from milk_tui.config.defaults import (
     DEFAULT_TURN_TIMEOUT_SECS,
 )
 from milk_tui.config.loop_detection import LoopDetection
+from milk_tui.config.mcp import McpServerConfig
 
 BEARERLESS_PROVIDERS = {"", "local", "bedrock", "claude-cli", "demo", "aider-cli", "subprocess"}
 EXTERNAL_PROCESS_PROVIDERS = {"claude-cli", "aider-cli", "subprocess"}
@@ -81,6 +82,8 @@ class AgentConfig(BaseModel):
     limits: AgentLimits = Field(default_factory=AgentLimits)
     tools: list[AgentToolEntry] = Field(default_factory=list)
     """This agent's own ``agent_tools`` entries (config/agent_tools.py)."""
+    mcp_servers: list[str] | None = None
+    """Names of the ``mcp_servers`` entries this agent gets (None: every enabled one)."""
 
     @field_validator("provider")
     @classmethod
@@ -137,6 +140,7 @@ class MilkConfig(BaseSettings):
     rules: dict[str, Any] = Field(default_factory=dict)
     classifier_fallback: str = ""
     loop_detection: LoopDetection = Field(default_factory=LoopDetection)
+    mcp_servers: list[McpServerConfig] = Field(default_factory=list)
 
     @field_validator("loop_detection", mode="before")
     @classmethod

@@ -179,6 +179,8 @@ class RequestBuilder:
                     live={s.config.name.lower(): s.agent for s in (st.primary, st.escalation) if s},
                 )
             )
+        if st.mcp and not slot.is_cli:
+            boxes.append(st.mcp.toolbox(slot.config.mcp_servers))
         limits = slot.config.limits
         return CompositeToolBox(
             boxes,

@@ -10,7 +10,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from milk_tui.agents.factory import build_agent
 from milk_tui.config.load import load_config
@@ -24,6 +24,9 @@ from milk_tui.memory.store import PerceptStore
 from milk_tui.model.session import Session
 from milk_tui.storage.db import Database
 from milk_tui.storage.sessions import SessionStore
+
+if TYPE_CHECKING:
+    from milk_tui.agents.mcp.manager import McpManager
 
 LOCAL_SERVER_PROBES = (
     ("llama.cpp", "http://127.0.0.1:8080"),
@@ -60,6 +63,8 @@ class Runtime:
     async def aclose(self) -> None:
         """Release what start-up opened: each agent's connections, then the database."""
         try:
+            if self.dispatcher.state.mcp is not None:
+                await self.dispatcher.state.mcp.aclose()
             for slot in (self.dispatcher.primary, self.dispatcher.escalation):
                 if slot is not None:
                     await slot.agent.aclose()
@@ -121,6 +126,19 @@ def choose_agents(cfg: MilkConfig, demo: bool) -> tuple[AgentConfig, AgentConfig
     return primary, escalation, notes, False
 
 
+def _mcp_manager(config: MilkConfig, bus: EventBus, cwd: str) -> McpManager | None:
+    """The configured MCP servers (started later, in the background, on the event loop)."""
+    if not config.mcp_servers:
+        return None
+    from milk_tui.agents.mcp.manager import McpManager
+    from milk_tui.model import events as ev
+
+    def warn(message: str) -> None:
+        bus.publish(ev.Notice(level="warning", message=message))
+
+    return McpManager(config.mcp_servers, log_dir=data_dir() / "mcp", cwd=cwd, on_warning=warn)
+
+
 def build_runtime(
     *,
     cwd: str | None = None,
@@ -178,6 +196,7 @@ def build_runtime(
         availability=availability,
         permission_policy=permission_policy,
     )
+    dispatcher.state.mcp = _mcp_manager(config, bus, cwd)
     if cooperative:
         make_cooperative(dispatcher)
     return Runtime(

@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ParamSpec
+from typing import TYPE_CHECKING, ParamSpec
 
 from milk_tui.agents.base import PermissionAnswer
 from milk_tui.engine.runtime import Runtime, build_runtime
@@ -28,6 +28,9 @@ from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.facade.views import StartupInfo, agent_info, session_view
 from milk_tui.model import events as ev
 from milk_tui.model.session import Session, Turn
+
+if TYPE_CHECKING:
+    from milk_tui.facade.mcp import McpServers
 
 Listener = Callable[[ev.BusEvent], None]
 P = ParamSpec("P")
@@ -210,6 +213,13 @@ class Application:
         except BusyError:
             return None
         return None if inner is None else _as_result(inner)
+
+    @property
+    def mcp(self) -> McpServers:
+        """The configured MCP servers: state, tools, ``/mcp`` actions."""
+        from milk_tui.facade.mcp import McpServers
+
+        return McpServers(self.runtime.dispatcher.state.mcp)
 
     @property
     def permissions(self) -> FolderPermissions:

@@ -145,6 +145,8 @@ class MilkApp(App[int]):
             self.push_screen(self.main_screen)
         assert self.bridge is not None
         self.bridge.start()
+        if self.application is not None:  # servers start in the background, after a frame
+            self.call_after_refresh(self.application.mcp.start)
         self.call_after_refresh(gc.freeze)
 
     async def on_unmount(self) -> None:
