@@ -12,29 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-
-class ChunkShapeError(Exception):
-    """A field of a stream chunk has the wrong JSON type."""
-
-    def __init__(self, where: str, got: Any, expected: str) -> None:
-        super().__init__(f"{where} is {json_type(got)} (expected {expected})")
-        self.where = where
-
-
-def json_type(v: Any) -> str:
-    """How a JSON reader would name the value's type."""
-    if v is None:
-        return "null"
-    if type(v) is bool:
-        return "a boolean"
-    if type(v) is int or type(v) is float:
-        return "a number"
-    if type(v) is str:
-        return "a string"
-    if type(v) is list:
-        return "an array"
-    return "an object"
-
+from milk_tui.agents.wire_shape import wrong
 
 _STRING_OR_NULL = "a string or null"
 _DELTA_TEXT = ("content", "reasoning_content", "reasoning")
@@ -42,7 +20,7 @@ _USAGE_COUNTS = ("prompt_tokens", "completion_tokens")
 
 
 def check_chunk(obj: dict[str, Any]) -> None:
-    """Raise ChunkShapeError for the first field of the wrong type; None means well-formed.
+    """Raise ``wire_shape.WireShapeError`` naming the first field of the wrong type.
 
     ``choices`` may be absent or an array; ``null`` is accepted only beside a ``usage``
     object (the usage-only last chunk some servers send that way).
@@ -54,22 +32,22 @@ def check_chunk(obj: dict[str, Any]) -> None:
     if type(choices) is not list:
         if choices is None and ("choices" not in obj or usage is not None):
             return
-        raise ChunkShapeError("choices", choices, "an array")
+        raise wrong("choices", choices, "an array")
     for i, ch in enumerate(choices):
         if type(ch) is not dict:
-            raise ChunkShapeError(f"choices[{i}]", ch, "an object")
+            raise wrong(f"choices[{i}]", ch, "an object")
         fr = ch.get("finish_reason")
         if fr is not None and type(fr) is not str:
-            raise ChunkShapeError(f"choices[{i}].finish_reason", fr, _STRING_OR_NULL)
+            raise wrong(f"choices[{i}].finish_reason", fr, _STRING_OR_NULL)
         delta = ch.get("delta")
         if delta is None:
             continue
         if type(delta) is not dict:
-            raise ChunkShapeError(f"choices[{i}].delta", delta, "an object")
+            raise wrong(f"choices[{i}].delta", delta, "an object")
         for key in _DELTA_TEXT:
             v = delta.get(key)
             if v is not None and type(v) is not str:
-                raise ChunkShapeError(f"choices[{i}].delta.{key}", v, _STRING_OR_NULL)
+                raise wrong(f"choices[{i}].delta.{key}", v, _STRING_OR_NULL)
         tcs = delta.get("tool_calls")
         if tcs is not None:
             _check_tool_calls(tcs, f"choices[{i}].delta.tool_calls")
@@ -77,42 +55,42 @@ def check_chunk(obj: dict[str, Any]) -> None:
 
 def _check_tool_calls(tcs: Any, where: str) -> None:
     if type(tcs) is not list:
-        raise ChunkShapeError(where, tcs, "an array")
+        raise wrong(where, tcs, "an array")
     for j, tc in enumerate(tcs):
         at = f"{where}[{j}]"
         if type(tc) is not dict:
-            raise ChunkShapeError(at, tc, "an object")
+            raise wrong(at, tc, "an object")
         idx = tc.get("index")
         if idx is not None and type(idx) is not int:
-            raise ChunkShapeError(f"{at}.index", idx, "an integer")
+            raise wrong(f"{at}.index", idx, "an integer")
         tid = tc.get("id")
         if tid is not None and type(tid) is not str:
-            raise ChunkShapeError(f"{at}.id", tid, _STRING_OR_NULL)
+            raise wrong(f"{at}.id", tid, _STRING_OR_NULL)
         fn = tc.get("function")
         if fn is None:
             continue
         if type(fn) is not dict:
-            raise ChunkShapeError(f"{at}.function", fn, "an object")
+            raise wrong(f"{at}.function", fn, "an object")
         for key in ("name", "arguments"):
             v = fn.get(key)
             if v is not None and type(v) is not str:
-                raise ChunkShapeError(f"{at}.function.{key}", v, _STRING_OR_NULL)
+                raise wrong(f"{at}.function.{key}", v, _STRING_OR_NULL)
 
 
 def _check_usage(u: Any) -> None:
     if type(u) is not dict:
-        raise ChunkShapeError("usage", u, "an object")
+        raise wrong("usage", u, "an object")
     for key in _USAGE_COUNTS:
         _check_count(u.get(key), f"usage.{key}")
     details = u.get("prompt_tokens_details")
     if details is None:
         return
     if type(details) is not dict:
-        raise ChunkShapeError("usage.prompt_tokens_details", details, "an object")
+        raise wrong("usage.prompt_tokens_details", details, "an object")
     _check_count(details.get("cached_tokens"), "usage.prompt_tokens_details.cached_tokens")
 
 
 def _check_count(v: Any, where: str) -> None:
     if v is None or (type(v) is int and v >= 0) or (type(v) is float and 0 <= v < 1e18):
         return  # (a float NaN fails both comparisons)
-    raise ChunkShapeError(where, v, "a token count")
+    raise wrong(where, v, "a token count")

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from milk_tui.agents.base import TextChunk, ThinkingChunk, UsageEvent
-from milk_tui.agents.openai_chunk import ChunkShapeError, check_chunk
+from milk_tui.agents.openai_chunk import check_chunk
 from milk_tui.agents.round_backend import RoundResult, ToolCall
+from milk_tui.agents.wire_shape import WireShapeError
 
 _DATA = b"data: "
 _DONE = b"[DONE]"
@@ -205,7 +206,7 @@ class SSEParser:
             raise SSEBackendError(_error_text(err))
         try:
             check_chunk(obj)
-        except ChunkShapeError as e:
+        except WireShapeError as e:
             raise SSEFormatError(str(e)) from None
         u = obj.get("usage")
         if u:
