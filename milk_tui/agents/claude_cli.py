@@ -194,7 +194,12 @@ class ClaudeCliAgent:
             async for line in _read_lines(proc.stdout):
                 if self._wire:
                     self._wire.data(line if line.endswith(b"\n") else line + b"\n")
-                for ev in parser.feed(line):
+                try:
+                    events = parser.feed(line)
+                except _SHAPE_FAULTS as e:  # a field of the wrong type
+                    why = f"{type(e).__name__}: {e}"
+                    raise AgentError(f"{self.name}: malformed stream-json line ({why})") from None
+                for ev in events:
                     if isinstance(ev, ToolResultEvent):
                         # Known values only: a Bash `env` must not show a key, but the
                         # pattern rules would mangle ordinary output such as `token = x`.
@@ -305,6 +310,9 @@ def _write_context(text: str) -> str | None:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
     return path
+
+
+_SHAPE_FAULTS = (AttributeError, TypeError, ValueError, KeyError)
 
 
 async def _write_line(stdin: asyncio.StreamWriter, obj: dict[str, Any]) -> None:
