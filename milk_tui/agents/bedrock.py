@@ -224,7 +224,7 @@ class BedrockAgent:
         who = self._auth.who
         if isinstance(e, WireShapeError):
             return AgentError(f"{who}: malformed event from Bedrock: {e}", agent=self.name)
-        if isinstance(e, AttributeError | TypeError | ValueError | KeyError):
+        if isinstance(e, AttributeError | TypeError | ValueError | KeyError | ArithmeticError):
             # botocore maps each event onto the service's shapes before we see it, and
             # fails this way on a structure that is not an object: still the event's fault.
             text = f"{type(e).__name__}: {e}"

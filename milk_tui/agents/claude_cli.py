@@ -312,7 +312,7 @@ def _write_context(text: str) -> str | None:
     return path
 
 
-_SHAPE_FAULTS = (AttributeError, TypeError, ValueError, KeyError)
+_SHAPE_FAULTS = (AttributeError, TypeError, ValueError, KeyError, ArithmeticError)
 
 
 async def _write_line(stdin: asyncio.StreamWriter, obj: dict[str, Any]) -> None:
