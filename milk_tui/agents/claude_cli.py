@@ -42,6 +42,7 @@ from milk_tui.agents.process_tree import kill_tree, kill_tree_now
 from milk_tui.agents.redact import Redactor
 from milk_tui.agents.tool_permission import denial_message
 from milk_tui.agents.wire_log import WireLog
+from milk_tui.agents.wire_shape import WireShapeError
 from milk_tui.config.settings import AgentConfig
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
@@ -197,8 +198,9 @@ class ClaudeCliAgent:
                 try:
                     events = parser.feed(line)
                 except _SHAPE_FAULTS as e:  # a field of the wrong type
-                    why = f"{type(e).__name__}: {e}"
-                    raise AgentError(f"{self.name}: malformed stream-json line ({why})") from None
+                    why = str(e) if isinstance(e, WireShapeError) else f"{type(e).__name__}: {e}"
+                    msg = f"{self.name}: malformed stream-json line: {why}"
+                    raise AgentError(msg, agent=self.name) from None
                 for ev in events:
                     if isinstance(ev, ToolResultEvent):
                         # Known values only: a Bash `env` must not show a key, but the
@@ -312,7 +314,7 @@ def _write_context(text: str) -> str | None:
     return path
 
 
-_SHAPE_FAULTS = (AttributeError, TypeError, ValueError, KeyError, ArithmeticError)
+_SHAPE_FAULTS = (WireShapeError, AttributeError, TypeError, ValueError, KeyError, ArithmeticError)
 
 
 async def _write_line(stdin: asyncio.StreamWriter, obj: dict[str, Any]) -> None:
