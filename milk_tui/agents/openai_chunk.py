@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from milk_tui.agents.wire_shape import wrong
+from milk_tui.agents.wire_shape import get, wrong
 
-_STRING_OR_NULL = "a string or null"
 _DELTA_TEXT = ("content", "reasoning_content", "reasoning")
 _USAGE_COUNTS = ("prompt_tokens", "completion_tokens")
 
@@ -34,47 +33,29 @@ def check_chunk(obj: dict[str, Any]) -> None:
             return
         raise wrong("choices", choices, "an array")
     for i, ch in enumerate(choices):
+        at = f"choices[{i}]"
         if type(ch) is not dict:
-            raise wrong(f"choices[{i}]", ch, "an object")
-        fr = ch.get("finish_reason")
-        if fr is not None and type(fr) is not str:
-            raise wrong(f"choices[{i}].finish_reason", fr, _STRING_OR_NULL)
-        delta = ch.get("delta")
+            raise wrong(at, ch, "an object")
+        get(ch, "finish_reason", str, at)
+        delta = get(ch, "delta", dict, at)
         if delta is None:
             continue
-        if type(delta) is not dict:
-            raise wrong(f"choices[{i}].delta", delta, "an object")
+        at += ".delta"
         for key in _DELTA_TEXT:
-            v = delta.get(key)
-            if v is not None and type(v) is not str:
-                raise wrong(f"choices[{i}].delta.{key}", v, _STRING_OR_NULL)
-        tcs = delta.get("tool_calls")
-        if tcs is not None:
-            _check_tool_calls(tcs, f"choices[{i}].delta.tool_calls")
+            get(delta, key, str, at)
+        for j, tc in enumerate(get(delta, "tool_calls", list, at) or ()):
+            _check_tool_call(tc, f"{at}.tool_calls[{j}]")
 
 
-def _check_tool_calls(tcs: Any, where: str) -> None:
-    if type(tcs) is not list:
-        raise wrong(where, tcs, "an array")
-    for j, tc in enumerate(tcs):
-        at = f"{where}[{j}]"
-        if type(tc) is not dict:
-            raise wrong(at, tc, "an object")
-        idx = tc.get("index")
-        if idx is not None and type(idx) is not int:
-            raise wrong(f"{at}.index", idx, "an integer")
-        tid = tc.get("id")
-        if tid is not None and type(tid) is not str:
-            raise wrong(f"{at}.id", tid, _STRING_OR_NULL)
-        fn = tc.get("function")
-        if fn is None:
-            continue
-        if type(fn) is not dict:
-            raise wrong(f"{at}.function", fn, "an object")
-        for key in ("name", "arguments"):
-            v = fn.get(key)
-            if v is not None and type(v) is not str:
-                raise wrong(f"{at}.function.{key}", v, _STRING_OR_NULL)
+def _check_tool_call(tc: Any, at: str) -> None:
+    if type(tc) is not dict:
+        raise wrong(at, tc, "an object")
+    get(tc, "index", int, at)
+    get(tc, "id", str, at)
+    fn = get(tc, "function", dict, at)
+    if fn is not None:
+        get(fn, "name", str, at + ".function")
+        get(fn, "arguments", str, at + ".function")
 
 
 def _check_usage(u: Any) -> None:
