@@ -12,7 +12,7 @@ from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
-from tui.conftest import make_app, type_and_send
+from tui.conftest import make_app, settle, type_and_send
 
 NONCE = "tuinonce01"
 
@@ -59,3 +59,26 @@ async def test_a_wrong_typed_chunk_ends_the_turn_and_the_app_is_ready_again() ->
             stored = SessionStore(app.runtime.db).load(session.id)
             assert stored is not None and stored.current_need != "rewrite the lexer"
             assert "rewrite the lexer" not in json.dumps(stored.history[-1].content)
+
+
+async def test_a_dripping_server_is_stopped_at_turn_timeout_secs() -> None:
+    with FakeOpenAIServer() as srv:
+        srv.enqueue(FakeReply(text=["drip "] * 12, drip=0.05))
+        agent = AgentConfig(name="fake", provider="local", url=srv.url, model="m", timeout_secs=30)
+        agent.limits.turn_timeout_secs = 1
+        cfg = MilkConfig(agent="fake", escalation_agent="fake", agents=[agent])
+        app = make_app(config=cfg, demo=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await type_and_send(pilot, "take all the time you need")
+            for _ in range(300):  # the deadline is 1 s away; settle() may return before it
+                if not app.facade.busy:
+                    break
+                await pilot.pause(0.02)
+            await settle(pilot, app)
+            assert not app.main_screen.query_one(StatusLine).model.turn.busy
+            items = app.main_screen.query_one(Conversation).items
+            errors = [it.text for it in items if it.kind == "error"]
+            assert errors and errors[-1].endswith(
+                "agent 'fake': no complete answer within 1s (turn_timeout_secs); nothing recorded"
+            ), errors
+            assert app.runtime.dispatcher.session.history == []
