@@ -5,7 +5,9 @@ parser reads (https://platform.openai.com/docs/api-reference/chat-streaming/stre
 a server that sends ``"content": 5`` or ``"tool_calls": {}`` ends the turn with one line
 naming the field instead of a Python traceback deep in the parser.  Fields we do not read
 are not checked (servers add their own).  Plain ``type(x) is`` tests, not a schema
-library: this runs for every chunk that misses ``SSEParser``'s skeleton shortcut.
+library: this runs for every chunk that misses ``SSEParser``'s skeleton shortcut, so a
+quick yes/no pass (``_plain``) runs first and the walk that names the field
+(``_explain``) only runs for a chunk that failed it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,57 @@ _USAGE_COUNTS = ("prompt_tokens", "completion_tokens")
 
 
 def check_chunk(obj: dict[str, Any]) -> None:
-    """Raise ``wire_shape.WireShapeError`` naming the first field of the wrong type.
+    """Raise ``wire_shape.WireShapeError`` naming the first field of the wrong type."""
+    if not _plain(obj):
+        _explain(obj)
+
+
+_STR_OR_NONE = (str, type(None))
+
+
+def _plain(obj: dict[str, Any]) -> bool:
+    """True for the usual chunk: choices of content/reasoning deltas (or tool-call deltas
+    with string fields), no usage.  False only means "walk it" (``_explain``)."""
+    if obj.get("usage") is not None:
+        return False
+    choices = obj.get("choices")
+    if type(choices) is not list:
+        return "choices" not in obj
+    for ch in choices:
+        if type(ch) is not dict or type(ch.get("finish_reason")) not in _STR_OR_NONE:
+            return False
+        delta = ch.get("delta")
+        if delta is None:
+            continue
+        if (
+            type(delta) is not dict
+            or type(delta.get("content")) not in _STR_OR_NONE
+            or type(delta.get("reasoning_content")) not in _STR_OR_NONE
+            or type(delta.get("reasoning")) not in _STR_OR_NONE
+        ):
+            return False
+        tcs = delta.get("tool_calls")
+        if tcs is None:
+            continue
+        if type(tcs) is not list:
+            return False
+        for tc in tcs:
+            if type(tc) is not dict or type(tc.get("id")) not in _STR_OR_NONE:
+                return False
+            idx, fn = tc.get("index"), tc.get("function")
+            if idx is not None and type(idx) is not int:
+                return False
+            if fn is not None and (
+                type(fn) is not dict
+                or type(fn.get("name")) not in _STR_OR_NONE
+                or type(fn.get("arguments")) not in _STR_OR_NONE
+            ):
+                return False
+    return True
+
+
+def _explain(obj: dict[str, Any]) -> None:
+    """Walk the chunk and raise for the first wrong field (a chunk ``_plain`` did not pass).
 
     ``choices`` may be absent or an array; ``null`` is accepted only beside a ``usage``
     object (the usage-only last chunk some servers send that way).
