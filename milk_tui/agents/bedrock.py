@@ -27,6 +27,7 @@ from milk_tui.agents.round_backend import RoundResult, ToolRun
 from milk_tui.agents.thread_stream import iterate_in_thread
 from milk_tui.agents.tool_loop import LoopSettings, ToolLoop
 from milk_tui.agents.wire_log import WireLog
+from milk_tui.agents.wire_shape import WireShapeError
 from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
 
 RETRYABLE_CODES = {
@@ -221,6 +222,16 @@ class BedrockAgent:
         if isinstance(e, AgentError):
             return e
         who = self._auth.who
+        if isinstance(e, WireShapeError):
+            return AgentError(f"{who}: malformed event from Bedrock: {e}", agent=self.name)
+        if isinstance(e, AttributeError | TypeError | ValueError | KeyError | ArithmeticError):
+            # botocore maps each event onto the service's shapes before we see it, and
+            # fails this way on a structure that is not an object: still the event's fault.
+            text = f"{type(e).__name__}: {e}"
+            return AgentError(
+                self._auth.redact(f"{who}: malformed event from Bedrock (botocore: {text})"),
+                agent=self.name,
+            )
         kind = type(e).__name__
         status, code, message = _client_error_parts(e)
         retryable = False

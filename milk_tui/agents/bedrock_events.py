@@ -4,6 +4,10 @@ boto3 hands each event over as a dict with one key (``contentBlockStart``,
 ``contentBlockDelta``, ``messageStop``, ``metadata`` …).  Text and reasoning deltas become
 chunks at once; tool-use input arrives as partial JSON per content block and is assembled
 here; usage comes last, in ``metadata``.
+
+botocore decodes the frames but passes the values of fields through unchecked, so every
+field read here is type-checked here (one place for this wire format): a wrong type is an
+``WireShapeError`` naming the field, worded for the user by ``BedrockAgent``.
 """
 
 from __future__ import annotations
@@ -12,8 +16,20 @@ from typing import Any
 
 from milk_tui.agents.base import TextChunk, ThinkingChunk, UsageEvent
 from milk_tui.agents.round_backend import RoundResult, ToolCall
+from milk_tui.agents.wire_shape import WireShapeError, wrong
+from milk_tui.agents.wire_shape import get as _get
 
 Chunk = TextChunk | ThinkingChunk
+
+
+def _obj(ev: dict[str, Any], key: str) -> dict[str, Any]:
+    body = ev[key]
+    if type(body) is not dict:
+        raise wrong(key, body, "an object")
+    return body
+
+
+_USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheWriteInputTokens")
 
 
 class ConverseStreamParser:
@@ -31,47 +47,61 @@ class ConverseStreamParser:
 
     def feed(self, ev: dict[str, Any]) -> list[Chunk]:
         if "contentBlockDelta" in ev:
-            return self._delta(ev["contentBlockDelta"])
+            return self._delta(_obj(ev, "contentBlockDelta"))
         if "contentBlockStart" in ev:
-            body = ev["contentBlockStart"]
-            tu = body.get("start", {}).get("toolUse")
+            body = _obj(ev, "contentBlockStart")
+            start = _get(body, "start", dict, "contentBlockStart") or {}
+            tu = _get(start, "toolUse", dict, "contentBlockStart.start")
             if tu:
-                index = body.get("contentBlockIndex", len(self._tools))
-                self._tools[index] = [tu.get("toolUseId", ""), tu.get("name", ""), ""]
+                index = _get(body, "contentBlockIndex", int, "contentBlockStart")
+                self._tools[len(self._tools) if index is None else index] = [
+                    _get(tu, "toolUseId", str, "contentBlockStart.start.toolUse") or "",
+                    _get(tu, "name", str, "contentBlockStart.start.toolUse") or "",
+                    "",
+                ]
         elif "messageStop" in ev:
-            self.stop_reason = ev["messageStop"].get("stopReason", "")
+            self.stop_reason = _get(_obj(ev, "messageStop"), "stopReason", str, "messageStop") or ""
         elif "metadata" in ev:
-            self._usage(ev["metadata"].get("usage") or {})
+            self._usage(_get(_obj(ev, "metadata"), "usage", dict, "metadata") or {})
         return []
 
     def _delta(self, body: dict[str, Any]) -> list[Chunk]:
-        delta = body.get("delta", {})
+        delta = _get(body, "delta", dict, "contentBlockDelta") or {}
         if "text" in delta:
-            if not delta["text"]:
+            text = _get(delta, "text", str, "contentBlockDelta.delta")
+            if not text:
                 return []
-            self.text_parts.append(delta["text"])
-            return [TextChunk(delta["text"])]
+            self.text_parts.append(text)
+            return [TextChunk(text)]
         if "toolUse" in delta:
-            slot = self._tools.setdefault(body.get("contentBlockIndex", 0), ["", "", ""])
-            slot[2] += delta["toolUse"].get("input", "")
+            tu = _get(delta, "toolUse", dict, "contentBlockDelta.delta") or {}
+            part = _get(tu, "input", str, "contentBlockDelta.delta.toolUse") or ""
+            index = _get(body, "contentBlockIndex", int, "contentBlockDelta")
+            slot = self._tools.setdefault(index or 0, ["", "", ""])
+            slot[2] += part
         elif "reasoningContent" in delta:
-            rc = delta["reasoningContent"]
-            self.signature += rc.get("signature", "")
-            if rc.get("text"):
-                self.reasoning_parts.append(rc["text"])
-                return [ThinkingChunk(rc["text"])]
+            where = "contentBlockDelta.delta.reasoningContent"
+            rc = _get(delta, "reasoningContent", dict, "contentBlockDelta.delta") or {}
+            self.signature += _get(rc, "signature", str, where) or ""
+            text = _get(rc, "text", str, where)
+            if text:
+                self.reasoning_parts.append(text)
+                return [ThinkingChunk(text)]
         return []
 
     def _usage(self, u: dict[str, Any]) -> None:
         if not u:
             return
         # Bedrock counts are already additive: inputTokens excludes cache reads/writes.
+        n = {k: _get(u, k, int, "metadata.usage") or 0 for k in _USAGE_KEYS}
+        if min(n.values()) < 0:
+            raise WireShapeError("metadata.usage holds a negative token count")
         self.usage = UsageEvent(
             model=self.model,
-            prompt_tokens=int(u.get("inputTokens", 0)),
-            completion_tokens=int(u.get("outputTokens", 0)),
-            cache_read=int(u.get("cacheReadInputTokens", 0)),
-            cache_creation=int(u.get("cacheWriteInputTokens", 0)),
+            prompt_tokens=n["inputTokens"],
+            completion_tokens=n["outputTokens"],
+            cache_read=n["cacheReadInputTokens"],
+            cache_creation=n["cacheWriteInputTokens"],
         )
 
     def close(self) -> list[Chunk]:

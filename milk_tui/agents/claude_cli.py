@@ -42,6 +42,7 @@ from milk_tui.agents.mcp import claude_config as mcp_config
 from milk_tui.agents.process_tree import kill_tree, kill_tree_now
 from milk_tui.agents.redact import Redactor
 from milk_tui.agents.wire_log import WireLog
+from milk_tui.agents.wire_shape import WireShapeError
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.settings import AgentConfig
 
@@ -213,7 +214,13 @@ class ClaudeCliAgent:
             async for line in _read_lines(proc.stdout):
                 if self._wire:
                     self._wire.data(line if line.endswith(b"\n") else line + b"\n")
-                for ev in parser.feed(line):
+                try:
+                    events = parser.feed(line)
+                except _SHAPE_FAULTS as e:  # a field of the wrong type
+                    why = str(e) if isinstance(e, WireShapeError) else f"{type(e).__name__}: {e}"
+                    msg = f"{self.name}: malformed stream-json line: {why}"
+                    raise AgentError(msg, agent=self.name) from None
+                for ev in events:
                     if isinstance(ev, ToolResultEvent):
                         # Known values only: a Bash `env` must not show a key, but the
                         # pattern rules would mangle ordinary output such as `token = x`.
@@ -287,6 +294,9 @@ def _write_context(text: str) -> str | None:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
     return path
+
+
+_SHAPE_FAULTS = (WireShapeError, AttributeError, TypeError, ValueError, KeyError, ArithmeticError)
 
 
 async def _write_line(stdin: asyncio.StreamWriter, obj: dict[str, Any]) -> None:

@@ -20,6 +20,7 @@ from milk_tui.agents.base import (
     ToolResultEvent,
     UsageEvent,
 )
+from milk_tui.agents.wire_shape import get
 
 SESSION_NOT_FOUND_TEXT = "No conversation found with session ID"
 """What the CLI says when ``--resume`` names a session it cannot find (real CLI 2.1.197)."""
@@ -29,6 +30,7 @@ SYNTHETIC_MODEL = "<synthetic>"
 which we report through AgentError instead of as answer text."""
 
 
+_DELTA = "stream_event.event.delta"
 _TOKEN_KEYS = (
     "input_tokens",
     "output_tokens",
@@ -152,7 +154,8 @@ class StreamJsonParser:
     def _stream_event(self, obj: dict[str, Any]) -> list[AgentEvent]:
         if obj.get("parent_tool_use_id"):
             return []  # a sub-agent's own stream: its outcome arrives as a tool result
-        ev = obj.get("event") or {}
+        # The CLI forwards these API events as the server sent them: type-check what we read.
+        ev = get(obj, "event", dict, "stream_event") or {}
         etype = ev.get("type")
         if etype == "message_start":
             self._current_msg = str((ev.get("message") or {}).get("id") or "")
@@ -169,19 +172,19 @@ class StreamJsonParser:
                 self._tools[call_id] = name
             return []
         if etype == "content_block_delta":
-            delta = ev.get("delta") or {}
+            delta = get(ev, "delta", dict, "stream_event.event") or {}
             dtype = delta.get("type")
             if dtype == "text_delta":
                 self._streamed_msgs.add(self._current_msg)
-                return self._text(str(delta.get("text") or ""))
+                return self._text(get(delta, "text", str, _DELTA) or "")
             if dtype == "thinking_delta":
                 self._streamed_msgs.add(self._current_msg)
-                t = str(delta.get("thinking") or "")
+                t = get(delta, "thinking", str, _DELTA) or ""
                 return [ThinkingChunk(t)] if t else []
             if dtype == "input_json_delta":
                 tb = self._open_tools.get(int(ev.get("index") or 0))
                 if tb is not None:
-                    tb.json_parts.append(str(delta.get("partial_json") or ""))
+                    tb.json_parts.append(get(delta, "partial_json", str, _DELTA) or "")
             return []
         if etype == "content_block_stop":
             tb = self._open_tools.pop(int(ev.get("index") or 0), None)

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from milk_tui.agents.base import TextChunk, ThinkingChunk, UsageEvent
+from milk_tui.agents.openai_chunk import check_chunk
 from milk_tui.agents.round_backend import RoundResult, ToolCall
+from milk_tui.agents.wire_shape import WireShapeError
 
 _DATA = b"data: "
 _DONE = b"[DONE]"
@@ -28,7 +30,8 @@ _PROBE = "\x01milk-probe"
 
 
 class SSEFormatError(Exception):
-    """The backend sent a ``data:`` line that is not JSON (not a tool-argument problem)."""
+    """The backend sent a ``data:`` line that is not JSON, or JSON of the wrong shape
+    (``openai_chunk.check_chunk``)."""
 
 
 class SSEBackendError(Exception):
@@ -69,7 +72,9 @@ class SSEParser:
     def __init__(self, model: str = "") -> None:
         self.model = model
         """Named in the round's UsageEvent."""
-        self._buf = b""
+        self._pending: list[bytes] = []
+        """Bytes of a line not yet ended: kept as a list and joined once the newline
+        arrives, so one huge line costs linear time, not a re-copy per network read."""
         self.done = False
         """``data: [DONE]`` seen."""
         self.finish_reason = ""
@@ -89,7 +94,7 @@ class SSEParser:
     # ----- feeding ------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> list[TextChunk | ThinkingChunk]:
-        if self._buf or self.done or (self._hot_text is None and self._hot_think is None):
+        if self._pending or self.done or (self._hot_text is None and self._hot_think is None):
             return self._feed(data)
         # One HTTP chunk = one whole SSE event (how httpx hands llama.cpp's stream over).
         # The hot skeletons include "data: " and the blank line, so one prefix and one
@@ -123,15 +128,24 @@ class SSEParser:
         """The general path: split lines, parse each ``data:`` payload."""
         if self.done:
             return []
-        if self._buf:
-            data = self._buf + data
+        pending = self._pending
+        if pending:
+            if b"\n" not in data:
+                pending.append(data)
+                return []
+            pending.append(data)
+            data = b"".join(pending)
+            pending.clear()
         lines = data.split(b"\n")
-        self._buf = lines.pop()
+        rest = lines.pop()
+        if rest:
+            pending.append(rest)
         return self._lines(lines)
 
     def close(self) -> list[TextChunk | ThinkingChunk]:
         """Process a final line that had no trailing newline."""
-        rest, self._buf = self._buf, b""
+        rest = b"".join(self._pending)
+        self._pending.clear()
         return self._lines([rest]) if rest and not self.done else []
 
     @property
@@ -190,15 +204,19 @@ class SSEParser:
         err = obj.get("error")
         if err:
             raise SSEBackendError(_error_text(err))
+        try:
+            check_chunk(obj)
+        except WireShapeError as e:
+            raise SSEFormatError(str(e)) from None
         u = obj.get("usage")
         if u:
             self.usage = u
         choices = obj.get("choices")
-        if not choices or type(choices) is not list or type(choices[0]) is not dict:
+        if not choices:
             return
-        ch = choices[0]
+        ch = choices[0]  # the shapes were checked above
         delta = ch.get("delta")
-        if delta and type(delta) is dict:
+        if delta:
             r = delta.get("reasoning_content") or delta.get("reasoning")
             if r:
                 pieces.append((_THINK, r))
@@ -276,7 +294,7 @@ class SSEParser:
                 acc.name_parts.append(name)
             args = fn.get("arguments")
             if args:
-                acc.arg_parts.append(args if isinstance(args, str) else json.dumps(args))
+                acc.arg_parts.append(args)
 
     def tool_calls(self) -> list[ToolCall]:
         """Calls ordered by wire index (0- or 1-based both work); nameless fragments dropped."""

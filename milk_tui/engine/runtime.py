@@ -96,8 +96,15 @@ def _probe_local_server() -> AgentConfig | None:
     return None
 
 
-def choose_agents(cfg: MilkConfig, demo: bool) -> tuple[AgentConfig, AgentConfig, list[str], bool]:
-    """Returns (primary, escalation, notes, running_demo)."""
+def choose_agents(
+    cfg: MilkConfig, demo: bool
+) -> tuple[AgentConfig | None, AgentConfig, list[str], bool]:
+    """Returns (primary, escalation, notes, running_demo).
+
+    The demo agents run only when asked for or when nothing at all is configured: never in
+    place of a configured agent that is missing or down, whose turns would otherwise be
+    answered with canned text and recorded.  A missing primary leaves that slot empty.
+    """
     notes: list[str] = []
     if demo:
         return DEMO_PRIMARY, DEMO_ESCALATION, [], True  # asked for: nothing to warn about
@@ -115,14 +122,12 @@ def choose_agents(cfg: MilkConfig, demo: bool) -> tuple[AgentConfig, AgentConfig
         notes.append(f"using the {found.name} server at {found.url} as the primary agent")
         primary = found
     if primary is None:
-        primary = DEMO_PRIMARY
-        notes.append("no primary agent in agents[]; the demo primary stands in")
+        notes.append("no primary agent in agents[]; every turn goes to the escalation agent")
     if escalation.kind == "claude-cli" and not shutil.which(escalation.bin or "claude"):
         notes.append(
             f"escalation agent '{escalation.name}': '{escalation.bin or 'claude'}' not found on "
-            "PATH; the demo escalation agent stands in"
+            "PATH; its turns fall back to the primary agent, or fail if there is none"
         )
-        escalation = DEMO_ESCALATION
     return primary, escalation, notes, False
 
 
@@ -165,11 +170,19 @@ def build_runtime(
     memory = MemoryService(PerceptStore(db), bus)
     primary_cfg, esc_cfg, notes, running_demo = choose_agents(config, demo)
     debug_log = ensure_dir(data_dir()) / "wire-debug.log" if (debug or config.debug) else None
-    primary = build_agent(
-        primary_cfg, slot="primary", config=config, other_name=esc_cfg.name, debug_log=debug_log
+    primary = (
+        build_agent(
+            primary_cfg, slot="primary", config=config, other_name=esc_cfg.name, debug_log=debug_log
+        )
+        if primary_cfg is not None
+        else None
     )
     escalation = build_agent(
-        esc_cfg, slot="escalation", config=config, other_name=primary_cfg.name, debug_log=debug_log
+        esc_cfg,
+        slot="escalation",
+        config=config,
+        other_name=primary_cfg.name if primary_cfg else "",
+        debug_log=debug_log,
     )
     session = store.resume(cwd, session_name, new=new, any_folder=any_folder)
     notes += store.take_warnings()  # a stored field that could not be read, named
@@ -178,9 +191,14 @@ def build_runtime(
 
     # Inconclusive prompts are classified by the primary model, but only a real model
     # (HTTP / Bedrock): the demo and CLI agents would answer in prose.
-    availability = AvailabilityCache({"primary": primary, "escalation": escalation})
+    slots = {"primary": primary, "escalation": escalation}
+    availability = AvailabilityCache({k: a for k, a in slots.items() if a is not None})
     classifier = None
-    if primary_cfg.kind in ("openai", "bedrock"):
+    if (
+        primary is not None
+        and primary_cfg is not None
+        and primary_cfg.kind in ("openai", "bedrock")
+    ):
         classifier = make_agent_classifier(primary, available=lambda: availability.check("primary"))
     router = Router(config, cwd, classifier=classifier)
     dispatcher = Dispatcher(
@@ -189,7 +207,7 @@ def build_runtime(
         session=session,
         bus=bus,
         cwd=cwd,
-        primary=AgentSlot("primary", primary_cfg, primary),
+        primary=AgentSlot("primary", primary_cfg, primary) if primary and primary_cfg else None,
         escalation=AgentSlot("escalation", esc_cfg, escalation),
         memory=memory,
         router=router,

@@ -227,34 +227,62 @@ class TurnRunner:
         )
 
     async def _consume(self, slot: AgentSlot, request: AgentRequest, scratch: TurnScratch) -> None:
-        """Run the agent's stream.  A turn that outlasts the agent's ``turn_timeout_secs``
-        gets one warning and goes on: stopping it would throw away work in progress (a long
-        escalation is normal), and Ctrl+C is the user's to press."""
+        """Run the agent's stream within its ``turn_timeout_secs``: a hard deadline besides
+        the per-read timeout (a server dripping a byte at a time never trips that one), with
+        one warning at half of it.  The deadline, a reply with nothing in it, or a fault of
+        ours while reading the stream end the turn as one AgentError naming the agent, so
+        the caller rolls the session back and records nothing."""
         limit = self._state.config.resolve_turn_timeout(slot.config)
         warn = None
         if limit is not None:
             warn = asyncio.get_running_loop().call_later(
-                limit,
+                limit / 2,
                 self._pub.notice,
-                f"{slot.name} is taking longer than {limit:g}s (turn_timeout_secs); "
-                "Ctrl+C cancels the turn",
+                f"{slot.name} is taking long; it is stopped at {limit:g}s (turn_timeout_secs); "
+                "Ctrl+C cancels the turn now",
                 "warning",
             )
+        bus_publish, calls = self._state.bus.publish, [0]
+
+        def publish(e: ev.BusEvent) -> None:
+            if type(e) is ev.ToolCall:
+                calls[0] += 1
+            bus_publish(e)
+
+        deadline = asyncio.timeout(limit)
         try:
-            await consume_stream(
-                slot.agent,
-                request,
-                scratch,
-                slot=slot.slot,
-                fallback_model=slot.model,
-                session_id=self._state.session.id,
-                publish=self._state.bus.publish,
-                on_need=lambda body: self._pub.record_need(body, slot.slot),
-                repeats=self._repeats(),
-            )
+            async with deadline:
+                await consume_stream(
+                    slot.agent,
+                    request,
+                    scratch,
+                    slot=slot.slot,
+                    fallback_model=slot.model,
+                    session_id=self._state.session.id,
+                    publish=publish,
+                    on_need=lambda body: self._pub.record_need(body, slot.slot),
+                    repeats=self._repeats(),
+                )
+        except _TURN_ERRORS:
+            if not deadline.expired():
+                raise
+            raise AgentError(
+                f"agent '{slot.name}': no complete answer within {limit:g}s "
+                "(turn_timeout_secs); nothing recorded",
+                agent=slot.name,
+            ) from None
+        except Exception as e:  # noqa: BLE001 - any fault is one turn error, never a traceback
+            raise AgentError(
+                f"agent '{slot.name}': stream failed: {type(e).__name__}: {e}", agent=slot.name
+            ) from e
         finally:
             if warn is not None:
                 warn.cancel()
+        if not (scratch.reply_text() or scratch.escalation_reason or scratch.percepts or calls[0]):
+            raise AgentError(
+                f"agent '{slot.name}': empty reply (no text, no tool calls); nothing recorded",
+                agent=slot.name,
+            )
 
     def _repeats(self) -> int:
         cfg = self._state.config.loop_detection

@@ -33,7 +33,7 @@ def encode_message(headers: dict[str, str], payload: bytes) -> bytes:
     return msg + struct.pack("!I", zlib.crc32(msg) & 0xFFFFFFFF)
 
 
-def encode_event(event_type: str, payload: dict[str, Any]) -> bytes:
+def encode_event(event_type: str, payload: Any) -> bytes:
     return encode_message(
         {":event-type": event_type, ":content-type": "application/json", ":message-type": "event"},
         json.dumps(payload).encode(),
@@ -55,7 +55,7 @@ def encode_exception(exception_type: str, message: str) -> bytes:
 class _Step:
     kind: str  # event | exception | pause | hold
     name: str = ""
-    payload: dict[str, Any] = field(default_factory=dict)
+    payload: Any = field(default_factory=dict)
     seconds: float = 0.0
 
 
@@ -149,6 +149,11 @@ class Reply:
             )
         self._block_stop(idx)
         self._tool_used = True
+        return self
+
+    def raw_event(self, event_type: str, payload: Any) -> Reply:
+        """Any event with any payload, sent as is (malformed-shape tests)."""
+        self.steps.append(_Step("event", event_type, payload))
         return self
 
     def exception(self, exception_type: str, message: str) -> Reply:

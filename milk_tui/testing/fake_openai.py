@@ -198,7 +198,9 @@ class FakeOpenAIServer:
         if reply.hang == "after_headers":
             await asyncio.Event().wait()
         events = reply.events()
-        if reply.delay <= 0:
+        if reply.drip > 0:
+            await _drip(writer, b"".join(events), reply.drip)
+        elif reply.delay <= 0:
             writer.write(_chunked_all(events))
             await writer.drain()
             self.events_sent.append(len(events))
@@ -226,6 +228,16 @@ class FakeOpenAIServer:
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True
+
+
+async def _drip(writer: asyncio.StreamWriter, body: bytes, pause: float) -> None:
+    """One byte per HTTP chunk, ``pause`` seconds apart, until done or the client leaves."""
+    for i in range(len(body)):
+        if writer.is_closing() or reader_eof(writer):
+            raise ConnectionResetError
+        writer.write(b"1\r\n%s\r\n" % body[i : i + 1])
+        await writer.drain()
+        await asyncio.sleep(pause)
 
 
 def reader_eof(writer: asyncio.StreamWriter) -> bool:

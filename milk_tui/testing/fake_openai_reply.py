@@ -60,6 +60,9 @@ class FakeReply:
     """Never answer: before the status line, or after headers (no body bytes ever)."""
     delay: float = 0.0
     """Seconds between SSE events (paced streaming for UI tests / the demo)."""
+    drip: float = 0.0
+    """Seconds between single BYTES of the body: a server that keeps the connection busy
+    (no read timeout ever trips) but takes for ever to finish."""
     raw_lines: list[str] | None = None
     """Exact SSE lines to send instead of generated ones (newlines added)."""
     model: str = "fake-model"

@@ -56,10 +56,11 @@ async def test_failed_turn_records_nothing_and_next_turn_works(rig):
     assert out.ok and len(rig.reload().history) == 2
 
 
-async def test_empty_answer_records_user_turn_only(rig):
+async def test_empty_answer_is_an_error_and_records_nothing(rig):
     rig.primary.push(say())
-    await rig.dispatcher.run_turn("say nothing at all please")
-    assert [t.role for t in rig.reload().history] == ["user"]
+    out = await rig.dispatcher.run_turn("say nothing at all please")
+    assert not out.ok and "empty reply" in out.error and "llama" in out.error
+    assert rig.reload().history == []
 
 
 def test_history_builder_has_no_tail_logic():
