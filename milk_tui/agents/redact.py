@@ -19,6 +19,13 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from milk_tui.config.secrets import (
+    CREDENTIAL_HEADERS,
+    SECRET_AGENT_KEYS,
+    header_secrets,
+    is_credential_header,
+)
+
 if TYPE_CHECKING:
     from milk_tui.config.settings import MilkConfig
 
@@ -26,14 +33,7 @@ MASK = "***"
 MIN_SECRET_CHARS = 4
 """Shorter values would mangle ordinary text and are no real secret anyway."""
 
-SENSITIVE_HEADERS = frozenset(
-    {"authorization", "proxy-authorization", "x-api-key", "api-key", "cookie", "x-auth-token"}
-)
-_SENSITIVE_HEADER_NAME = re.compile(
-    r"(?i)auth|key|token|secret|cookie|session|passw|signature|credential"
-)
-"""A configured header whose name says it carries a credential (``X-Goog-Api-Key``,
-``X-Custom-Token``), besides the well-known names above."""
+SENSITIVE_HEADERS = CREDENTIAL_HEADERS
 
 _PATTERNS = (
     re.compile(r"(?i)(bearer\s+)[^\s\"',]+"),
@@ -61,28 +61,11 @@ def known_secrets() -> list[str]:
     return _KNOWN
 
 
-def is_sensitive_header(name: str) -> bool:
-    return name.lower() in SENSITIVE_HEADERS or bool(_SENSITIVE_HEADER_NAME.search(name))
-
-
-def header_secrets(headers: dict[str, str]) -> list[str]:
-    """The credential values of configured headers: the whole value, and the token after an
-    auth scheme (``Bearer abc`` → also ``abc``), since a server may echo either."""
-    out = []
-    for k, v in headers.items():
-        if is_sensitive_header(k) and isinstance(v, str):
-            out.append(v)
-            scheme, _, token = v.strip().partition(" ")
-            if token and scheme.isalpha():
-                out.append(token.strip())
-    return out
-
-
 def config_secrets(cfg: MilkConfig) -> list[str]:
     """Every secret written in a configuration: keys, AWS credentials, auth header values."""
     out = []
     for a in cfg.agents:
-        out += [a.api_key, a.aws_key_id, a.aws_secret, a.aws_token]
+        out += [getattr(a, k) for k in SECRET_AGENT_KEYS]
         out += header_secrets(a.headers)
     return [s for s in out if s]
 
@@ -124,7 +107,7 @@ class Redactor:
         return mask_values(text, self._secrets)
 
     def headers(self, headers: dict[str, str]) -> dict[str, str]:
-        return {k: (MASK if is_sensitive_header(k) else self(v)) for k, v in headers.items()}
+        return {k: (MASK if is_credential_header(k) else self(v)) for k, v in headers.items()}
 
 
 def _keep_key(m: re.Match[str]) -> str:
