@@ -103,8 +103,9 @@ class Redactor:
 
     def values(self, text: str) -> str:
         """Known values only: for tool results, which are file or command output where the
-        pattern rules would mangle ordinary code such as ``token = x``."""
-        return mask_values(text, self._secrets)
+        pattern rules would mangle ordinary code such as ``token = x``.  Every secret known
+        in the process, not only this backend's: another agent's key is no less secret."""
+        return mask_values(text, _KNOWN)
 
     def headers(self, headers: dict[str, str]) -> dict[str, str]:
         return {k: (MASK if is_credential_header(k) else self(v)) for k, v in headers.items()}
