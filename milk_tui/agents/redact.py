@@ -57,6 +57,40 @@ def register(*secrets: str) -> None:
             _KNOWN.sort(key=len, reverse=True)
 
 
+class _Plan:
+    """What ``StreamMasker`` needs of the known secrets, built once per list of secrets:
+    the shortest length (a shorter piece cannot hold one), the longest (how far back a
+    split secret can begin), their first characters (a tail without one cannot begin a
+    secret) and one regex matching a proper beginning of any secret at the end of a text."""
+
+    __slots__ = ("secrets", "shortest", "window", "first", "tail_rx")
+
+    def __init__(self, secrets: list[str]) -> None:
+        self.secrets = tuple(secrets)
+        self.shortest = min(map(len, secrets))
+        self.window = max(map(len, secrets)) - 1
+        self.first = frozenset(s[0] for s in secrets)
+        self.tail_rx = re.compile("(?:" + "|".join(map(_prefix_pattern, secrets)) + r")\Z")
+
+
+def _prefix_pattern(secret: str) -> str:
+    """``abcd`` → ``a(?:b(?:c)?)?``: any proper non-empty beginning of the secret."""
+    p = ""
+    for ch in reversed(secret[:-1]):
+        p = re.escape(ch) + (f"(?:{p})?" if p else "")
+    return p
+
+
+_plan_cache: list[_Plan] = []
+
+
+def _plan() -> _Plan:
+    """The plan of the current secrets (the list only grows, so its length tells a change)."""
+    if not _plan_cache or len(_plan_cache[0].secrets) != len(_KNOWN):
+        _plan_cache[:] = [_Plan(_KNOWN)]
+    return _plan_cache[0]
+
+
 def known_secrets() -> list[str]:
     return _KNOWN
 
@@ -152,20 +186,26 @@ class StreamMasker:
         self._tail = ""
 
     def feed(self, text: str) -> str:
-        secrets = _KNOWN
         if self._tail:
             text = self._tail + text
             self._tail = ""
-        if not secrets:
+        if not _KNOWN:
             return text
-        for s in secrets:
-            if s in text:
-                text = text.replace(s, MASK)
-        cut = _held_from(text, secrets)
-        if cut == len(text):
+        plan = _plan()
+        n = len(text)
+        if n >= plan.shortest:
+            for s in plan.secrets:
+                if s in text:
+                    text = text.replace(s, MASK)
+            n = len(text)
+        lo = n - plan.window if n > plan.window else 0
+        if plan.first.isdisjoint(text[lo:]):
             return text
-        self._tail = text[cut:]
-        return text[:cut]
+        m = plan.tail_rx.search(text, lo)
+        if m is None:
+            return text
+        self._tail = text[m.start() :]
+        return text[: m.start()]
 
     @property
     def held(self) -> bool:
