@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from milk_tui.config.secrets import (
-    CREDENTIAL_HEADERS,
     SECRET_AGENT_KEYS,
     header_secrets,
     is_credential_header,
@@ -32,8 +31,6 @@ if TYPE_CHECKING:
 MASK = "***"
 MIN_SECRET_CHARS = 4
 """Shorter values would mangle ordinary text and are no real secret anyway."""
-
-SENSITIVE_HEADERS = CREDENTIAL_HEADERS
 
 _PATTERNS = (
     re.compile(r"(?i)(bearer\s+)[^\s\"',]+"),
@@ -49,28 +46,63 @@ _KNOWN: list[str] = []
 place only, so a ``StreamMasker`` created before a ``token_cmd`` ran still sees its output."""
 
 
+SHARED_SECRET_CHARS = 8
+
+
+def looks_like_a_credential(value: str) -> bool:
+    """Whether a value is masked in every text (replies, stored turns, every log): at least
+    8 characters, and not a short plain word.  Local servers take placeholder keys such as
+    ``ollama``, ``dummy`` or ``EMPTY``; masking those in every reply would hide ordinary
+    words, and they protect nothing.  A backend still masks them in its own errors."""
+    return len(value) >= SHARED_SECRET_CHARS and not (value.isalpha() and len(value) < 16)
+
+
 def register(*secrets: str) -> None:
-    """Enter secret values in the process-wide list (too short or empty ones are skipped)."""
+    """Enter secret values in the process-wide list (placeholders are skipped)."""
     for s in secrets:
-        if s and len(s) >= MIN_SECRET_CHARS and s not in _KNOWN:
+        if s and looks_like_a_credential(s) and s not in _KNOWN:
             _KNOWN.append(s)
             _KNOWN.sort(key=len, reverse=True)
+
+
+REGEX_PREFIX_CHARS = 64
+"""Beginnings of a secret up to this long are matched by one nested regex (deeper nesting
+would exhaust the regex parser's recursion); a longer tail is found by ``find``."""
 
 
 class _Plan:
     """What ``StreamMasker`` needs of the known secrets, built once per list of secrets:
     the shortest length (a shorter piece cannot hold one), the longest (how far back a
     split secret can begin), their first characters (a tail without one cannot begin a
-    secret) and one regex matching a proper beginning of any secret at the end of a text."""
+    secret) and one regex matching a short proper beginning of any secret at the end of a
+    text; secrets longer than that regex reaches are also kept with their first characters."""
 
-    __slots__ = ("secrets", "shortest", "window", "first", "tail_rx")
+    __slots__ = ("secrets", "shortest", "window", "first", "tail_rx", "long")
 
     def __init__(self, secrets: list[str]) -> None:
         self.secrets = tuple(secrets)
         self.shortest = min(map(len, secrets))
         self.window = max(map(len, secrets)) - 1
         self.first = frozenset(s[0] for s in secrets)
-        self.tail_rx = re.compile("(?:" + "|".join(map(_prefix_pattern, secrets)) + r")\Z")
+        short = (_prefix_pattern(s[: REGEX_PREFIX_CHARS + 1]) for s in secrets)
+        self.tail_rx = re.compile("(?:" + "|".join(short) + r")\Z")
+        self.long = tuple(
+            (s, s[:REGEX_PREFIX_CHARS]) for s in secrets if len(s) > REGEX_PREFIX_CHARS + 1
+        )
+
+    def held_from(self, text: str, lo: int) -> int:
+        """Where the longest tail of ``text`` that begins a secret starts (len when none)."""
+        n = len(text)
+        m = self.tail_rx.search(text, lo)
+        cut = m.start() if m is not None else n
+        for secret, head in self.long:  # tails longer than the regex reaches
+            i = text.find(head, max(0, n - len(secret) + 1))
+            while i != -1 and n - i > REGEX_PREFIX_CHARS:
+                if secret.startswith(text[i:]):
+                    cut = min(cut, i)
+                    break
+                i = text.find(head, i + 1)
+        return cut
 
 
 def _prefix_pattern(secret: str) -> str:
@@ -139,7 +171,7 @@ class Redactor:
         """Known values only: for tool results, which are file or command output where the
         pattern rules would mangle ordinary code such as ``token = x``.  Every secret known
         in the process, not only this backend's: another agent's key is no less secret."""
-        return mask_values(text, _KNOWN)
+        return mask_values(mask_values(text, self._secrets), _KNOWN)
 
     def headers(self, headers: dict[str, str]) -> dict[str, str]:
         return {k: (MASK if is_credential_header(k) else self(v)) for k, v in headers.items()}
@@ -201,11 +233,15 @@ class StreamMasker:
         lo = n - plan.window if n > plan.window else 0
         if plan.first.isdisjoint(text[lo:]):
             return text
-        m = plan.tail_rx.search(text, lo)
-        if m is None:
+        if plan.long:
+            cut = plan.held_from(text, lo)
+        else:
+            m = plan.tail_rx.search(text, lo)
+            cut = m.start() if m is not None else n
+        if cut == n:
             return text
-        self._tail = text[m.start() :]
-        return text[: m.start()]
+        self._tail = text[cut:]
+        return text[:cut]
 
     @property
     def held(self) -> bool:

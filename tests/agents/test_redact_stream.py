@@ -98,3 +98,19 @@ def test_an_old_world_readable_log_is_tightened(tmp_path: Path) -> None:
     log.chmod(0o644)
     WireLog(log, "a", Redactor()).note("hello")
     assert stat.S_IMODE(log.stat().st_mode) == 0o600
+
+
+def test_a_long_secret_such_as_an_aws_session_token_is_masked_when_split() -> None:
+    token = "FwoGZXIvYXdzE" + "".join(chr(65 + (i * 7) % 26) for i in range(1500))
+    register(token)
+    text = f"session {token} end"
+    for step in (1, 9, 700):
+        pieces = [text[i : i + step] for i in range(0, len(text), step)]
+        assert _masked_stream(pieces) == f"session {MASK} end"
+
+
+def test_placeholder_keys_of_local_servers_are_not_masked_in_replies() -> None:
+    r = Redactor("ollama", "dummy", "EMPTY")  # what local servers are given as api_key
+    text = "run ollama with a dummy model; EMPTY means no key"
+    assert _masked_stream([text]) == text
+    assert r("error from ollama") == "error from ***"  # still kept out of its own errors
