@@ -212,15 +212,16 @@ class StreamMasker:
     at the end of the stream.  With no secret known a piece passes through untouched.
     """
 
-    __slots__ = ("_tail",)
+    __slots__ = ("held",)
 
     def __init__(self) -> None:
-        self._tail = ""
+        self.held = ""
+        """The tail kept back: the beginning of some secret, or empty."""
 
     def feed(self, text: str) -> str:
-        if self._tail:
-            text = self._tail + text
-            self._tail = ""
+        if self.held:
+            text = self.held + text
+            self.held = ""
         if not _KNOWN:
             return text
         plan = _plan()
@@ -240,15 +241,11 @@ class StreamMasker:
             cut = m.start() if m is not None else n
         if cut == n:
             return text
-        self._tail = text[cut:]
+        self.held = text[cut:]
         return text[:cut]
 
-    @property
-    def held(self) -> bool:
-        return bool(self._tail)
-
     def flush(self) -> str:
-        tail, self._tail = self._tail, ""
+        tail, self.held = self.held, ""
         return tail
 
 

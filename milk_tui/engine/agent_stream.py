@@ -106,6 +106,8 @@ async def consume_stream(
         async with contextlib.aclosing(stream) as events:
             async for item in events:
                 if type(item) is TextChunk:
+                    if thinking_mask.held:  # a thought's held-back tail goes first
+                        _release(thinking_mask.flush(), scratch.thinking, fold, thinking_cls)
                     visible = feed(mask_text(item.text))
                     if visible:
                         text_parts.append(visible)
@@ -118,6 +120,8 @@ async def consume_stream(
                             next_check = watch.next_check
                     continue
                 if type(item) is ThinkingChunk:
+                    if text_mask.held:
+                        _release(feed(text_mask.flush()), text_parts, fold, text_cls)
                     thought = mask_thinking(item.text)
                     if thought:
                         scratch.thinking.append(thought)
