@@ -77,13 +77,16 @@ class _Plan:
     secret) and one regex matching a short proper beginning of any secret at the end of a
     text; secrets longer than that regex reaches are also kept with their first characters."""
 
-    __slots__ = ("secrets", "shortest", "window", "first", "tail_rx", "long")
+    __slots__ = ("secrets", "shortest", "window", "first", "inner", "tail_rx", "long")
 
     def __init__(self, secrets: list[str]) -> None:
         self.secrets = tuple(secrets)
         self.shortest = min(map(len, secrets))
         self.window = max(map(len, secrets)) - 1
         self.first = frozenset(s[0] for s in secrets)
+        self.inner = frozenset("".join(s[:-1] for s in secrets))
+        """Characters a proper beginning of a secret can end with: a text ending otherwise
+        (a space, most punctuation) holds nothing back."""
         short = (_prefix_pattern(s[: REGEX_PREFIX_CHARS + 1]) for s in secrets)
         self.tail_rx = re.compile("(?:" + "|".join(short) + r")\Z")
         self.long = tuple(
@@ -231,6 +234,8 @@ class StreamMasker:
                 if s in text:
                     text = text.replace(s, MASK)
             n = len(text)
+        if not n or text[-1] not in plan.inner:
+            return text
         lo = n - plan.window if n > plan.window else 0
         if plan.first.isdisjoint(text[lo:]):
             return text
