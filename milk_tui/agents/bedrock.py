@@ -279,9 +279,12 @@ async def _logged(
 ) -> AsyncGenerator[dict[str, Any], None]:
     """The events, each written to the wire log first (only with ``--debug``)."""
     async with aclosing(events):
-        async for ev in events:
-            wire.line("event " + json.dumps(ev, default=str))
-            yield ev
+        try:
+            async for ev in events:
+                wire.line("event " + json.dumps(ev, default=str))
+                yield ev
+        finally:
+            wire.flush()  # records held back for redaction
 
 
 def _client_error_parts(e: Exception) -> tuple[int | None, str, str]:

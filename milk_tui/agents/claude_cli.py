@@ -255,6 +255,8 @@ class ClaudeCliAgent:
             if context_file:
                 with contextlib.suppress(OSError):
                     os.unlink(context_file)
+            if self._wire:
+                self._wire.flush()  # lines held back for redaction (a key across deltas)
 
     def _finish_or_raise(
         self, parser: StreamJsonParser, rc: int, stderr: bytes, request: AgentRequest

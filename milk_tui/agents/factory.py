@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from milk_tui.agents.base import Agent, Slot
+from milk_tui.agents.redact import config_secrets, register
 from milk_tui.config.settings import AgentConfig, MilkConfig
 
 
@@ -16,6 +17,7 @@ def build_agent(
     other_name: str = "",
     debug_log: Path | None = None,
 ) -> Agent:
+    register(*config_secrets(config))  # every configured key, used by this agent or not
     kind = ac.kind
     if kind == "demo":
         from milk_tui.agents.demo import DemoAgent

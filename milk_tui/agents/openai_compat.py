@@ -170,6 +170,9 @@ class OpenAICompatAgent:
             raise self._err(str(e), retryable=True) from None
         except (SSEFormatError, SSEBackendError, httpx.HTTPError) as e:
             raise self._stream_error(e) from None
+        finally:
+            if self._wire:
+                self._wire.flush()  # the records held back for redaction
 
     def _remember_format(self, fmt: str) -> None:
         self.text_call_format = fmt

@@ -57,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--print",
         dest="prompt",
         metavar="PROMPT",
-        help="run one turn headless and print the answer",
+        help="run one turn headless and print the answer; '-' reads the prompt from stdin "
+        "(for long prompts: milk-tui -p - < prompt.txt)",
     )
     route = p.add_mutually_exclusive_group()
     route.add_argument(
@@ -253,8 +254,38 @@ def _run_tui(args: argparse.Namespace) -> int:
     return run_app(args)
 
 
+def _bad_text(args: argparse.Namespace, flags: dict[str, str]) -> str:
+    """One line for an argument or ``MILK_*`` variable holding bytes that are not UTF-8
+    (Python hands them over as lone surrogates, which no file, database or server takes)."""
+    named = [(flags.get(k, k), v) for k, v in vars(args).items() if isinstance(v, str)]
+    named += [(k, v) for k, v in os.environ.items() if k.upper().startswith("MILK_")]
+    for name, value in named:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raw = value.encode("utf-8", "surrogateescape")
+            return f"{name} is not valid UTF-8 text: {raw!r}"
+    return ""
+
+
+def _read_stdin_prompt() -> str | None:
+    """``-p -``: the whole of standard input as the prompt; None (after one line) when it is
+    not UTF-8."""
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        print(f"milk-tui: -p -: standard input is not UTF-8 text (byte {e.start})", file=sys.stderr)
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    bad = _bad_text(args, {a.dest: "/".join(a.option_strings) for a in parser._actions})
+    if bad:
+        print(f"milk-tui: {bad}", file=sys.stderr)
+        return EXIT_USAGE
     if args.config:
         os.environ["MILK_CONFIG"] = args.config
     try:
@@ -276,6 +307,10 @@ def main(argv: list[str] | None = None) -> int:
                 if args.command == "memory":
                     return run_memory(args, admin, os.getcwd())
                 return run_import_go(args, admin)
+        if args.prompt == "-":
+            args.prompt = _read_stdin_prompt()
+            if args.prompt is None:
+                return EXIT_USAGE
         if args.prompt is not None:
             if not args.prompt.strip():
                 print("milk-tui: -p needs a non-empty prompt", file=sys.stderr)

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_settings import SettingsError
 
 from milk_tui.config.agent_tools import agent_tool_problems
 from milk_tui.config.loop_detection import loop_detection_warnings
 from milk_tui.config.mcp import config_warnings as mcp_config_warnings
 from milk_tui.config.paths import default_config_file
+from milk_tui.config.secrets import SECRET_AGENT_KEYS, header_secrets
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
 
 GO_INERT_KEYS = {
@@ -71,7 +75,7 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def _unknown_key_warnings(path: Path, data: dict[str, Any]) -> list[str]:
+def _unknown_key_warnings(path: Path | str, data: dict[str, Any]) -> list[str]:
     warnings = []
     known = set(MilkConfig.model_fields) | GO_ONLY_KEYS
     for k in data:
@@ -109,9 +113,12 @@ def _format_validation(path: Path | None, err: ValidationError) -> str:
     key = ".".join(
         f"[{p}]" if isinstance(p, int) else str(p) for p in first.get("loc", ())
     ).replace(".[", "[")
-    where = str(path) if path else "environment"
+    loc = first.get("loc", ())
+    env = _env_vars(str(loc[0])) if loc else []
+    where = env[0] if env else (str(path) if path else "environment")
     got = _describe_input(first.get("loc", ()), first.get("input"))
-    return f"{where}: key '{key}': {first.get('msg', 'invalid value')} ({got})"
+    msg = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
+    return f"{where}: key '{key}': {msg} ({got})"
 
 
 SECRET_KEYS = frozenset({"api_key", "aws_key_id", "aws_secret", "aws_token", "headers"})
@@ -139,13 +146,85 @@ def validation_warnings(cfg: MilkConfig) -> list[str]:
             out.append(f"agent '{a.name}': provider '{a.provider or 'local'}' has no url")
         if a.uses_bearer and not (a.api_key or a.token_cmd):
             out.append(f"agent '{a.name}': provider '{a.provider}' needs api_key or token_cmd")
-    if cfg.agent and cfg.find_agent(cfg.agent) is None:
-        out.append(f"agent '{cfg.agent}' is not defined in agents[]")
-    if cfg.escalation_agent and cfg.find_agent(cfg.escalation_agent) is None:
-        out.append(f"escalation_agent '{cfg.escalation_agent}' is not defined in agents[]")
     refs = {a.name: a.mcp_servers for a in cfg.agents if a.mcp_servers}
     out.extend(mcp_config_warnings(cfg.mcp_servers, refs))
     return out
+
+
+def validation_error(cfg: MilkConfig) -> str:
+    """The first problem no run can work around ("" when none): an agent name used twice, or
+    ``agent`` / ``escalation_agent`` naming no entry (another agent must never stand in
+    silently for the one the user chose)."""
+    seen: set[str] = set()
+    for i, a in enumerate(cfg.agents):
+        if a.name.lower() in seen:
+            return f"key 'agents[{i}].name': agent name '{a.name}' is used twice"
+        seen.add(a.name.lower())
+    names = ", ".join(a.name for a in cfg.effective_agents())
+    for key in ("agent", "escalation_agent"):
+        value = getattr(cfg, key)
+        if value and cfg.find_agent(value) is None:
+            return f"key '{key}': no agent named '{value}' in agents[] (defined: {names})"
+    return ""
+
+
+def _env_vars(field: str) -> list[str]:
+    """The environment variables that set a top-level key (``MILK_AGENTS``, or nested ones
+    such as ``MILK_LOOP_DETECTION__ENABLED``); names match case-insensitively, as
+    pydantic-settings reads them."""
+    name = f"MILK_{field}".upper()
+    return sorted(k for k in os.environ if k.upper() == name or k.upper().startswith(name + "__"))
+
+
+def _env_problem(e: SettingsError) -> str:
+    """One line for a value pydantic-settings could not even parse (JSON of a list or object
+    key), naming the variable; its value is not echoed, as it may hold an api_key."""
+    field = str(e).split('"')[1] if str(e).count('"') >= 2 else ""
+    for var in _env_vars(field):
+        try:
+            json.loads(os.environ[var])
+        except json.JSONDecodeError as je:
+            return f"{var}: invalid JSON at character {je.pos}: {je.msg}"
+    return f"{', '.join(_env_vars(field)) or 'environment'}: {e}"
+
+
+def _env_key_warnings() -> list[str]:
+    """Unknown keys inside JSON-valued overrides (``MILK_AGENTS``, ``MILK_LOOP_DETECTION``),
+    named with their variable."""
+    out = []
+    for field in ("agents", "loop_detection"):
+        for var in _env_vars(field):
+            try:
+                value = json.loads(os.environ[var])
+            except json.JSONDecodeError:
+                continue
+            out += [w for w in _unknown_key_warnings(var, {field: value}) if "unknown key" in w]
+    return out
+
+
+def secret_file_warning(path: Path, data: dict[str, Any]) -> str:
+    """One warning when a config holding a secret can be read by group or others."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return ""
+    if not mode & (stat.S_IRGRP | stat.S_IROTH):
+        return ""
+    agents = data.get("agents") if isinstance(data.get("agents"), list) else []
+    for i, a in enumerate(agents or []):
+        if not isinstance(a, dict):
+            continue
+        held = [k for k in SECRET_AGENT_KEYS if a.get(k)]
+        headers = a.get("headers")
+        if isinstance(headers, dict) and header_secrets(headers):
+            held.append("headers")
+        if held:
+            return (
+                f"{path}: holds a secret (agents[{i}].{held[0]}) and is readable by "
+                f"{'others' if mode & stat.S_IROTH else 'the group'} (mode "
+                f"{stat.S_IMODE(mode):03o}); fix: chmod 600 {path}"
+            )
+    return ""
 
 
 def load_config(path: Path | str | None = None) -> tuple[MilkConfig, list[str], Path | None]:
@@ -155,15 +234,27 @@ def load_config(path: Path | str | None = None) -> tuple[MilkConfig, list[str], 
     warnings: list[str] = []
     if p is not None:
         data = _read(p)
-        warnings.extend(_unknown_key_warnings(p, data))
+        overridden = {k for k in data if _env_vars(k)}
+        warnings.extend(
+            _unknown_key_warnings(p, {k: v for k, v in data.items() if k not in overridden})
+        )
+        warnings.append(secret_file_warning(p, data))
         data = {k: v for k, v in data.items() if k not in GO_ONLY_KEYS}
+    warnings.extend(_env_key_warnings())
     try:
         cfg = MilkConfig(**data)
     except ValidationError as e:
         raise ConfigError(_format_validation(p, e)) from None
+    except SettingsError as e:
+        raise ConfigError(_env_problem(e)) from None
+    problem = validation_error(cfg)
+    if problem:
+        field = problem.split("'")[1].split("[")[0]
+        env = _env_vars(field)
+        raise ConfigError(f"{env[0] if env else (p or 'environment')}: {problem}")
     warnings.extend(validation_warnings(cfg))
     tool_errors, tool_warnings = agent_tool_problems(cfg)
     if tool_errors:
         raise ConfigError(f"{p or 'environment'}: {tool_errors[0]}")
     warnings.extend(tool_warnings)
-    return cfg, warnings, p
+    return cfg, [w for w in warnings if w], p

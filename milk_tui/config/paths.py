@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from milk_tui.model.errors import StorageError
+
 APP_NAME = "milk-tui"
 
 
@@ -27,7 +29,19 @@ def data_dir() -> Path:
 
 
 def ensure_dir(p: Path) -> Path:
-    p.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Create the directory (0700: it holds the database and logs), or raise one line that
+    names the cause, and ``MILK_HOME`` when that is where the path came from.  An existing
+    directory keeps its mode: the files in it are created 0600 (docs/adr/0015-no-secret-on-disk.md)."""
+    home = os.environ.get("MILK_HOME")
+    who = f"MILK_HOME={home}" if home and Path(home) == p else str(p)
+    if p.exists() and not p.is_dir():
+        raise StorageError(f"{who}: not a directory")
+    try:
+        p.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as e:
+        raise StorageError(f"{who}: cannot create the directory ({e.strerror or e})") from None
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise StorageError(f"{who}: the directory is not writable")
     return p
 
 

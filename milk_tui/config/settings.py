@@ -9,6 +9,7 @@ docs/interfaces.md.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -90,10 +91,22 @@ class AgentConfig(BaseModel):
     def _norm_provider(cls, v: str) -> str:
         return (v or "").strip().lower()
 
-    @field_validator("url")
+    @field_validator("url", "endpoint_url")
     @classmethod
-    def _trim_url(cls, v: str) -> str:
-        return (v or "").rstrip("/")
+    def _check_url(cls, v: str) -> str:
+        v = (v or "").rstrip("/")
+        if v:
+            parts = urlsplit(v)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ValueError("expected an http:// or https:// URL")
+        return v
+
+    @field_validator("timeout_secs")
+    @classmethod
+    def _positive_timeout(cls, v: float) -> float:
+        if not v > 0:
+            raise ValueError("must be greater than 0")
+        return v
 
     @property
     def kind(self) -> str:

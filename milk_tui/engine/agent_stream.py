@@ -4,7 +4,10 @@ This is the per-chunk hot path of every turn (budget: at most 1.15x a bare httpx
 ``bench/headless_turn.py``), so it dispatches on exact types, binds everything it touches
 to locals, folds deltas that arrive within 2 ms into one bus event, and builds them
 without validation.  Text passes through the tag machine here — once per reply, for every
-agent — so no backend has to know about milk tags (docs/adr/0009-one-tag-parser.md).
+agent — so no backend has to know about milk tags (docs/adr/0009-one-tag-parser.md).  Known
+secrets are masked here too, before anything is shown or stored, so a reply or tool result
+that echoes a configured key never reaches the screen or the database
+(docs/adr/0015-no-secret-on-disk.md).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from milk_tui.agents.base import (
     ToolResultEvent,
     UsageEvent,
 )
+from milk_tui.agents.redact import StreamMasker, known_secrets, mask_values
 from milk_tui.engine.loop_detection import RepetitionWatch, loop_notice
 from milk_tui.engine.turn_scratch import TurnScratch
 from milk_tui.model import events as ev
@@ -64,6 +68,8 @@ async def consume_stream(
         on_need=on_need,
         on_percept=lambda body: scratch.percepts.append((body, None)),
     )
+    text_mask, thinking_mask = StreamMasker(), StreamMasker()
+    mask_text, mask_thinking = text_mask.feed, thinking_mask.feed
     feed = interceptor.feed
     fast_delta = ev.fast_delta
     text_cls, thinking_cls = ev.TextDelta, ev.ThinkingDelta
@@ -100,7 +106,9 @@ async def consume_stream(
         async with contextlib.aclosing(stream) as events:
             async for item in events:
                 if type(item) is TextChunk:
-                    visible = feed(item.text)
+                    if thinking_mask.held:  # a thought's held-back tail goes first
+                        _release(thinking_mask.flush(), scratch.thinking, fold, thinking_cls)
+                    visible = feed(mask_text(item.text))
                     if visible:
                         text_parts.append(visible)
                         fold(text_cls, visible)
@@ -112,13 +120,26 @@ async def consume_stream(
                             next_check = watch.next_check
                     continue
                 if type(item) is ThinkingChunk:
-                    scratch.thinking.append(item.text)
-                    fold(thinking_cls, item.text)
+                    if text_mask.held:
+                        _release(feed(text_mask.flush()), text_parts, fold, text_cls)
+                    thought = mask_thinking(item.text)
+                    if thought:
+                        scratch.thinking.append(thought)
+                        fold(thinking_cls, thought)
                     continue
+                if text_mask.held or thinking_mask.held:
+                    _release(thinking_mask.flush(), scratch.thinking, fold, thinking_cls)
+                    _release(feed(text_mask.flush()), text_parts, fold, text_cls)
                 flush()  # keep the bus in stream order around every other event
                 tool_event = _BUS_TOOL_EVENT.get(type(item))
                 if tool_event is not None:
-                    publish(tool_event(slot=slot, session_id=sid, **dataclasses.asdict(item)))
+                    fields = dataclasses.asdict(item)
+                    secrets = known_secrets()
+                    if secrets:
+                        for key in ("arguments", "content"):
+                            if key in fields:
+                                fields[key] = mask_values(fields[key], secrets)
+                    publish(tool_event(slot=slot, session_id=sid, **fields))
                 elif type(item) is UsageEvent:
                     record_usage(item, scratch, slot, fallback_model, sid, publish)
                 elif type(item) is Finished:
@@ -137,12 +158,25 @@ async def consume_stream(
             publish(ev.ReplyCut(slot=slot, kept=kept, passage=passage, session_id=sid))
             publish(ev.Notice(level="warning", message=loop_notice(passage), session_id=sid))
             return
-        rest = interceptor.flush()
+        _release(thinking_mask.flush(), scratch.thinking, fold, thinking_cls)
+        rest = feed(text_mask.flush()) + interceptor.flush()
         if rest:
             text_parts.append(rest)
             fold(text_cls, rest)
     finally:
         flush()
+
+
+def _release(
+    text: str,
+    parts: list[str],
+    fold: Callable[[type[ev.TextDelta] | type[ev.ThinkingDelta], str], None],
+    cls: type[ev.TextDelta] | type[ev.ThinkingDelta],
+) -> None:
+    """Text a masker held back (it did not become a secret): kept and shown after all."""
+    if text:
+        parts.append(text)
+        fold(cls, text)
 
 
 def record_usage(

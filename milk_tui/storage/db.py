@@ -8,6 +8,7 @@ transaction so a crash leaves the last committed state intact.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
 import time
@@ -142,7 +143,12 @@ class Database:
         self.path = Path(path)
         self.lock = threading.RLock()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # Private (docs/adr/0015-no-secret-on-disk.md): created 0600, and SQLite gives its
+            # -wal and -shm files the database's mode; an older, looser file is tightened.
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+            with contextlib.suppress(OSError):
+                os.chmod(self.path, 0o600)
             self.conn = sqlite3.connect(
                 str(self.path),
                 timeout=BUSY_TIMEOUT_MS / 1000,
@@ -156,14 +162,15 @@ class Database:
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.migrate()
-        except (sqlite3.DatabaseError, CorruptDatabaseError) as e:
+        except (sqlite3.DatabaseError, CorruptDatabaseError, OSError) as e:
             if getattr(self, "conn", None) is not None:
                 self.conn.close()  # opened, then the file proved unusable: do not leak it
             if isinstance(e, CorruptDatabaseError):
                 raise
-            if _is_corrupt(e):
+            if isinstance(e, sqlite3.DatabaseError) and _is_corrupt(e):
                 raise CorruptDatabaseError(corrupt_message(self.path, str(e))) from None
-            raise StorageError(f"{self.path}: cannot open database: {e}") from None
+            why = e.strerror if isinstance(e, OSError) and e.strerror else e
+            raise StorageError(f"{self.path}: cannot open database: {why}") from None
 
     corrupt: str = ""
     """Set once SQLite reported a damaged page: every later transaction is refused."""
