@@ -31,6 +31,7 @@ and still never carries a raw control to the terminal.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 from typing import Any, TypeVar, cast
@@ -102,7 +103,13 @@ def inert_copy(value: T) -> T:
         return cast(T, inert(value))
     if isinstance(value, BaseModel):
         changes = _changed(value, type(value).model_fields)
-        return value.model_copy(update=changes) if changes else value
+        if not changes:
+            return value
+        # Not ``model_copy(update=…)``: it adds to the fields-set, which the hot path's
+        # ``fast_delta`` (model/events.py) builds as a frozenset.
+        copied = copy.copy(value)
+        copied.__dict__.update(changes)
+        return copied
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         names = [f.name for f in dataclasses.fields(value) if f.init]
         changes = _changed(value, names)
