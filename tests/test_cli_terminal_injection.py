@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
+import subprocess
+import time
 from pathlib import Path
+
+import pytest
 
 from milk_tui.testing.cli_run import MILK_COMMAND
 from milk_tui.testing.cli_run import run_milk as milk
@@ -106,3 +112,50 @@ def test_memory_and_sessions_print_inert_and_json_exact(tmp_path: Path, milk_hom
     assert "\x1b" not in shown and "\x9d" not in shown
     session = json.loads(shown)
     assert session["name"] == SESSION and session["history"][-1]["content"] == REPLY
+
+
+def test_in_tmux_neither_clipboard_nor_title_is_set(tmp_path: Path, milk_home: Path) -> None:
+    """tmux is a terminal that honours OSC 52 (into a paste buffer) and OSC 0/2 (the pane
+    title): after `-p`, `memory list` and `sessions show` it holds neither."""
+    tmux_bin = shutil.which("tmux")
+    if tmux_bin is None:
+        pytest.skip("tmux is not installed")
+    socket = f"milk-inert-{os.getpid()}"
+
+    def tmux(*args: str) -> str:
+        r = subprocess.run([tmux_bin, "-L", socket, *args], capture_output=True, text=True,
+                           timeout=20)  # fmt: skip
+        return r.stdout
+
+    with FakeOpenAIServer() as srv:
+        srv.default_reply = FakeReply(text=REPLY_CHUNKS)
+        _config(milk_home, srv.url)
+        assert milk("memory", "add", FACT, "--scope", "global", cwd=tmp_path).returncode == 0
+        milk_cmd = " ".join(shlex.quote(a) for a in MILK_COMMAND)
+        script = tmp_path / "run.sh"
+        script.write_text(
+            f"cd {shlex.quote(str(tmp_path))}\n"
+            f"export MILK_HOME={shlex.quote(str(milk_home))}\n"
+            f"{milk_cmd} -p hello --primary --session {shlex.quote(SESSION)}\n"
+            f"{milk_cmd} memory list\n{milk_cmd} sessions show {shlex.quote(SESSION)}\n"
+            "echo INERT-DONE; sleep 30\n"
+        )
+        try:
+            tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "160", "-y", "50",
+                 f"sh {shlex.quote(str(script))}")  # fmt: skip
+            tmux("set-option", "-g", "set-clipboard", "on")
+            tmux("set-option", "-g", "allow-rename", "on")
+            deadline = time.monotonic() + 60
+            screen = ""
+            while time.monotonic() < deadline and "INERT-DONE" not in screen:
+                time.sleep(0.2)
+                screen = tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "t")
+            assert "INERT-DONE" in screen, screen
+            title = tmux("display-message", "-p", "-t", "t", "#{pane_title}")
+            buffers = tmux("list-buffers")
+        finally:
+            tmux("kill-server")
+    assert "TITLE" not in title, title
+    assert buffers.strip() == "", buffers  # OSC 52 would have stored a paste buffer
+    assert "␛]52;c;Y2xpcC1tYXJr␇" in screen and "pref ␛]2;FACT-TITLE␇" in screen
+    assert "s␛]0;SESSION-TITLE␇n" in screen
