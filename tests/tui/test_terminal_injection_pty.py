@@ -24,6 +24,12 @@ REPLY_CHUNKS = [
 ]
 FACT = "fact \x1b]0;FACT-TITLE\x07 \x1b]52;c;ZmFjdA==\x07 [reverse]F[/]"
 SESSION = "n\x1b]0;NAME-TITLE\x07m"
+EXPECTED = (
+    "␛]52;c;dHVpLWNsaXA=␇ ␛]2;TUI-TITLE␇ ␛[2J ⟨CSI⟩31m ␛P+q␛\\",  # the reply
+    "[@click=app.quit]Q[/] [bold red]R[/] done",  # its markup, as text
+    "fact ␛]0;FACT-TITLE␇",  # the facts pane
+    "n␛]0;NAME-TITLE␇m",  # the header
+)
 
 
 def test_the_tui_shows_untrusted_text_inert(tmp_path: Path, milk_home: Path) -> None:
@@ -44,7 +50,9 @@ def test_the_tui_shows_untrusted_text_inert(tmp_path: Path, milk_home: Path) -> 
             app.send(b"/primary hello there")
             app.until(lambda s: "hello there" in s, "the typed prompt")
             app.send(b"\r")
+            # Facts pane and header repaint around the turn: wait for a frame showing all.
             app.until(lambda s: "done" in s and "ready" in s, "the reply")
+            app.until(lambda _: all(p in app.flat() for p in EXPECTED), "every inert form")
             screen = app.flat()
             app.send(b"\x11")  # Ctrl+Q
             code = app.finish()
@@ -57,7 +65,5 @@ def test_the_tui_shows_untrusted_text_inert(tmp_path: Path, milk_home: Path) -> 
         assert payload not in raw
     assert b"TITLE\x07" not in raw and b"\x1b[2J \x1b" not in raw
     assert app.screen.title == "" or "TITLE" not in app.screen.title
-    assert "␛]52;c;dHVpLWNsaXA=␇ ␛]2;TUI-TITLE␇ ␛[2J ⟨CSI⟩31m ␛P+q␛\\" in screen
-    assert "[@click=app.quit]Q[/] [bold red]R[/] done" in screen
-    assert "fact ␛]0;FACT-TITLE␇" in screen  # the facts pane
-    assert "n␛]0;NAME-TITLE␇m" in screen  # the header
+    for part in EXPECTED:
+        assert part in screen
