@@ -85,7 +85,7 @@ def decode(shown: str) -> str:
     return "".join(out)
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(UNTRUSTED, st.lists(st.integers(min_value=0), max_size=8))
 def test_no_control_survives_whole_or_chunked(text: str, cuts: list[int]) -> None:
     whole = inert(text)
@@ -97,13 +97,14 @@ def test_no_control_survives_whole_or_chunked(text: str, cuts: list[int]) -> Non
     assert inert(whole) == whole
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(UNTRUSTED)
 def test_every_control_reads_back_visibly(text: str) -> None:
     text = text.replace("\ud800", "").replace("\udfff", "")
     assert decode(inert(text)) == text.replace("\r\n", "\n")
 
 
+@settings(deadline=None)
 @given(PLAIN)
 def test_clean_text_is_the_same_object(text: str) -> None:
     assert inert(text) is text
@@ -122,7 +123,7 @@ def test_the_visible_forms() -> None:
     assert inert("\ud83d") == "\ufffd"
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(UNTRUSTED)
 def test_json_stays_exact_and_carries_no_raw_control(text: str) -> None:
     safe = inert_json(json.dumps({"t": text}, ensure_ascii=False))
@@ -142,7 +143,7 @@ def test_json_dumps_alone_leaves_del_c1_and_bidi_raw() -> None:
     assert "\x1b" not in json.dumps("\x1b", ensure_ascii=False)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(UNTRUSTED)
 def test_a_terminal_shown_the_output_keeps_its_title_and_screen(text: str) -> None:
     screen = pyte.Screen(80, 24)
