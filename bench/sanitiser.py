@@ -5,7 +5,7 @@ server) with a print-mode listener writing each text delta to a sink: once throu
 CLI's inert writer (milk_tui/cli/terminal_out.py), once raw.  Rounds alternate; medians.
 Also the sanitiser alone over the same chunks (clean, and every chunk holding an escape
 sequence: the slow path) and the TUI bridge's per-frame ``inert_copy``.  Target: ≤ 3 %.
-``--quick`` for a short run.
+``--quick`` for a short run; ``--hostile``: the served reply itself is the slow path.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from milk_tui.storage.sessions import SessionStore  # noqa: E402
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage  # noqa: E402
 
 
-async def turns(chunks: int, rounds: int, tmp: Path) -> dict[str, float]:
+async def turns(chunks: int, rounds: int, tmp: Path, piece: str) -> dict[str, float]:
     with FakeOpenAIServer() as srv:
-        srv.default_reply = FakeReply.bulk(chunks, usage=usage(10, chunks))
+        srv.default_reply = FakeReply.bulk(chunks, piece, usage=usage(10, chunks))
         ac = AgentConfig(name="bench", url=srv.url, model="fake-model")
         db = Database(tmp / "milk.db")
         store = SessionStore(db)
@@ -97,18 +97,22 @@ def alone(fn: Callable[[str], object], pieces: list[str], rounds: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument(
+        "--hostile", action="store_true", help="every chunk of the reply holds an OSC 52"
+    )
     a = ap.parse_args()
     chunks, rounds = (2000, 3) if a.quick else (20000, 9)
-    with tempfile.TemporaryDirectory() as tmp:
-        med = asyncio.run(turns(chunks, rounds, Path(tmp)))
     clean = ["tok "] * chunks
     hostile = ["t\x1b]52;c;eA==\x07 "] * chunks
+    with tempfile.TemporaryDirectory() as tmp:
+        med = asyncio.run(turns(chunks, rounds, Path(tmp), (hostile if a.hostile else clean)[0]))
     frames = [ev.fast_delta(ev.TextDelta, "primary", "tok " * 50, "s")] * (chunks // 50)
     t_clean = alone(inert, clean, rounds)
     t_hostile = alone(inert, hostile, rounds)
     t_frames = alone(inert_copy, frames, rounds)  # type: ignore[arg-type]
     raw, safe = med["raw print"], med["inert print"]
-    print(f"sanitiser: {chunks} chunks, medians of {rounds} (rounds alternate)")
+    kind = "every chunk holding an OSC 52" if a.hostile else "plain text"
+    print(f"sanitiser: {chunks} chunks of {kind}, medians of {rounds} (rounds alternate)")
     print(f"  headless turn, raw print      {raw * 1000:8.1f} ms")
     print(f"  headless turn, inert print    {safe * 1000:8.1f} ms")
     print(f"  difference / turn             {(safe - raw) / raw * 100:+8.2f} %  (target ≤ 3 %)")
