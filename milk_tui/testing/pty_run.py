@@ -32,6 +32,9 @@ class PtyRun:
         self.code: int | None = None
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        # shutil.get_terminal_size (which Textual asks) prefers COLUMNS/LINES to the pty's
+        # own size: a value left in the environment by anything else would win.
+        env = {**env, "COLUMNS": str(cols), "LINES": str(rows)}
         self.proc = subprocess.Popen(
             argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave,
             start_new_session=True, close_fds=True,
