@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, TextIO
 
+from milk_tui.cli.terminal_out import inert_out
 from milk_tui.facade.errors import ConfigError, StorageError
 from milk_tui.model.session import STATE_WORDS
 
@@ -114,6 +115,7 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         permission_policy="allow" if args.allow_tools else "deny",
     )
     stream_json = args.output_format == "stream-json"
+    out, err = inert_out(out, json=stream_json), inert_out(err)
     for note in app.startup_notes:
         print(f"milk-tui: {note}", file=err)
     failures: list[ev.TurnFailed] = []
@@ -205,6 +207,7 @@ def _sessions(args: argparse.Namespace, out: TextIO) -> int:
 def _sessions_in(args: argparse.Namespace, out: TextIO, sessions: SessionCatalog) -> int:
     import datetime as dt
 
+    out = inert_out(out, json=args.json)
     if args.sessions_cmd == "list":
         rows = sessions.recent(None if args.all else os.getcwd(), limit=200)
         if args.json:

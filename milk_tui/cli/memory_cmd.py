@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from milk_tui.cli.terminal_out import inert_out
 from milk_tui.facade.facts import DEFAULT_SCOPE
 from milk_tui.model.percept import Percept
 
@@ -132,8 +133,8 @@ def run_memory(
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
-    out = out or sys.stdout
-    err = err or sys.stderr
+    out = inert_out(out or sys.stdout, json=getattr(args, "json", False))
+    err = inert_out(err or sys.stderr)
     facts = admin.facts
     session_id = admin.sessions.find(cwd) or ""
     cmd = args.memory_cmd
@@ -206,8 +207,8 @@ def run_import_go(
 ) -> int:
     from milk_tui.facade.admin import GoImportError
 
-    out = out or sys.stdout
-    err = err or sys.stderr
+    out = inert_out(out or sys.stdout, json=getattr(args, "json", False))
+    err = inert_out(err or sys.stderr)
     try:
         report = admin.import_go(Path(args.path))
     except GoImportError as e:

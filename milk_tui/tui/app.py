@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App
 from textual.binding import BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from milk_tui.model.terminal_text import inert
 from milk_tui.tui.commands import MilkCommands
 from milk_tui.tui.keymap import APP_LEVEL_BINDINGS
 from milk_tui.tui.screens.startup import StartupScreen
@@ -112,6 +114,22 @@ class MilkApp(App[int]):
             self._show_main()
         else:
             self.push_screen(StartupScreen())
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notice, from any screen, as plain inert text: they quote memory and server
+        errors, and milk never writes a notice in markup (``Widget.notify`` passes
+        ``markup=True`` on every call, so the flag cannot tell)."""
+        super().notify(
+            inert(message), title=inert(title), severity=severity, timeout=timeout, markup=False
+        )
 
     def on_app_focus(self) -> None:
         """The terminal regained focus: another process may have written meanwhile."""
@@ -263,7 +281,7 @@ def run_app(args: argparse.Namespace) -> int:
         if app.application is not None:  # normally closed in on_unmount; a no-op then
             app.application.close_database()
     if app.startup_error:
-        print(f"milk-tui: {app.startup_error}", file=sys.stderr)
+        print(f"milk-tui: {inert(app.startup_error)}", file=sys.stderr)
         return EXIT_STARTUP_FAILED
     if os.environ.get("MILK_TUI_TRACE") and app.bridge is not None:
         print(f"milk-tui: {app.bridge.events_in} events in {app.bridge.frames} frames")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from milk_tui.model.events import BusEvent, TextDelta, ThinkingDelta, fast_delta
+from milk_tui.model.terminal_text import inert_copy
 
 FRAME_HZ = 20
 """Delta frames per second.  Each frame repaints the whole visible conversation (~20-25 ms
@@ -108,4 +109,4 @@ class BusBridge:
             return
         batch, self._pending = self._pending, []
         self.frames += 1
-        self._deliver(batch)
+        self._deliver([inert_copy(e) for e in batch])  # untrusted text is inert on screen

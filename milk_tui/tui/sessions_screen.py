@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -19,6 +20,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from milk_tui.facade.errors import StorageError
 from milk_tui.facade.sessions import SessionCatalog, SessionSummary
+from milk_tui.model.terminal_text import inert
 from milk_tui.tui.facts.table import age
 from milk_tui.tui.screens.confirm_modal import ConfirmModal, TextPromptModal
 from milk_tui.tui.widgets.app_header import short_path
@@ -64,7 +66,7 @@ class SessionsScreen(Screen[SessionAction | None]):
         await self.reload(select=self.current_id)
 
     @property
-    def table(self) -> DataTable[str]:
+    def table(self) -> DataTable[Text]:
         return self.query_one(DataTable)
 
     # ----- data ------------------------------------------------------------------------
@@ -76,7 +78,7 @@ class SessionsScreen(Screen[SessionAction | None]):
             self.notify(str(e), severity="error")
             self.sessions = []
         where = "all folders" if self.any_folder else self.cwd
-        self.query_one("#sessions-title", Static).update(f"Sessions — {where}")
+        self.query_one("#sessions-title", Static).update(Text(inert(f"Sessions — {where}")))
         t = self.table
         t.clear(columns=True)
         t.add_column("", key="mark", width=1)
@@ -93,7 +95,9 @@ class SessionsScreen(Screen[SessionAction | None]):
                    age(now - s.last_used), need[: NEED_WIDTH - 1] + "…" if len(need) > NEED_WIDTH else need]  # fmt: skip
             if self.any_folder:
                 row.append(short_path(s.cwd))
-            t.add_row(*row, key=s.id)
+            # Text cells: a DataTable reads a str cell as markup; names and needs are
+            # untrusted (an agent writes the need), so they are inert plain text.
+            t.add_row(*(Text(inert(c)) for c in row), key=s.id)
         if select is not None:
             for i, s in enumerate(self.sessions):
                 if s.id == select:
@@ -148,7 +152,7 @@ class SessionsScreen(Screen[SessionAction | None]):
                 return
             await self.reload(select=s.id)
 
-        self.app.push_screen(TextPromptModal("Rename session", s.name), done)
+        self.app.push_screen(TextPromptModal("Rename session", inert(s.name)), done)
 
     def action_delete(self) -> None:
         s = self.selected()

@@ -25,6 +25,7 @@ from milk_tui.facade.errors import StorageError
 from milk_tui.facade.facts import FactQuery, Facts
 from milk_tui.model import events as ev
 from milk_tui.model.percept import Percept
+from milk_tui.model.terminal_text import inert
 from milk_tui.tui.facts.edit_modal import FactDraft, FactEditModal
 from milk_tui.tui.facts.filter_bar import FilterBar, next_value
 from milk_tui.tui.facts.table import FactTable, age
@@ -143,11 +144,11 @@ class FactBrowser(Widget):
         status = self.query_one("#fact-status", Static)
         status.set_class(bool(error), "error")
         if error:
-            status.update(error)
+            status.update(inert(error))
             return
         if self.window.error:
             status.add_class("error")
-            status.update(f"memory: {self.window.error}")
+            status.update(inert(f"memory: {self.window.error}"))
             return
         n = self.window.total
         text = f"{n:,} fact{'s' if n != 1 else ''}"
@@ -156,7 +157,7 @@ class FactBrowser(Widget):
             text += f" · {q.describe()}"  # no chips in the pane: say what is filtered
         elif q.text:
             text += f" matching “{q.text}”"
-        status.update(text)
+        status.update(inert(text))  # the search text may be a pasted fact
 
     # ----- querying --------------------------------------------------------------------
 

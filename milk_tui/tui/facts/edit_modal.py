@@ -15,6 +15,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static, Text
 
 from milk_tui.facade.facts import DEFAULT_SCOPE
 from milk_tui.model.percept import Percept
+from milk_tui.model.terminal_text import inert
 from milk_tui.tui.screens.milk_modal import FormModal
 
 MAX_CONTENT_BYTES = 2000
@@ -99,9 +100,9 @@ class FactEditModal(FormModal[FactDraft]):
         scopes = [("this session", "session"), ("global", "global")] if self.session_id or (
             p and p.scope == "session") else [("global", "global")]  # fmt: skip
         if self.origin:
-            yield Static(self.origin, classes="origin", markup=False)
+            yield Static(inert(self.origin), classes="origin", markup=False)
         yield Label("Content", classes="field")
-        yield TextArea(p.content if p else "", id="content", soft_wrap=True, compact=True,
+        yield TextArea(inert(p.content) if p else "", id="content", soft_wrap=True, compact=True,
                        show_line_numbers=False, tab_behavior="focus")  # fmt: skip
         with Horizontal(classes="row"):
             yield Label("For")
@@ -132,8 +133,11 @@ class FactEditModal(FormModal[FactDraft]):
             scope.value = "global"
 
     def action_submit(self) -> None:
+        text = self.query_one("#content", TextArea).text
+        if self.percept is not None and text == inert(self.percept.content):
+            text = self.percept.content  # shown inert, unchanged: the stored fact stays as it is
         draft, errors = validate(
-            self.query_one("#content", TextArea).text,
+            text,
             str(self.query_one("#consumer", Select).value),
             self.query_one("#core", Checkbox).value,
             self.query_one("#weight", Input).value,

@@ -24,6 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from milk_tui.model.percept import Percept
+from milk_tui.model.terminal_text import inert
 from milk_tui.tui.facts.window import FactWindow
 
 RECENT_S = 60.0
@@ -94,6 +95,9 @@ def cell(p: Percept, key: str, compact: bool, now: float) -> str:
 
 
 def fit(text: str, width: int) -> str:
+    """``text`` padded or cut to ``width`` cells, inert: every cell the table paints goes
+    through here as a raw Segment (no Rich text in between), and facts are untrusted."""
+    text = inert(text)
     if cell_len(text) <= width:
         return set_cell_size(text, width)
     return set_cell_size(text, max(0, width - 1)) + "…" if width else ""

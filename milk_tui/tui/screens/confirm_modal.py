@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Button, Input, Static
 
+from milk_tui.model.terminal_text import inert
 from milk_tui.tui.screens.milk_modal import FormModal, MilkModal
 
 
@@ -27,7 +28,7 @@ class ConfirmModal(MilkModal[bool]):
 
     def __init__(self, title: str, body: str = "", *, confirm_label: str = "Yes") -> None:
         super().__init__(title)
-        self.body = body
+        self.body = inert(body)  # a fact's or a session's text
         self.confirm_label = confirm_label
 
     def compose_body(self) -> ComposeResult:

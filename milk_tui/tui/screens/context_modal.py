@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
+from milk_tui.model.terminal_text import inert
+
 
 class ContextModal(ModalScreen[None]):
     DEFAULT_CSS = """
@@ -20,8 +22,8 @@ class ContextModal(ModalScreen[None]):
 
     def __init__(self, context_text: str, agent_name: str) -> None:
         super().__init__()
-        self.context_text = context_text
-        self.agent_name = agent_name
+        self.context_text = inert(context_text)  # facts and history: untrusted text
+        self.agent_name = inert(agent_name)
 
     def compose(self) -> ComposeResult:
         text = self.context_text or "(no hand-off yet in this session)"

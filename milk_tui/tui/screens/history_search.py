@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -9,6 +10,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
+
+from milk_tui.model.terminal_text import inert
 
 MAX_SHOWN = 200
 
@@ -43,7 +46,10 @@ class HistorySearch(ModalScreen[str | None]):
         ol.clear_options()
         hits = [e for e in self.entries if q in e.lower()][:MAX_SHOWN]
         ol.add_options(
-            [Option(e.replace("\n", " ⏎ ")[:200], id=str(i)) for i, e in enumerate(hits)]
+            [
+                Option(Text(inert(e.replace("\n", " ⏎ ")[:200])), id=str(i))
+                for i, e in enumerate(hits)
+            ]
         )
         self._hits = hits
         if hits:

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from milk_tui.facade.application import Application, Force, TurnResult
 from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
+from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.commands import (
     completions,
     literal_prompt,
@@ -130,6 +131,7 @@ class MainScreen(Screen[None]):
     def load_session(self, view: ev.SessionChanged) -> None:
         """Show the live session (at start, after /new or a switch): transcript, panes, header,
         prompt history."""
+        view = inert_copy(view)  # read from the store, not through the bridge
         conv = self.query_one(Conversation)
         conv.load(items_from_history(self.facade.history()), welcome=self._welcome())
         need, esc = self.query_one(NeedPane), self.query_one(EscalationPane)

@@ -13,6 +13,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label
 
+from milk_tui.model.terminal_text import inert
+
 ResultT = TypeVar("ResultT")
 
 MODAL_CSS = """
@@ -40,13 +42,13 @@ class MilkModal(ModalScreen[ResultT]):
 
     def __init__(self, title: str) -> None:
         super().__init__()
-        self.title_text = title
+        self.title_text = inert(title)
 
     def compose(self) -> ComposeResult:
         # The box scrolls, its title and buttons docked to its edges: on a short terminal
         # the body scrolls while the title, Cancel and the submit button stay on screen.
         with ModalBox(classes="milk-modal"):
-            yield Label(self.title_text, classes="title")
+            yield Label(self.title_text, classes="title", markup=False)  # may name a fact or tool
             yield from self.compose_body()
             with Horizontal(classes="buttons"):
                 yield from self.compose_buttons()

@@ -19,6 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Button, Input, Static
 
 from milk_tui.model.events import PermissionRequested
+from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.screens.milk_modal import MilkModal
 
 INPUT_PREVIEW_CHARS = 1500
@@ -95,6 +96,7 @@ class PermissionModal(MilkModal[PermissionChoice]):
     ]
 
     def __init__(self, request: PermissionRequested) -> None:
+        request = inert_copy(request)  # tool names, arguments, paths, diffs: the model's text
         super().__init__(f"{request.agent_name} wants to use {request.tool_name}")
         self.request = request
 

@@ -15,6 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from milk_tui.model import events as ev
+from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.transcript import Item, Kind
 from milk_tui.tui.widgets.md_render import Palette
 from milk_tui.tui.widgets.reply_block import ReplyBlock
@@ -112,7 +113,7 @@ class Conversation(VerticalScroll):
     def load(self, items: list[Item], welcome: Widget | None = None) -> None:
         """Replace the transcript (resume, /new, session switch); mounts only the tail."""
         self.remove_children()
-        self.items = list(items)
+        self.items = [inert_copy(it) for it in items]
         self._blocks = []
         self._older = None
         self._reply = self._thinking = self._user = None
@@ -212,6 +213,7 @@ class Conversation(VerticalScroll):
 
     def add(self, item: Item, live: bool = False) -> Widget:
         """Append a block; ``live`` blocks (replies, thinking) keep streaming until closed."""
+        item = inert_copy(item)  # slash output, notices: may quote facts or server text
         w = self._widget_for(item, live)
         self._append(item, w)
         return w

@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from milk_tui.config.paths import config_dir
+from milk_tui.model.terminal_text import inert
 
 CONFIG_EXAMPLE = """[[agents]]
 name = "llama"
@@ -44,7 +45,7 @@ def welcome_text(
             "/auto routes automatically again.\n"
         )
     for n in notes:
-        t.append("⚠ " + n + "\n", style="yellow")
+        t.append("⚠ " + inert(n) + "\n", style="yellow")  # may quote a server's error
     if demo:
         where = config_path or str(config_dir() / "config.toml")
         t.append("To use a real model, add agents to ", style="dim")
