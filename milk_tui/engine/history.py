@@ -36,14 +36,11 @@ def build_agent_history(history: list[Turn], self_agent: str, start: int = 0) ->
 
 
 def messages_size(msgs: list[ChatMessage]) -> int:
-    return sum(len(m.content.encode()) for m in msgs)
+    return sum(_size(m) for m in msgs)
 
 
-def _drop_head(msgs: list[ChatMessage]) -> None:
-    """Remove the oldest message, then anything up to the next user message."""
-    msgs.pop(0)
-    while msgs and msgs[0].role != "user":
-        msgs.pop(0)
+def _size(m: ChatMessage) -> int:
+    return len(m.content.encode())
 
 
 def trim_history(
@@ -57,7 +54,9 @@ def trim_history(
 
     ``other_agents_first`` (escalation agents): drop the other agent's answers and the
     user turns addressed to it, oldest first, before touching the agent's own earlier work.
-    Returns (messages, trimmed?).
+    Then the oldest message goes, with anything up to the next user message, until it fits.
+    Returns (messages, trimmed?).  One pass each, the size kept as a running total: this
+    runs before every request, and a long session has thousands of messages.
     """
     if budget <= 0:
         return history_msgs, False
@@ -65,20 +64,25 @@ def trim_history(
     size = messages_size(history_msgs)
     if size <= limit:
         return history_msgs, False
-    msgs = list(history_msgs)
+    msgs = history_msgs
     if other_agents_first:
-        i = 0
-        while size > limit and i < len(msgs):
-            m = msgs[i]
-            if m.role == "system" or (m.role == "user" and _addressed_elsewhere(msgs, i)):
-                size -= len(m.content.encode())
-                msgs.pop(i)
+        kept: list[ChatMessage] = []
+        for i, m in enumerate(msgs):
+            if size > limit and (
+                m.role == "system" or (m.role == "user" and _addressed_elsewhere(msgs, i))
+            ):
+                size -= _size(m)
                 continue
-            i += 1
-    while size > limit and msgs:
-        _drop_head(msgs)
-        size = messages_size(msgs)
-    return msgs, True
+            kept.append(m)
+        msgs = kept
+    start, n = 0, len(msgs)
+    while size > limit and start < n:
+        size -= _size(msgs[start])
+        start += 1
+        while start < n and msgs[start].role != "user":
+            size -= _size(msgs[start])
+            start += 1
+    return msgs[start:], True
 
 
 def _addressed_elsewhere(msgs: list[ChatMessage], i: int) -> bool:
