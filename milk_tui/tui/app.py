@@ -145,7 +145,12 @@ class MilkApp(App[int]):
             self.push_screen(self.main_screen)
         assert self.bridge is not None
         self.bridge.start()
-        self.call_after_refresh(gc.freeze)
+        self.call_after_refresh(self._after_first_main_frame)
+
+    def _after_first_main_frame(self) -> None:
+        gc.freeze()
+        # The first prompt should find its agent's connection open (fails silently).
+        self.run_worker(self.facade.preconnect(), group="preconnect", exit_on_error=False)
 
     async def on_unmount(self) -> None:
         """Every way out ends here (Ctrl+Q, /quit, Ctrl+C twice, the palette's Quit, a crash):
