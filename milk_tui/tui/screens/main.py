@@ -6,6 +6,7 @@ slash commands themselves live in ``slash.py``.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, ClassVar, cast
 
@@ -45,8 +46,6 @@ from milk_tui.tui.widgets.status_line import StatusLine
 from milk_tui.tui.widgets.welcome import Welcome, welcome_text
 
 if TYPE_CHECKING:
-    import asyncio
-
     from milk_tui.tui.app import MilkApp
     from milk_tui.tui.facts.browser import FactBrowser
 
@@ -250,10 +249,6 @@ class MainScreen(Screen[None]):
                 "agent is responding — Ctrl+C cancels; your prompt is kept"
             )
             return False
-        try:
-            a.add_input(text)
-        except StorageError as e:
-            self.query_one(Conversation).add_line("warning", f"input history not saved: {e}")
         box.remember(text)
         if box.text == text:
             box.set_text("")
@@ -263,7 +258,16 @@ class MainScreen(Screen[None]):
             self._restore_prompt(text)
             return False
         task.add_done_callback(self._turn_done)
+        # The input-history row is written once the turn has started, off the event loop:
+        # a database write has no business between Enter and the request.
+        self.run_worker(self._save_input(text), group="input-history")
         return True
+
+    async def _save_input(self, text: str) -> None:
+        try:
+            await asyncio.to_thread(self.facade.add_input, text)
+        except StorageError as e:
+            self.query_one(Conversation).add_line("warning", f"input history not saved: {e}")
 
     def _turn_done(self, task: asyncio.Task[TurnResult]) -> None:
         if task.cancelled():
