@@ -33,7 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -86,7 +86,9 @@ async def _painted(app) -> None:  # type: ignore[no-untyped-def]
     await done.wait()
 
 
-async def measure(app, enter: Callable[[], None], has_token: Callable[[], bool], srv) -> dict[str, float]:  # type: ignore[no-untyped-def]
+async def measure(
+    app, enter: Callable[[], None], has_token: Callable[[], bool], srv
+) -> dict[str, float]:  # type: ignore[no-untyped-def]
     n = len(srv.chat_requests)
     t0 = time.perf_counter()
     enter()
@@ -222,12 +224,20 @@ async def run(rounds: int, chunks: int, profile: bool) -> None:
     def med(xs: list[dict[str, float]], k: str) -> float:
         return statistics.median(x[k] for x in xs) * 1000
 
-    print(f"prompt → first token on screen (headless 120×40, {chunks}-chunk reply), {rounds} rounds")
-    print(f"  minimal Textual app (httpx + MarkdownStream): request sent {med(mini, 'wire'):6.1f} ms,"
-          f" first token painted {med(mini, 'first'):6.1f} ms (min {min(x['first'] for x in mini) * 1000:.1f})")
-    print(f"  milk-tui (2,000-turn session, 2,000 facts)   : request sent {med(milk, 'wire'):6.1f} ms,"
-          f" first token painted {med(milk, 'first'):6.1f} ms (min {min(x['first'] for x in milk) * 1000:.1f})")
-    print(f"  milk-tui / minimal app: {med(milk, 'first') / med(mini, 'first'):.2f}× (target ≤ 1.0)")
+    print(
+        f"prompt → first token on screen (headless 120×40, {chunks}-chunk reply), {rounds} rounds"
+    )
+    print(
+        f"  minimal Textual app (httpx + MarkdownStream): request sent {med(mini, 'wire'):6.1f} ms,"
+        f" first token painted {med(mini, 'first'):6.1f} ms (min {min(x['first'] for x in mini) * 1000:.1f})"
+    )
+    print(
+        f"  milk-tui (2,000-turn session, 2,000 facts)   : request sent {med(milk, 'wire'):6.1f} ms,"
+        f" first token painted {med(milk, 'first'):6.1f} ms (min {min(x['first'] for x in milk) * 1000:.1f})"
+    )
+    print(
+        f"  milk-tui / minimal app: {med(milk, 'first') / med(mini, 'first'):.2f}× (target ≤ 1.0)"
+    )
     if prof is not None:
         pstats.Stats(prof).sort_stats("cumulative").print_stats(40)
 
