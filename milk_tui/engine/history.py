@@ -17,22 +17,42 @@ def _label(t: Turn) -> str:
 
 
 def build_agent_history(history: list[Turn], self_agent: str, start: int = 0) -> list[ChatMessage]:
+    return [m for t in history[start:] if (m := _message(t, self_agent)) is not None]
+
+
+def newest_history(
+    history: list[Turn], self_agent: str, limit: int, start: int = 0
+) -> list[ChatMessage]:
+    """The messages of the newest turns, from the end back to the first one that brings the
+    total over ``limit`` bytes (all of them if they fit).  ``trim_history`` without
+    ``other_agents_first`` gives the same result on this as on the whole history — the
+    turns before can only be dropped — so a long session costs what its kept tail costs."""
     out: list[ChatMessage] = []
-    for t in history[start:]:
-        if t.role == "user":
-            out.append(ChatMessage("user", f"[user to {_label(t)}] {t.content}"))
-        elif t.role == "assistant":
-            if not t.content:
-                continue
-            if t.agent == self_agent:
-                out.append(ChatMessage("assistant", t.content))
-            else:
-                out.append(
-                    ChatMessage("system", f"[{_label(t)} as {t.agent or 'assistant'}] {t.content}")
-                )
-        elif t.role == "tool_result" and t.agent == self_agent:
-            out.append(ChatMessage("tool", t.content))
+    size = 0
+    for i in range(len(history) - 1, start - 1, -1):
+        m = _message(history[i], self_agent)
+        if m is None:
+            continue
+        out.append(m)
+        size += _size(m)
+        if size > limit:
+            break
+    out.reverse()
     return out
+
+
+def _message(t: Turn, self_agent: str) -> ChatMessage | None:
+    if t.role == "user":
+        return ChatMessage("user", f"[user to {_label(t)}] {t.content}")
+    if t.role == "assistant":
+        if not t.content:
+            return None
+        if t.agent == self_agent:
+            return ChatMessage("assistant", t.content)
+        return ChatMessage("system", f"[{_label(t)} as {t.agent or 'assistant'}] {t.content}")
+    if t.role == "tool_result" and t.agent == self_agent:
+        return ChatMessage("tool", t.content)
+    return None
 
 
 def messages_size(msgs: list[ChatMessage]) -> int:

@@ -11,10 +11,11 @@ from pathlib import Path
 
 from milk_tui.agents.base import ChatMessage
 from milk_tui.config.settings import AgentConfig, MilkConfig
-from milk_tui.engine.history import messages_size, trim_history
+from milk_tui.engine.context import assemble_messages
+from milk_tui.engine.history import build_agent_history, messages_size, trim_history
 from milk_tui.engine.runtime import Runtime, build_runtime
 from milk_tui.memory.service import MemoryService
-from milk_tui.model.session import Turn, build_brick
+from milk_tui.model.session import Session, Turn, build_brick
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 
 
@@ -149,3 +150,28 @@ def test_summary_brick_of_a_long_session_is_its_newest_turns_that_fit():
     assert brick.endswith("User: question 2999\nAssistant (primary): answer 2999\n")
     assert len(brick) <= 200 and "question 2990" not in brick
     assert build_brick(history[-10:], "primary", 200) == brick
+
+
+def test_the_primary_history_is_built_from_its_newest_turns_as_if_whole():
+    rng = random.Random(11)
+    for _ in range(1500):
+        s = Session(id="s", cwd="/tmp")
+        for _ in range(rng.randint(0, 40)):
+            role = rng.choice(["user", "assistant", "assistant", "tool_result"])
+            agent = rng.choice(["primary", "escalation"])
+            s.history.append(Turn(role, "w" * rng.randint(0, 40), agent=agent))
+        budget, start = rng.randint(0, 600), rng.randint(0, 5)
+        head = ["need block" * rng.randint(0, 3)]
+        whole = build_agent_history(s.history, "primary", start=start)
+        overhead = messages_size([ChatMessage("system", h) for h in head if h]) + 6
+        expected = trim_history(whole, budget, overhead)
+        built = assemble_messages(
+            s,
+            self_agent="primary",
+            pinned=head,
+            budget=budget,
+            system_prompt="system",
+            history_start=start,
+        )
+        assert built.messages[len([h for h in head if h]) :] == expected[0]
+        assert built.trimmed == expected[1]
