@@ -37,6 +37,7 @@ def test_core_never_imports_textual():
 def test_provider_sdks_are_not_imported_at_startup():
     loaded = _loaded_after_import(HEADLESS)
     assert "boto3" not in loaded and "botocore" not in loaded
+    assert "mcp" not in loaded and "mcp_types" not in loaded  # ~0.3 s, loaded in a thread
 
 
 def test_front_ends_load_the_engine_only_when_they_start_it():

@@ -68,6 +68,17 @@ class Finished:
     reasoning_promoted: bool = False
     """The model wrote only reasoning, re-sent as the answer text: the dispatcher then
     keeps no separate thinking, so it is not stored twice."""
+    permission_denials: tuple[DeniedTool, ...] = ()
+    """Tool calls the backend was refused this turn (Claude CLI ``permission_denials``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeniedTool:
+    """One refused tool call, and the allow rules that would let it run next time."""
+
+    tool_name: str
+    tool_input: dict[str, Any]
+    rules: tuple[str, ...] = ()
 
 
 AgentEvent = TextChunk | ThinkingChunk | ToolCallEvent | ToolResultEvent | UsageEvent | Finished
@@ -174,6 +185,9 @@ class PermissionQuestion:
     effect: ToolEffect = "run"
     outside_paths: tuple[str, ...] = ()
     """Paths of this call that resolve outside the working folder (each needs asking)."""
+    always_rules: tuple[str, ...] = ()
+    """A backend that keeps its own permission rules (the Claude CLI): what "Always for
+    this folder" stores there instead of a milk grant of the tool."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +202,10 @@ class PermissionAnswer:
 
 
 AskPermission = Callable[[PermissionQuestion], Awaitable[PermissionAnswer]]
+
+AskUser = Callable[[str, list[dict[str, Any]]], Awaitable[dict[str, str] | None]]
+"""(agent name, the Claude CLI's ``AskUserQuestion`` questions) → the answers keyed by
+question text (several choices comma-separated), or None when the user gave none."""
 
 
 @dataclass
@@ -209,6 +227,8 @@ class AgentRequest:
     ask_permission: AskPermission | None = None
     """The permission check: the Claude CLI's own questions and, in the tool loop, every
     call of an API backend go through it (``agents.tool_permission``)."""
+    ask_user: AskUser | None = None
+    """Questions the agent puts to the user (the Claude CLI's ``AskUserQuestion``)."""
 
 
 class Agent(Protocol):

@@ -23,7 +23,7 @@ import shutil
 import tempfile
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,16 +32,17 @@ from milk_tui.agents.base import (
     AgentEvent,
     AgentRequest,
     Finished,
-    PermissionAnswer,
-    PermissionQuestion,
     SessionNotFound,
     ToolResultEvent,
 )
+from milk_tui.agents.claude_control import answer_control, denials
+from milk_tui.agents.claude_settings import allow_rules
 from milk_tui.agents.claude_stream import SESSION_NOT_FOUND_TEXT, StreamJsonParser
+from milk_tui.agents.mcp import claude_config as mcp_config
 from milk_tui.agents.process_tree import kill_tree, kill_tree_now
 from milk_tui.agents.redact import Redactor
-from milk_tui.agents.tool_permission import denial_message
 from milk_tui.agents.wire_log import WireLog
+from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.settings import AgentConfig
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
@@ -54,6 +55,12 @@ VERSION_TIMEOUT_S = 15.0
 
 EXIT_WAIT_S = 10.0
 """After the result line the CLI only saves its session file; this bounds a hung exit."""
+
+BASELINE_TOOLS = ("Bash", "Read", "Write", "Edit")
+"""Allowed on every run that asks for permissions, with the working folder and the temp
+dir added (``--add-dir``): the everyday tools run without a question, and a Bash or file
+tool never hits the CLI's directory-trust refusal inside them
+(docs/adr/0020-claude-permissions-ask-once.md)."""
 
 _STRIPPED_ENV = ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT", "CLAUDECODE")
 """Variables that would make the child think it is nested in a parent Claude session."""
@@ -74,8 +81,10 @@ class ClaudeCliAgent:
         *,
         env: dict[str, str] | None = None,
         debug_log: Path | None = None,
+        mcp_servers: Sequence[McpServerConfig] = (),
     ) -> None:
         self.config = config
+        self.mcp_servers = list(mcp_servers)
         self.name = config.name
         self.model = config.model or config.name
         self._env_overrides = dict(env or {})
@@ -144,14 +153,21 @@ class ClaudeCliAgent:
             "--input-format",
             "stream-json",
         ]
+        tools = list(cfg.allowed_tools)
+        dirs = list(cfg.add_dirs)
         if cfg.dangerously_skip_permissions:
             argv.append("--dangerously-skip-permissions")
         else:
             argv += ["--permission-prompt-tool", "stdio"]
-        tools = list(dict.fromkeys(t for t in cfg.allowed_tools if t))
+            # Stored "always" rules too: the CLI ignores the folder's settings file until
+            # the user has trusted the folder in an interactive session.
+            stored = allow_rules(request.cwd) if request.cwd else []
+            tools = [*BASELINE_TOOLS, *tools, *(r for r in stored if "," not in r)]
+            dirs += [request.cwd, tempfile.gettempdir()]
+        tools = list(dict.fromkeys(t for t in tools if t))
         if tools:
             argv += ["--allowedTools", ",".join(tools)]
-        for d in dict.fromkeys(d for d in cfg.add_dirs if d):
+        for d in dict.fromkeys(d for d in dirs if d):
             argv += ["--add-dir", d]
         if request.resume_session_id:
             argv += ["--resume", request.resume_session_id]
@@ -164,11 +180,13 @@ class ClaudeCliAgent:
     async def _run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         session_id = request.resume_session_id or str(uuid.uuid4())
         context_file = _write_context(request.append_system_prompt)
+        mcp_file = await mcp_config.write_mcp_config(self.mcp_servers, self._redact)
         proc: asyncio.subprocess.Process | None = None
         stderr_task: asyncio.Task[None] | None = None
         stderr_tail: deque[bytes] = deque()
         try:
             argv = self.build_argv(request, session_id, context_file)
+            argv += mcp_config.mcp_config_argv(mcp_file)
             try:
                 proc = await asyncio.create_subprocess_exec(
                     *argv,
@@ -191,6 +209,7 @@ class ClaudeCliAgent:
             )
 
             parser = StreamJsonParser(self.model)
+            rules_by_call: dict[str, tuple[str, ...]] = {}
             async for line in _read_lines(proc.stdout):
                 if self._wire:
                     self._wire.data(line if line.endswith(b"\n") else line + b"\n")
@@ -201,7 +220,10 @@ class ClaudeCliAgent:
                         ev.content = self._redact.values(ev.content)
                     yield ev
                 while parser.pending_control:
-                    await self._answer_control(proc.stdin, parser.pending_control.pop(0), request)
+                    reply = await answer_control(
+                        self.name, parser.pending_control.pop(0), request, rules_by_call
+                    )
+                    await _write_line(proc.stdin, reply)
                 if parser.result is not None:
                     # The turn is over: stream-json input would wait for more otherwise.
                     # Stop reading too, in case a tool's background child holds stdout.
@@ -213,13 +235,16 @@ class ClaudeCliAgent:
             self._finish_or_raise(parser, rc, b"".join(stderr_tail), request)
             live = parser.session_id or session_id
             yield Finished(
-                stop_reason=parser.result.stop_reason if parser.result else "", session_id=live
+                stop_reason=parser.result.stop_reason if parser.result else "",
+                session_id=live,
+                permission_denials=denials(parser.result, rules_by_call),
             )
         finally:
             if proc is not None and proc.returncode is None:
                 await kill_tree(proc)
             if stderr_task is not None and not stderr_task.done():
                 stderr_task.cancel()
+            mcp_config.remove(mcp_file)
             if context_file:
                 with contextlib.suppress(OSError):
                     os.unlink(context_file)
@@ -249,49 +274,6 @@ class ClaudeCliAgent:
             agent=self.name,
             status=status,
             retryable=status in (429, 500, 529),
-        )
-
-    async def _answer_control(
-        self, stdin: asyncio.StreamWriter, req: dict[str, Any], request: AgentRequest
-    ) -> None:
-        """Answer one control_request; anything we cannot handle is refused, never hung."""
-        request_id = req.get("request_id", "")
-        body = req.get("request") or {}
-        if body.get("subtype") != "can_use_tool":
-            await _write_line(
-                stdin,
-                {
-                    "type": "control_response",
-                    "response": {
-                        "subtype": "error",
-                        "request_id": request_id,
-                        "error": f"milk-tui does not handle {body.get('subtype')!r}",
-                    },
-                },
-            )
-            return
-        given = body.get("input")
-        tool_input: dict[str, Any] = given if isinstance(given, dict) else {}
-        answer = PermissionAnswer(False, reason="no one can approve tools in this run")
-        if request.ask_permission is not None:
-            answer = await request.ask_permission(
-                PermissionQuestion(
-                    agent_name=self.name,
-                    tool_name=str(body.get("tool_name") or ""),
-                    tool_input=tool_input,
-                )
-            )
-        decision: dict[str, Any] = (
-            {"behavior": "allow", "updatedInput": tool_input}
-            if answer.allow
-            else {"behavior": "deny", "message": denial_message(answer)}
-        )
-        await _write_line(
-            stdin,
-            {
-                "type": "control_response",
-                "response": {"subtype": "success", "request_id": request_id, "response": decision},
-            },
         )
 
 

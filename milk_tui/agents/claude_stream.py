@@ -47,6 +47,8 @@ class ResultInfo:
     session_id: str
     stop_reason: str
     api_error_status: int | None
+    denials: list[dict[str, Any]] = field(default_factory=list)
+    """``permission_denials``: ``{tool_name, tool_use_id, tool_input}`` per refused call."""
 
     def error_text(self) -> str:
         if self.text:
@@ -252,6 +254,7 @@ class StreamJsonParser:
             session_id=self.session_id,
             stop_reason=str(obj.get("stop_reason") or ""),
             api_error_status=int(status) if isinstance(status, int) else None,
+            denials=[d for d in obj.get("permission_denials") or [] if isinstance(d, dict)],
         )
         out: list[AgentEvent] = []
         cost = obj.get("total_cost_usd")

@@ -23,8 +23,10 @@ def build_agent(
         return DemoAgent(ac, slot=slot, other_name=other_name)
     if kind == "claude-cli":
         from milk_tui.agents.claude_cli import ClaudeCliAgent
+        from milk_tui.config.mcp import servers_for_agent
 
-        return ClaudeCliAgent(ac, debug_log=debug_log)
+        servers = servers_for_agent(config.mcp_servers, ac.mcp_servers)
+        return ClaudeCliAgent(ac, debug_log=debug_log, mcp_servers=servers)
     # Every API backend runs the same tool loop with the same limits.
     max_tool_iterations = config.resolve_max_tool_iterations(ac)
     tool_timeout = config.resolve_tool_timeout(ac)

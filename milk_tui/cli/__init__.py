@@ -24,6 +24,9 @@ EXIT_INTERRUPTED = 130
 """128 + SIGINT, the shell convention for a run stopped by Ctrl+C."""
 
 
+ALL_FOLDERS_HELP = "let a session name or id prefix match a session of another folder too"
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--config",
@@ -42,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--session", metavar="NAME", default="", help="resume or create the named session"
     )
+    p.add_argument("--any-folder", action="store_true", help=ALL_FOLDERS_HELP)
     p.add_argument("--demo", action="store_true", help="run on the built-in demo agents")
     p.add_argument(
         "--debug",
@@ -80,12 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
     ss = ssub.add_parser("show", help="one session with its history")
     ss.add_argument("id")
     ss.add_argument("--json", action="store_true")
+    ss.add_argument("--any-folder", action="store_true", help=ALL_FOLDERS_HELP)
+    from milk_tui.cli.mcp_cmd import add_mcp_parser
     from milk_tui.cli.memory_cmd import add_import_parser, add_memory_parser
     from milk_tui.cli.permissions_cmd import add_permissions_parser
 
     add_memory_parser(sub)
     add_import_parser(sub)
     add_permissions_parser(sub)
+    add_mcp_parser(sub)
     return p
 
 
@@ -100,6 +107,7 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         config_path=args.config,
         new=args.new,
         session_name=args.session,
+        any_folder=args.any_folder,
         demo=args.demo,
         debug=args.debug,
         permission_policy="allow" if args.allow_tools else "deny",
@@ -126,10 +134,19 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
                 last_char[0] = "\n"
             case ev.Notice(level=level, message=message) if level != "info":
                 print(f"milk-tui: {message}", file=err)
+            case ev.PermissionsDenied(agent_name=agent, denials=denials):
+                calls = "; ".join(f"{d.tool_name} {d.summary}".strip() for d in denials)
+                tools = " ".join(dict.fromkeys(d.tool_name for d in denials))
+                print(
+                    f"milk-tui: {agent} was refused: {calls} (allow with --allow-tools or "
+                    f"`milk-tui permissions grant {tools}`)",
+                    file=err,
+                )
         if isinstance(event, ev.TurnFailed):
             failures.append(event)
 
     app.add_listener(on_event)
+    await app.mcp.wait_settled()  # one headless turn: its MCP tools must be there when it starts
     force: Literal["escalate", "primary"] | None = (
         "escalate" if args.escalate else ("primary" if args.primary else None)
     )
@@ -204,10 +221,14 @@ def _sessions_in(args: argparse.Namespace, out: TextIO, sessions: SessionCatalog
                 f"{r.current_need[:50]}\n"
             )
         return EXIT_OK
-    sid = sessions.find(os.getcwd(), args.id) or args.id
-    s = sessions.load(sid)
+    sid = sessions.find(os.getcwd(), args.id, any_folder=args.any_folder)
+    s = sessions.load(sid) if sid else None
+    for warning in sessions.take_warnings():
+        print(f"milk-tui: {warning}", file=sys.stderr)
     if s is None:
-        print(f"milk-tui: no session with id or name '{args.id}'", file=sys.stderr)
+        elsewhere = not args.any_folder and sessions.find(os.getcwd(), args.id, any_folder=True)
+        hint = " in this folder (another folder has one: add --any-folder)" if elsewhere else ""
+        print(f"milk-tui: no session with id or name '{args.id}'{hint}", file=sys.stderr)
         return EXIT_FAILED
     if args.json:
         out.write(json.dumps(s.to_go_json(), indent=2, ensure_ascii=False) + "\n")
@@ -243,6 +264,10 @@ def main(argv: list[str] | None = None) -> int:
             from milk_tui.cli.permissions_cmd import run_permissions
 
             return run_permissions(args, os.getcwd(), sys.stdout, sys.stderr)
+        if args.command == "mcp":
+            from milk_tui.cli.mcp_cmd import run_mcp
+
+            return run_mcp(args, sys.stdout, sys.stderr)
         if args.command in ("memory", "import-go"):
             from milk_tui.cli.memory_cmd import run_import_go, run_memory
             from milk_tui.facade.admin import open_admin

@@ -9,7 +9,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from milk_tui.config.agent_tools import agent_tool_problems
 from milk_tui.config.loop_detection import loop_detection_warnings
+from milk_tui.config.mcp import config_warnings as mcp_config_warnings
 from milk_tui.config.paths import default_config_file
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
 
@@ -21,7 +23,7 @@ GO_INERT_KEYS = {
 never reads): accepted silently."""
 
 GO_UNSUPPORTED_KEYS = {
-    "agent_tools", "mcp_servers", "otel", "colorization", "debug_claude_code", "debug_local",
+    "otel", "colorization", "debug_claude_code", "debug_local",
     "debug_subprocess", "aws_auth_refresh", "remote_oversight",
     "config_editors", "experimental_permission_management",
     "experimental_lazy_history_management", "direct_bash", "direct_bash_allow",
@@ -32,7 +34,7 @@ GO_UNSUPPORTED_KEYS = {
 GO_ONLY_KEYS = GO_INERT_KEYS | GO_UNSUPPORTED_KEYS
 
 GO_ONLY_AGENT_KEYS = {
-    "tools", "mcp_servers", "system_prompt_tier", "extra_args", "run_cmd", "api_format",
+    "system_prompt_tier", "extra_args", "run_cmd", "api_format",
     "tls_ca_cert", "aws_service", "prompt_caching", "settings", "action_type", "model_type",
     "smolagent_tools", "max_steps", "authorized_imports",
 }  # fmt: skip
@@ -141,6 +143,8 @@ def validation_warnings(cfg: MilkConfig) -> list[str]:
         out.append(f"agent '{cfg.agent}' is not defined in agents[]")
     if cfg.escalation_agent and cfg.find_agent(cfg.escalation_agent) is None:
         out.append(f"escalation_agent '{cfg.escalation_agent}' is not defined in agents[]")
+    refs = {a.name: a.mcp_servers for a in cfg.agents if a.mcp_servers}
+    out.extend(mcp_config_warnings(cfg.mcp_servers, refs))
     return out
 
 
@@ -158,4 +162,8 @@ def load_config(path: Path | str | None = None) -> tuple[MilkConfig, list[str], 
     except ValidationError as e:
         raise ConfigError(_format_validation(p, e)) from None
     warnings.extend(validation_warnings(cfg))
+    tool_errors, tool_warnings = agent_tool_problems(cfg)
+    if tool_errors:
+        raise ConfigError(f"{p or 'environment'}: {tool_errors[0]}")
+    warnings.extend(tool_warnings)
     return cfg, warnings, p

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from milk_tui.config.agent_tools import AgentToolEntry
 from milk_tui.config.defaults import (
     DEFAULT_CONTEXT_BUDGET,
     DEFAULT_MAX_TOOL_ITERATIONS,
@@ -27,6 +28,7 @@ from milk_tui.config.defaults import (
     DEFAULT_TURN_TIMEOUT_SECS,
 )
 from milk_tui.config.loop_detection import LoopDetection
+from milk_tui.config.mcp import McpServerConfig
 
 BEARERLESS_PROVIDERS = {"", "local", "bedrock", "claude-cli", "demo", "aider-cli", "subprocess"}
 EXTERNAL_PROCESS_PROVIDERS = {"claude-cli", "aider-cli", "subprocess"}
@@ -78,6 +80,10 @@ class AgentConfig(BaseModel):
     timeout_secs: float = 60.0
     """Seconds without a byte from an HTTP backend before the turn fails."""
     limits: AgentLimits = Field(default_factory=AgentLimits)
+    tools: list[AgentToolEntry] = Field(default_factory=list)
+    """This agent's own ``agent_tools`` entries (config/agent_tools.py)."""
+    mcp_servers: list[str] | None = None
+    """Names of the ``mcp_servers`` entries this agent gets (None: every enabled one)."""
 
     @field_validator("provider")
     @classmethod
@@ -113,6 +119,8 @@ class MilkConfig(BaseSettings):
     agent: str = ""
     escalation_agent: str = ""
     agents: list[AgentConfig] = Field(default_factory=list)
+    agent_tools: list[AgentToolEntry] = Field(default_factory=list)
+    """Agents offered to the primary as tools (config/agent_tools.py)."""
     returning_fresh_start_local_turns: int = DEFAULT_RETURNING_FRESH_START
     sticky_escalation: bool = True
     context_budget_chars: int = DEFAULT_CONTEXT_BUDGET
@@ -132,6 +140,7 @@ class MilkConfig(BaseSettings):
     rules: dict[str, Any] = Field(default_factory=dict)
     classifier_fallback: str = ""
     loop_detection: LoopDetection = Field(default_factory=LoopDetection)
+    mcp_servers: list[McpServerConfig] = Field(default_factory=list)
 
     @field_validator("loop_detection", mode="before")
     @classmethod

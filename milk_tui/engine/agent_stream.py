@@ -120,7 +120,7 @@ async def consume_stream(
                 if tool_event is not None:
                     publish(tool_event(slot=slot, session_id=sid, **dataclasses.asdict(item)))
                 elif type(item) is UsageEvent:
-                    _usage(item, scratch, slot, fallback_model, sid, publish)
+                    record_usage(item, scratch, slot, fallback_model, sid, publish)
                 elif type(item) is Finished:
                     if item.session_id:
                         scratch.backend_session_id = item.session_id
@@ -128,6 +128,8 @@ async def consume_stream(
                         scratch.escalation_reason = item.escalation_reason
                     if item.reasoning_promoted:
                         scratch.thinking.clear()
+                    if item.permission_denials:
+                        scratch.denials = item.permission_denials
         if looping:
             flush()
             kept, passage = watch.cut("".join(text_parts))
@@ -143,7 +145,7 @@ async def consume_stream(
         flush()
 
 
-def _usage(
+def record_usage(
     item: UsageEvent,
     scratch: TurnScratch,
     slot: Slot,

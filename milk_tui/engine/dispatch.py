@@ -38,6 +38,8 @@ from milk_tui.storage.sessions import SessionStore
 
 T = TypeVar("T")
 
+RETRY_PROMPT = "Permission granted for the tool calls that were denied; please retry them."
+
 
 class _OnState(Generic[T]):
     """A Dispatcher attribute kept on its ``DispatchState``: an assignment (a new session,
@@ -101,8 +103,11 @@ class Dispatcher:
         self._turns = TurnRunner(
             self.state,
             self._publisher,
-            RequestBuilder(self.state, self._publisher, self.permissions.ask),
+            RequestBuilder(
+                self.state, self._publisher, self.permissions.ask, self.permissions.ask_user
+            ),
             TurnCommitter(self.state, self._publisher),
+            on_denials=self.permissions.record_denials,
         )
 
     # ----- the turn -------------------------------------------------------------------
@@ -134,6 +139,21 @@ class Dispatcher:
 
     async def _ask_permission(self, q: PermissionQuestion) -> PermissionAnswer:
         return await self.permissions.ask(q)
+
+    def answer_question(self, request_id: str, answers: dict[str, str] | None) -> None:
+        self.permissions.answer_question(request_id, answers)
+
+    def grant_and_retry(self) -> asyncio.Task[TurnOutcome] | None:
+        """Allow the last turn's refused calls for this folder and resume the agent that was
+        refused, asking it to retry; None when there is nothing to grant."""
+        if self.busy:
+            raise BusyError("a turn is running")
+        granted = self.permissions.grant_denied()
+        if not granted:
+            return None
+        names = ", ".join(dict.fromkeys(d.tool_name for d in granted))
+        self._publisher.notice(f"granted {names} for this folder; retrying")
+        return self.submit(RETRY_PROMPT, force="escalate")
 
     # ----- commands -------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ session (``switch_session``) or a replaced agent is seen by all of them at once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from milk_tui.agents.base import Slot
 from milk_tui.config.settings import MilkConfig
@@ -18,6 +18,9 @@ from milk_tui.engine.router import RouteFlags, Router
 from milk_tui.memory.service import MemoryService
 from milk_tui.model.session import PRIMARY, Session
 from milk_tui.storage.sessions import SessionStore
+
+if TYPE_CHECKING:
+    from milk_tui.agents.mcp.manager import McpManager
 
 PermissionPolicy = Literal["ask", "allow", "deny"]
 
@@ -40,6 +43,8 @@ class DispatchState:
     skip_permissions: bool = False
     """The session's ``/skip-permissions on``: allow every tool call of both agents."""
     flags: RouteFlags = field(default_factory=RouteFlags)
+    mcp: McpManager | None = None
+    """The configured MCP servers; their ready tools join the API agents' tool boxes."""
 
     @property
     def primary_name(self) -> str:

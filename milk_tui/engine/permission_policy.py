@@ -3,7 +3,7 @@
 A read inside the working folder runs freely.  Any other call (a tool that writes, runs or
 reaches the network, or a path outside the folder) is decided in this order: the
 session's skip-permissions switch (or ``--allow-tools``) allows; a stored grant of the tool
-for this folder allows; with no one to ask (headless ``-p``) it is denied with the reason;
+for this folder (or, for the Claude CLI, its own stored allow rules) allows; with no one to ask (headless ``-p``) it is denied with the reason;
 otherwise the user is asked (docs/adr/0011-permissions-in-one-place.md).
 """
 
@@ -38,11 +38,17 @@ def decide(
     """The decision without asking anyone, or None when the user must be asked."""
     if skip:
         return Decision(True, "skip")
-    if q.tool_name in granted:
+    if is_granted(q, granted):
         return Decision(True, "grant")
     if not can_ask:
         return Decision(False, "headless", headless_reason(q))
     return None
+
+
+def is_granted(q: PermissionQuestion, granted: frozenset[str]) -> bool:
+    """A milk grant of the tool, or every rule the backend would store for "Always"
+    (``granted`` then holds the backend's stored rules as well)."""
+    return q.tool_name in granted or bool(q.always_rules and set(q.always_rules) <= granted)
 
 
 def headless_reason(q: PermissionQuestion) -> str:

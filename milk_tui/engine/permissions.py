@@ -3,14 +3,22 @@
 Every decision that was not a free read is published as ``PermissionDecided`` (so print
 mode's stream-json carries it); a question to the user goes out as ``PermissionRequested``
 and waits for ``answer``.  Cancelling the turn while it waits denies it.
+
+"Always" stores a milk grant of the tool, or — for a backend with its own rules (the
+Claude CLI) — those rules in the backend's settings file.  The same broker puts an agent's
+own questions to the user (``ask_user``: the Claude CLI's ``AskUserQuestion``) and keeps
+the calls refused in the last turn for ``grant_denied``
+(docs/adr/0020-claude-permissions-ask-once.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from typing import Any
 
-from milk_tui.agents.base import PermissionAnswer, PermissionQuestion
+from milk_tui.agents.base import DeniedTool, PermissionAnswer, PermissionQuestion
+from milk_tui.agents.claude_settings import ClaudeSettingsError, add_allow_rules, allow_rules
 from milk_tui.engine.dispatch_state import DispatchState
 from milk_tui.engine.permission_policy import (
     Decision,
@@ -32,6 +40,9 @@ class PermissionBroker:
         self._publisher = publisher
         self.grants = grants
         self._waiters: dict[str, tuple[PermissionQuestion, asyncio.Future[PermissionAnswer]]] = {}
+        self._questions: dict[str, asyncio.Future[dict[str, str] | None]] = {}
+        self.denied: tuple[DeniedTool, ...] = ()
+        """The calls refused in the last escalation turn (``grant_denied`` clears them)."""
 
     @property
     def skip_permissions(self) -> bool:
@@ -55,12 +66,10 @@ class PermissionBroker:
     async def ask(self, q: PermissionQuestion) -> PermissionAnswer:
         if runs_freely(q):
             return FREE
-        d = decide(
-            q,
-            skip=self.skip,
-            granted=self.granted(),
-            can_ask=self._state.permission_policy == "ask",
-        )
+        granted = self.granted()
+        if q.always_rules:
+            granted |= frozenset(allow_rules(self._state.cwd))
+        d = decide(q, skip=self.skip, granted=granted, can_ask=self.can_ask)
         if d is not None:
             return self._decided(q, d)
         rid = uuid.uuid4().hex[:12]
@@ -70,7 +79,7 @@ class PermissionBroker:
         self._publisher.publish(
             ev.PermissionRequested(
                 request_id=rid, tool_input=q.tool_input, effect=q.effect, **_who(q),
-                outside_paths=q.outside_paths, preview=preview,
+                outside_paths=q.outside_paths, preview=preview, always_rules=q.always_rules,
             )
         )  # fmt: skip
         try:
@@ -87,13 +96,84 @@ class PermissionBroker:
             return
         q, fut = waiting
         if answer.allow and answer.always:
-            self.grants.grant(self._state.cwd, [q.tool_name])
+            if q.always_rules:
+                self.store_rules(q.always_rules)
+            else:
+                self.grants.grant(self._state.cwd, [q.tool_name])
             d = Decision(True, "always")
         elif answer.allow:
             d = Decision(True, "user")
         else:
             d = Decision(False, "user", user_denial_reason(answer.reason))
         fut.set_result(self._decided(q, d, request_id))
+
+    @property
+    def can_ask(self) -> bool:
+        return self._state.permission_policy == "ask"
+
+    def store_rules(self, rules: tuple[str, ...]) -> bool:
+        """Keep a backend's allow rules for the folder; a settings file we must not touch
+        is named in a warning (the call is still allowed this once)."""
+        try:
+            add_allow_rules(self._state.cwd, rules)
+        except ClaudeSettingsError as e:
+            self._publisher.publish(ev.Notice(level="warning", message=f"not remembered: {e}"))
+            return False
+        return True
+
+    # ----- an agent's own questions to the user ---------------------------------------
+
+    async def ask_user(
+        self, agent_name: str, questions: list[dict[str, Any]]
+    ) -> dict[str, str] | None:
+        """The user's answers keyed by question text; None when no one can answer (headless)
+        or the user dismissed the picker.  Skip-permissions does not answer for the user."""
+        if not self.can_ask:
+            return None
+        rid = uuid.uuid4().hex[:12]
+        fut: asyncio.Future[dict[str, str] | None] = asyncio.get_running_loop().create_future()
+        self._questions[rid] = fut
+        self._publisher.publish(
+            ev.QuestionAsked(request_id=rid, agent_name=agent_name, questions=questions)
+        )
+        try:
+            return await fut
+        finally:
+            self._questions.pop(rid, None)
+
+    def answer_question(self, request_id: str, answers: dict[str, str] | None) -> None:
+        fut = self._questions.pop(request_id, None)
+        if fut is not None and not fut.done():
+            fut.set_result(answers or None)
+
+    # ----- refused calls, granted after the turn --------------------------------------
+
+    def record_denials(self, agent_name: str, denied: tuple[DeniedTool, ...]) -> None:
+        """After each committed turn of the agent: its refused calls (none clears the last
+        ones, so Ctrl+G never retries a stale refusal), shown when there are any."""
+        self.denied = denied
+        if not denied:
+            return
+        self._publisher.publish(
+            ev.PermissionsDenied(
+                agent_name=agent_name,
+                denials=[
+                    ev.DeniedCall(
+                        tool_name=d.tool_name, summary=summary(d.tool_input), rules=d.rules
+                    )
+                    for d in denied
+                ],
+            )
+        )
+
+    def grant_denied(self) -> tuple[DeniedTool, ...]:
+        """Store the rules of the last turn's refused calls; returns the calls granted
+        (none when there were none or the settings file could not be written)."""
+        denied, self.denied = self.denied, ()
+        rules = tuple(dict.fromkeys(r for d in denied for r in d.rules))
+        if not rules or not self.store_rules(rules):
+            return ()
+        return denied
 
     def _decided(
         self, q: PermissionQuestion, d: Decision, request_id: str = ""
@@ -104,6 +184,19 @@ class PermissionBroker:
             )
         )
         return PermissionAnswer(d.allowed, always=d.how == "always", reason=d.reason)
+
+
+SUMMARY_CHARS = 120
+_SUMMARY_KEYS = ("command", "file_path", "path", "url", "query", "pattern", "notebook_path")
+
+
+def summary(tool_input: dict[str, Any]) -> str:
+    """One short line for a call: its command, path or URL, else its arguments."""
+    text = next((v for k in _SUMMARY_KEYS if isinstance(v := tool_input.get(k), str) and v), "")
+    if not text:
+        text = ", ".join(f"{k}={v}" for k, v in tool_input.items() if isinstance(v, str | int))
+    text = " ".join(text.split())
+    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
 
 
 def _who(q: PermissionQuestion) -> dict[str, str]:

@@ -8,19 +8,21 @@ the re-injection marks of the escalation context.
 
 Both requests are built between Enter and the request going out, so the slow parts run in
 a worker thread (docs/adr/0017-nothing-blocks-between-enter-and-the-request.md): the
-remembered-facts selection (an FTS query) and, for the primary, the whole assembly (a long
-session's history is thousands of messages).  Notices are published back on the loop.
+remembered-facts selection (an FTS query) and, for the primary, the messages (a long
+session's history is thousands of turns).  Notices are published back on the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 
-from milk_tui.agents.base import AgentRequest, AskPermission, Slot, ToolBox
+from milk_tui.agents.base import AgentRequest, AskPermission, AskUser, Slot, ToolBox
 from milk_tui.agents.tools.box import CompositeToolBox, ToolFilter
 from milk_tui.agents.tools.builtin import BuiltinToolBox
 from milk_tui.agents.tools.specs import ACTION_TOOLS
 from milk_tui.engine.agent_slot import AgentSlot
+from milk_tui.engine.agent_stream import record_usage
+from milk_tui.engine.agent_tool import AgentToolBox, agent_tools
 from milk_tui.engine.context import assemble_messages
 from milk_tui.engine.dispatch_state import DispatchState
 from milk_tui.engine.escalation_context import (
@@ -43,18 +45,27 @@ from milk_tui.storage.db import StorageError
 
 class RequestBuilder:
     def __init__(
-        self, state: DispatchState, publisher: TurnPublisher, ask_permission: AskPermission
+        self,
+        state: DispatchState,
+        publisher: TurnPublisher,
+        ask_permission: AskPermission,
+        ask_user: AskUser | None = None,
     ) -> None:
         self._state = state
         self._publisher = publisher
         self._ask_permission = ask_permission
+        self._ask_user = ask_user
 
     async def primary_request(self, prompt: str, scratch: TurnScratch) -> AgentRequest:
-        request, problem = await asyncio.to_thread(self._primary_request, prompt, scratch)
+        st = self._state
+        assert st.primary is not None
+        # The toolbox is made on the loop: MCP servers start from it and need the running loop.
+        tools = self._toolbox(st.primary, scratch, prompt, allow_escalate=st.escalation is not None)
+        request, problem = await asyncio.to_thread(self._primary_request, prompt, tools)
         self._warn(problem)
         return request
 
-    def _primary_request(self, prompt: str, scratch: TurnScratch) -> tuple[AgentRequest, str]:
+    def _primary_request(self, prompt: str, tools: CompositeToolBox) -> tuple[AgentRequest, str]:
         st = self._state
         slot, s, cfg = st.primary, st.session, st.config
         assert slot is not None
@@ -74,8 +85,9 @@ class RequestBuilder:
             system_prompt=system,
             messages=built.messages,
             nonce=s.primary_nonce,
-            tools=self._toolbox(slot, scratch, prompt, allow_escalate=st.escalation is not None),
+            tools=tools,
             ask_permission=self._ask_permission,
+            ask_user=self._ask_user,
         )
         return request, problem
 
@@ -102,6 +114,7 @@ class RequestBuilder:
             mode=plan.mode,
             nonce=s.escalation_nonce,
             ask_permission=self._ask_permission,
+            ask_user=self._ask_user,
         )
         if slot.is_cli:  # the CLI keeps its own conversation: our context is appended to it
             static = build_static_context(
@@ -174,6 +187,21 @@ class RequestBuilder:
                     include_record=False,
                 )
             )
+        if slot.slot == PRIMARY and (offered := agent_tools(st.config, slot.config)):
+            boxes.append(
+                AgentToolBox(
+                    offered,
+                    config=st.config,
+                    caller=slot.name,
+                    cwd=st.cwd,
+                    on_usage=lambda u: record_usage(
+                        u, scratch, slot.slot, slot.model, st.session.id, st.bus.publish
+                    ),
+                    live={s.config.name.lower(): s.agent for s in (st.primary, st.escalation) if s},
+                )
+            )
+        if st.mcp and not slot.is_cli:
+            boxes.append(st.mcp.toolbox(slot.config.mcp_servers))
         limits = slot.config.limits
         return CompositeToolBox(
             boxes,

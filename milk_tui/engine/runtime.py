@@ -10,7 +10,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from milk_tui.agents.factory import build_agent
 from milk_tui.config.load import load_config
@@ -24,6 +24,9 @@ from milk_tui.memory.store import PerceptStore
 from milk_tui.model.session import Session
 from milk_tui.storage.db import Database
 from milk_tui.storage.sessions import SessionStore
+
+if TYPE_CHECKING:
+    from milk_tui.agents.mcp.manager import McpManager
 
 LOCAL_SERVER_PROBES = (
     ("llama.cpp", "http://127.0.0.1:8080"),
@@ -76,6 +79,8 @@ class Runtime:
     async def aclose(self) -> None:
         """Release what start-up opened: each agent's connections, then the database."""
         try:
+            if self.dispatcher.state.mcp is not None:
+                await self.dispatcher.state.mcp.aclose()
             for slot in (self.dispatcher.primary, self.dispatcher.escalation):
                 if slot is not None:
                     await slot.agent.aclose()
@@ -137,12 +142,26 @@ def choose_agents(cfg: MilkConfig, demo: bool) -> tuple[AgentConfig, AgentConfig
     return primary, escalation, notes, False
 
 
+def _mcp_manager(config: MilkConfig, bus: EventBus, cwd: str) -> McpManager | None:
+    """The configured MCP servers (started later, in the background, on the event loop)."""
+    if not config.mcp_servers:
+        return None
+    from milk_tui.agents.mcp.manager import McpManager
+    from milk_tui.model import events as ev
+
+    def warn(message: str) -> None:
+        bus.publish(ev.Notice(level="warning", message=message))
+
+    return McpManager(config.mcp_servers, log_dir=data_dir() / "mcp", cwd=cwd, on_warning=warn)
+
+
 def build_runtime(
     *,
     cwd: str | None = None,
     config_path: str | Path | None = None,
     new: bool = False,
     session_name: str = "",
+    any_folder: bool = False,
     demo: bool = False,
     debug: bool = False,
     permission_policy: Literal["ask", "allow", "deny"] = "ask",
@@ -168,7 +187,8 @@ def build_runtime(
     escalation = build_agent(
         esc_cfg, slot="escalation", config=config, other_name=primary_cfg.name, debug_log=debug_log
     )
-    session = store.resume(cwd, session_name, new=new)
+    session = store.resume(cwd, session_name, new=new, any_folder=any_folder)
+    notes += store.take_warnings()  # a stored field that could not be read, named
     from milk_tui.engine.availability import AvailabilityCache
     from milk_tui.engine.router import Router, make_agent_classifier
 
@@ -192,6 +212,7 @@ def build_runtime(
         availability=availability,
         permission_policy=permission_policy,
     )
+    dispatcher.state.mcp = _mcp_manager(config, bus, cwd)
     if cooperative:
         make_cooperative(dispatcher)
     return Runtime(

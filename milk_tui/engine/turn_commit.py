@@ -1,6 +1,7 @@
 """Recording a turn that succeeded: the user turn, then the reply, tokens, summary bricks,
-state and facts — the session rows in one transaction
-(docs/adr/0001-record-the-user-turn-after-the-agent-answers.md).
+state and facts — all in one transaction, so a kill at any instant leaves the whole turn
+or none of it (docs/adr/0001-record-the-user-turn-after-the-agent-answers.md,
+docs/adr/0014-one-transaction-per-turn.md).
 
 A commit that cannot be saved raises ``StorageError``; the turn lifecycle then rolls the
 session back as for any failed turn.
@@ -8,20 +9,34 @@ session back as for any failed turn.
 
 from __future__ import annotations
 
+from typing import Any
+
 from milk_tui.agents.base import Slot
 from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.dispatch_state import DispatchState
 from milk_tui.engine.turn_publisher import TurnPublisher
 from milk_tui.engine.turn_scratch import PendingHandoff, SessionSnapshot, TurnOutcome, TurnScratch
+from milk_tui.memory.service import MAX_FACTS_PER_REPLY, MemoryService
 from milk_tui.model import events as ev
-from milk_tui.model.session import ESCALATION, PRIMARY, State, TokenUsage, Turn, ends_with_question
+from milk_tui.model.session import (
+    ESCALATION,
+    PRIMARY,
+    Session,
+    State,
+    TokenUsage,
+    Turn,
+    ends_with_question,
+)
 from milk_tui.storage.db import StorageError
+from milk_tui.storage.sessions import SessionStore
 
 
 class TurnCommitter:
     def __init__(self, state: DispatchState, publisher: TurnPublisher) -> None:
         self._state = state
         self._publisher = publisher
+        self._dropped = 0
+        """Facts of the turn being saved that ``_facts`` dropped over the per-reply limit."""
 
     def primary(
         self, prompt: str, slot: AgentSlot, scratch: TurnScratch, snap: SessionSnapshot
@@ -45,8 +60,8 @@ class TurnCommitter:
             if len(new_turns) > 1:
                 s.rebuild_summary_bricks(st.config.resolve_context_budget(slot.config))
             pub.set_state(State.ROUTING)
-            self._save(new_turns, deltas)
-            self._record_percepts(scratch, PRIMARY, len(s.history) - len(new_turns) + 1)
+            facts = self._facts(scratch, PRIMARY, len(s.history) - len(new_turns) + 1)
+            self._save(new_turns, deltas, facts)
         self._completed(slot, text, scratch, self_escalated=bool(scratch.escalation_reason))
         return TurnOutcome(
             ok=True,
@@ -96,10 +111,9 @@ class TurnCommitter:
         else:
             s.escalation_brief = ""
             pub.set_state(State.ROUTING)
-        self._save(new_turns, deltas)
-        if handoff:
-            self._record_percepts(handoff.scratch, PRIMARY, first_pos)
-        self._record_percepts(scratch, ESCALATION, first_pos + len(before))
+        facts = self._facts(handoff.scratch, PRIMARY, first_pos) if handoff else []
+        facts += self._facts(scratch, ESCALATION, first_pos + len(before))
+        self._save(new_turns, deltas, facts)
         pub.publish(
             ev.EscalationFinished(
                 agent_name=slot.name,
@@ -127,19 +141,32 @@ class TurnCommitter:
             )
         )
 
-    def _save(self, new_turns: list[Turn], deltas: list[TokenUsage]) -> None:
-        try:
-            self._state.store.commit_turns(self._state.session, new_turns, deltas)
-        except StorageError as e:
-            raise StorageError(f"could not save the turn: {e}") from e
-
-    def _record_percepts(self, scratch: TurnScratch, producer: Slot, turn_index: int) -> None:
+    def _save(
+        self, new_turns: list[Turn], deltas: list[TokenUsage], facts: list[dict[str, Any]]
+    ) -> None:
         st = self._state
-        if st.memory is None or not scratch.percepts:
-            return
-        for body, consumer in scratch.percepts:
-            # A failed write stays pending in the service (with a notice), tag or tool alike.
-            st.memory.record_from_agent(
+        dropped, self._dropped = self._dropped, 0
+        try:
+            save_turn(st.store, st.memory, st.session, new_turns, deltas, facts)
+        except StorageError as e:
+            raise type(e)(f"could not save the turn: {e}") from e
+        if dropped:
+            self._publisher.notice(
+                f"{dropped} facts over the limit of {MAX_FACTS_PER_REPLY} per reply "
+                "were not recorded",
+                level="warning",
+            )
+
+    def _facts(self, scratch: TurnScratch, producer: Slot, turn_index: int) -> list[dict[str, Any]]:
+        """The reply's facts as ``MemoryService.record`` arguments, at most
+        ``MAX_FACTS_PER_REPLY`` of them."""
+        st = self._state
+        if st.memory is None:
+            return []
+        kept = scratch.percepts[:MAX_FACTS_PER_REPLY]
+        self._dropped += len(scratch.percepts) - len(kept)
+        return [
+            st.memory.agent_fact(
                 body,
                 producer,
                 st.session.id,
@@ -148,6 +175,8 @@ class TurnCommitter:
                 st.escalation_name,
                 consumer=consumer,
             )
+            for body, consumer in kept
+        ]
 
     def _apply_usage(self, scratch: TurnScratch, default_role: str, model: str) -> list[TokenUsage]:
         """Add the turn's token usage to the session; the rows that changed something."""
@@ -172,3 +201,34 @@ def _reply_turn(text: str, scratch: TurnScratch, agent: Slot, slot: AgentSlot) -
         return []
     thinking = scratch.joined_thinking()
     return [Turn("assistant", text, agent=agent, agent_name=slot.name, thinking=thinking)]
+
+
+def save_turn(
+    store: SessionStore,
+    memory: MemoryService | None,
+    session: Session,
+    new_turns: list[Turn],
+    deltas: list[TokenUsage],
+    facts: list[dict[str, Any]],
+) -> None:
+    """Commit the turns, the session's state and tokens, and the turn's facts (``record``'s
+    arguments) in one transaction, then announce the facts.  A memory kept in another
+    database (tests do that) cannot share the transaction: its facts are written after the
+    turn and kept pending if that fails."""
+    if memory is None:
+        store.commit_turns(session, new_turns, deltas)
+        return
+    if memory.store.db is not store.db:
+        store.commit_turns(session, new_turns, deltas)
+        for args in facts:
+            memory.record_or_keep(args)
+        return
+    events: list[ev.BusEvent] = []
+    pending = len(memory.pending)
+    store.commit_turns(
+        session,
+        new_turns,
+        deltas,
+        also=lambda conn: events.extend(memory.record_all_in(conn, facts)),
+    )
+    memory.committed(events, pending)

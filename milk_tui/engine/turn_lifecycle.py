@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Literal
 
-from milk_tui.agents.base import AgentError, AgentRequest, SessionNotFound, Slot
+from milk_tui.agents.base import AgentError, AgentRequest, DeniedTool, SessionNotFound, Slot
 from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.agent_stream import consume_stream
 from milk_tui.engine.dispatch_state import DispatchState
@@ -45,8 +46,10 @@ class TurnRunner:
         publisher: TurnPublisher,
         requests: RequestBuilder,
         commit: TurnCommitter,
+        on_denials: Callable[[str, tuple[DeniedTool, ...]], None] | None = None,
     ) -> None:
         self._state = state
+        self._on_denials = on_denials
         self._pub = publisher
         self._requests = requests
         self._commit = commit
@@ -201,7 +204,10 @@ class TurnRunner:
                 )
                 self._escalation_started(slot, plan, context_text)
                 await self._consume(slot, request, scratch)
-            return self._commit.escalation(prompt, slot, scratch, context_text, handoff)
+            outcome = self._commit.escalation(prompt, slot, scratch, context_text, handoff)
+            if outcome.ok and self._on_denials is not None:
+                self._on_denials(slot.name, scratch.denials)
+            return outcome
         except asyncio.CancelledError:
             return self._cancelled(slot, snap, prompt)
         except _TURN_ERRORS as e:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from milk_tui.agents.base import Slot
+from milk_tui.agents.base import DeniedTool, Slot
 from milk_tui.model.session import Session, TokenUsage, Turn
 
 _ROLLBACK_FIELDS = (
@@ -55,6 +55,8 @@ class TurnScratch:
     backend_session_id: str = ""
     escalation_reason: str = ""
     cost_usd: float = 0.0
+    denials: tuple[DeniedTool, ...] = ()
+    """Tool calls the agent was refused (shown after the turn, to grant and retry)."""
 
     def reply_text(self) -> str:
         """The visible reply, trimmed: the tag machine already removed the tags."""

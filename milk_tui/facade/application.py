@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ParamSpec
+from typing import TYPE_CHECKING, ParamSpec
 
 from milk_tui.agents.base import PermissionAnswer
 from milk_tui.engine.runtime import Runtime, build_runtime
@@ -28,6 +28,9 @@ from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.facade.views import StartupInfo, agent_info, session_view
 from milk_tui.model import events as ev
 from milk_tui.model.session import Session, Turn
+
+if TYPE_CHECKING:
+    from milk_tui.facade.mcp import McpServers
 
 Listener = Callable[[ev.BusEvent], None]
 P = ParamSpec("P")
@@ -48,6 +51,13 @@ class TurnResult:
     @staticmethod
     def of(outcome: TurnOutcome) -> TurnResult:
         return TurnResult(outcome.ok, outcome.cancelled, outcome.error, outcome.text)
+
+
+def _as_result(inner: asyncio.Task[TurnOutcome]) -> asyncio.Task[TurnResult]:
+    async def result() -> TurnResult:
+        return TurnResult.of(await inner)
+
+    return asyncio.create_task(result())
 
 
 def _opening_application(build: Callable[P, Runtime]) -> Callable[P, Application]:
@@ -168,11 +178,7 @@ class Application:
             inner = self.runtime.dispatcher.submit(prompt, force=force)
         except BusyError:
             return None
-
-        async def result() -> TurnResult:
-            return TurnResult.of(await inner)
-
-        return asyncio.create_task(result())
+        return _as_result(inner)
 
     async def preconnect(self) -> None:
         """Open the configured HTTP agents' connections ahead of the first prompt (call it once
@@ -198,6 +204,27 @@ class Application:
         self.runtime.dispatcher.answer_permission(
             request_id, PermissionAnswer(allow, always=allow and always, reason=reason)
         )
+
+    def answer_question(self, request_id: str, answers: dict[str, str] | None) -> None:
+        """Answer a ``QuestionAsked``: question text → chosen label(s) or free text; None
+        declines (the agent is told the user did not answer)."""
+        self.runtime.dispatcher.answer_question(request_id, answers)
+
+    def grant_and_retry(self) -> asyncio.Task[TurnResult] | None:
+        """Allow the calls of the last ``PermissionsDenied`` for this folder and resume the
+        agent asking it to retry; None when there is nothing to grant or a turn runs."""
+        try:
+            inner = self.runtime.dispatcher.grant_and_retry()
+        except BusyError:
+            return None
+        return None if inner is None else _as_result(inner)
+
+    @property
+    def mcp(self) -> McpServers:
+        """The configured MCP servers: state, tools, ``/mcp`` actions."""
+        from milk_tui.facade.mcp import McpServers
+
+        return McpServers(self.runtime.dispatcher.state.mcp)
 
     @property
     def permissions(self) -> FolderPermissions:
@@ -239,6 +266,8 @@ class Application:
         if self.busy:
             raise BusyError("cannot switch sessions while a turn is running")
         s = await asyncio.to_thread(self.sessions.load, session_id)  # a long history: ms
+        for warning in self.sessions.take_warnings():
+            self.runtime.bus.publish(ev.Notice(level="warning", message=warning))
         if s is None:
             return None
         await self._switch(s)

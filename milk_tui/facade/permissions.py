@@ -1,11 +1,13 @@
-"""One folder's tool permissions for the UI and the CLI: stored grants and, in a running
-session, the skip-permissions switch (the rules: ``engine.permission_policy``)."""
+"""One folder's tool permissions for the UI and the CLI: stored grants, the Claude CLI's own
+allow rules for the folder, and, in a running session, the skip-permissions switch (the
+rules: ``engine.permission_policy``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Protocol
 
+from milk_tui.agents.claude_settings import allow_rules
 from milk_tui.config.paths import permissions_dir
 from milk_tui.storage.permission_grants import GrantStore
 
@@ -20,6 +22,8 @@ class GrantList:
     tools: tuple[str, ...]
     file: str
     warnings: tuple[str, ...] = ()
+    claude_rules: tuple[str, ...] = ()
+    """The Claude CLI's allow rules in the folder's ``.claude/settings.local.json``."""
 
 
 class FolderPermissions:
@@ -35,6 +39,7 @@ class FolderPermissions:
             tuple(sorted(tools)),
             str(self._grants.path_for(self.cwd)),
             tuple(self._grants.take_warnings()),
+            tuple(allow_rules(self.cwd)),
         )
 
     def grant(self, tools: list[str]) -> tuple[str, ...]:

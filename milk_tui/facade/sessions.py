@@ -34,13 +34,20 @@ class SessionCatalog:
     async def arecent(self, cwd: str | None, limit: int = LIST_LIMIT) -> list[SessionSummary]:
         return await asyncio.to_thread(self._store.list, cwd, limit)
 
-    def find(self, cwd: str, name_or_id: str = "") -> str | None:
-        """The id of the session named (or id-prefixed) ``name_or_id`` in ``cwd``, or of the
-        folder's most recent session when it is ""."""
-        return self._store.find(cwd, name_or_id)
+    def find(self, cwd: str, name_or_id: str = "", *, any_folder: bool = False) -> str | None:
+        """The id of the session ``name_or_id`` addresses in ``cwd`` (a name, a full id or
+        an id prefix of 8+ characters; any folder with ``any_folder``), or of the folder's
+        most recent session when it is "".  An ambiguous prefix raises ``StorageError``
+        listing the candidates."""
+        return self._store.find(cwd, name_or_id, any_folder=any_folder)
 
     def load(self, session_id: str) -> Session | None:
+        """A field that cannot be read is dropped; ``take_warnings`` then names the session."""
         return self._store.load(session_id)
+
+    def take_warnings(self) -> list[str]:
+        """One line per session loaded with an unreadable field dropped, since the last call."""
+        return self._store.take_warnings()
 
     def create(self, cwd: str, name: str = "") -> Session:
         return self._store.create(cwd, name)

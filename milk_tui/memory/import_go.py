@@ -25,7 +25,8 @@ from milk_tui.model.percept import Consumer, Percept, Producer
 from milk_tui.model.session import Session, State, TokenUsage, ToolCallRecord, Turn
 from milk_tui.storage.db import Database
 from milk_tui.storage.permission_grants import GrantStore
-from milk_tui.storage.sessions import _meta, _turn_row, token_row
+from milk_tui.storage.session_rows import meta_json as _meta
+from milk_tui.storage.sessions import _turn_row, token_row
 
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(Z|z|[+-]\d\d:\d\d)$"

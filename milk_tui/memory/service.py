@@ -34,6 +34,9 @@ class Publisher(Protocol):
 BULK_EVENT_LIMIT = 500
 """Above this many changed facts a consolidation publishes one reload event (percept_id 0)
 instead of one event per fact: a browser re-queries once rather than re-rendering 50k times."""
+MAX_FACTS_PER_REPLY = 200
+"""Facts kept from one reply; the rest are dropped with a notice.  A reply that writes more
+is runaway output, and every fact costs a duplicate check inside the turn's transaction."""
 REINFORCE_STEP = 0.10
 """A re-recorded near-duplicate gains one session's worth of decay back
 (docs/adr/0005-percepts-in-sqlite-fts5.md)."""
@@ -59,14 +62,18 @@ class MemoryService:
         *,
         consumer: str | None = None,
     ) -> Percept | None:
-        """A fact an agent wrote (tag or ``record_memory`` tool); ``consumer`` None reads the
-        ``@name:`` hint from the body.  Never raises StorageError: the fact is kept pending."""
-        if consumer is None:
-            consumer, content = consumer_from_hint(body, primary_name, escalation_name)
-        else:
-            content = body
-        args: dict[str, Any] = dict(content=content, producer=producer, consumer=consumer, scope="session",
-                    session_id=session_id, turn_index=turn_index)  # fmt: skip
+        """A fact an agent wrote (tag or ``record_memory`` tool), in its own transaction;
+        ``consumer`` None reads the ``@name:`` hint from the body.  Never raises
+        StorageError: the fact is kept pending."""
+        args = self.agent_fact(
+            body, producer, session_id, turn_index, primary_name, escalation_name, consumer=consumer
+        )
+        return self.record_or_keep(args)
+
+    def record_or_keep(self, args: dict[str, Any]) -> Percept | None:
+        """``record(**args)`` in its own transaction, or kept pending (with a notice) when
+        the database fails."""
+        session_id = args.get("session_id", "")
         try:
             self.flush_pending()
             return self.record(**args)
@@ -77,6 +84,37 @@ class MemoryService:
                 message=f"memory: fact kept in memory, not yet saved ({len(self.pending)} pending): {e}",
             ))  # fmt: skip
             return None
+
+    @staticmethod
+    def agent_fact(body: str, producer: str, session_id: str, turn_index: int, primary_name: str,
+                   escalation_name: str, *, consumer: str | None = None) -> dict[str, Any]:  # fmt: skip
+        """``record``'s arguments for a fact an agent wrote; ``consumer`` None reads the
+        ``@name:`` hint from the body."""
+        if consumer is None:
+            consumer, content = consumer_from_hint(body, primary_name, escalation_name)
+        else:
+            content = body
+        return dict(content=content, producer=producer, consumer=consumer, scope="session",
+                    session_id=session_id, turn_index=turn_index)  # fmt: skip
+
+    def record_all_in(
+        self, conn: sqlite3.Connection, facts: builtins.list[dict[str, Any]]
+    ) -> builtins.list[BusEvent]:
+        """Write ``facts`` (``record``'s arguments) inside the caller's transaction — with
+        the facts kept pending from earlier failures; the events to ``publish`` once the
+        transaction committed (``committed_pending`` then forgets those pending facts)."""
+        events: builtins.list[BusEvent] = []
+        for args in [*self.pending, *facts]:
+            done = self._record_in(conn, args)
+            if done is not None:
+                events.append(done[1])
+        return events
+
+    def committed(self, events: builtins.list[BusEvent], pending_written: int) -> None:
+        """After ``record_all_in``'s transaction committed: announce it, drop what it flushed."""
+        del self.pending[:pending_written]
+        for event in events:
+            self.bus.publish(event)
 
     def flush_pending(self) -> int:
         """Write facts that failed earlier; raises StorageError (keeping them) if it fails again."""
@@ -101,41 +139,58 @@ class MemoryService:
         scope_chosen: bool = False,
     ) -> Percept | None:
         """``scope_chosen``: the user picked ``scope``; end-of-session promotion keeps it."""
-        content = content.strip()
+        args = dict(content=content, producer=producer, consumer=consumer, scope=scope,
+                    session_id=session_id, turn_index=turn_index, core=core, weight=weight,
+                    scope_chosen=scope_chosen)  # fmt: skip
+        with self.store.db.transaction() as conn:
+            done = self._record_in(conn, args)
+        if done is None:
+            return None
+        self.bus.publish(done[1])
+        return done[0]
+
+    def _record_in(
+        self, conn: sqlite3.Connection, args: dict[str, Any]
+    ) -> tuple[Percept, PerceptRecorded] | None:
+        """``record`` inside the caller's transaction; ``args`` are ``record``'s arguments
+        (the defaults for those left out)."""
+        content = str(args["content"]).strip()
         if not content:
             return None
         # "" is how imported facts and the tool schemas spell "both agents"
-        producer, consumer = Producer(producer).value, Consumer(consumer or "all").value
+        producer = Producer(args.get("producer", "user")).value
+        consumer = Consumer(args.get("consumer") or "all").value
+        scope, session_id = args.get("scope", "session"), args.get("session_id", "")
+        turn_index, core = args.get("turn_index", 0), bool(args.get("core", False))
+        weight, scope_chosen = args.get("weight"), bool(args.get("scope_chosen", False))
         if core or not session_id:
             scope = Scope.GLOBAL.value
         scope = Scope(scope).value
         w = initial_weight(producer, core) if weight is None else _clamp(weight)
         now = time.time()
-        with self.store.db.transaction() as conn:
-            dup = self._find_duplicate(conn, content, session_id)
-            if dup is not None:
-                new_w = min(1.0, max(dup.weight + REINFORCE_STEP, w))
-                fields: dict[str, Any] = {"weight": new_w, "updated_at": now}
-                if core and not dup.core:
-                    fields.update(core=True, scope=Scope.GLOBAL.value, weight=1.0)
-                self.store.update(conn, dup.id, fields)
-                p = self.store.get(dup.id, conn)
-                reinforced = True
-            else:
-                p = Percept(id=0, content=content, producer=producer, consumer=consumer,
-                            scope=scope, core=core, weight=w, created_at=now, updated_at=now,
-                            session_id=session_id,
-                            turn_index=turn_index)  # fmt: skip
-                p.id = self.store.insert(conn, p)
-                reinforced = False
-            if scope_chosen and p is not None and p.scope == scope:
-                self.store.update(conn, p.id, {"scope_chosen": True})
+        dup = self._find_duplicate(conn, content, session_id)
+        if dup is not None:
+            new_w = min(1.0, max(dup.weight + REINFORCE_STEP, w))
+            fields: dict[str, Any] = {"weight": new_w, "updated_at": now}
+            if core and not dup.core:
+                fields.update(core=True, scope=Scope.GLOBAL.value, weight=1.0)
+            self.store.update(conn, dup.id, fields)
+            p = self.store.get(dup.id, conn)
+            reinforced = True
+        else:
+            p = Percept(id=0, content=content, producer=producer, consumer=consumer,
+                        scope=scope, core=core, weight=w, created_at=now, updated_at=now,
+                        session_id=session_id,
+                        turn_index=turn_index)  # fmt: skip
+            p.id = self.store.insert(conn, p)
+            reinforced = False
+        if scope_chosen and p is not None and p.scope == scope:
+            self.store.update(conn, p.id, {"scope_chosen": True})
         assert p is not None
-        self.bus.publish(PerceptRecorded(
+        return p, PerceptRecorded(
             session_id=session_id, percept_id=p.id, content=p.content, producer=p.producer,
             consumer=p.consumer, reinforced=reinforced,
-        ))  # fmt: skip
-        return p
+        )  # fmt: skip
 
     def _find_duplicate(self, conn: Any, content: str, session_id: str) -> Percept | None:
         """Best Jaccard ≥ 0.60 among FTS candidates (global first, then session; ties keep
@@ -170,7 +225,7 @@ class MemoryService:
         try:
             return select_contents(self.store, prompt, slot, session_id, **caps)
         except sqlite3.Error as e:  # a read-side failure must fail soft, like writes do
-            raise StorageError(f"{self.store.db.path}: {e}") from None
+            raise self.store.db.failure(e) from None
 
     @staticmethod
     def format_block(contents: list[str]) -> str:

@@ -378,12 +378,15 @@ class PerceptStore:
         words = tokens(query)
         where, params = (flt or PerceptFilter()).where()
         if not words:
-            like = f"%{query.strip()}%"
-            base = f"FROM percepts p WHERE {where} AND p.content LIKE ?"
-            total = self.db.query(f"SELECT COUNT(*) {base}", (*params, like))[0][0]
-            rows = self.db.query(f"{_SELECT} WHERE {where} AND p.content LIKE ? "
+            # A substring test, not LIKE: "%" or "_" typed by the user match only themselves.
+            # lower() folds ASCII case as LIKE did.
+            needle = query.strip().lower()
+            cond = "instr(lower(p.content), ?) > 0"
+            base = f"FROM percepts p WHERE {where} AND {cond}"
+            total = self.db.query(f"SELECT COUNT(*) {base}", (*params, needle))[0][0]
+            rows = self.db.query(f"{_SELECT} WHERE {where} AND {cond} "
                                  f"ORDER BY {ORDERS['weight']} LIMIT ? OFFSET ?",
-                                 (*params, like, limit, offset))  # fmt: skip
+                                 (*params, needle, limit, offset))  # fmt: skip
             return [row_to_percept(r) for r in rows], int(total)
         match = fts_query(words) if any_word else " AND ".join(f'"{w}"*' for w in words)
         join = "FROM percepts_fts f JOIN percepts p ON p.id = f.rowid WHERE percepts_fts MATCH ?"

@@ -236,6 +236,9 @@ class PermissionRequested(BusEvent):
     """Paths of the call outside the working folder (why a read asks)."""
     preview: str = ""
     """For file writes and edits: a unified diff of the change (``model.edit_preview``)."""
+    always_rules: tuple[str, ...] = ()
+    """The Claude CLI's own rules "Always" stores (``.claude/settings.local.json``);
+    empty: "Always" grants the tool in milk's grants for the folder."""
 
 
 PermissionHow = Literal["skip", "grant", "user", "always", "headless", "cancelled"]
@@ -255,6 +258,35 @@ class PermissionDecided(BusEvent):
     allowed: bool
     how: PermissionHow
     reason: str = ""
+
+
+class QuestionAsked(BusEvent):
+    """An agent asks the user to choose (the Claude CLI's ``AskUserQuestion``): each
+    question has ``question``, ``header``, ``multiSelect`` and ``options`` (``label``,
+    ``description``); the answer travels back through the application facade."""
+
+    type: Literal["question_asked"] = "question_asked"
+    request_id: str
+    agent_name: str
+    questions: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class DeniedCall(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    tool_name: str
+    summary: str = ""
+    """The call's command, path or URL, short."""
+    rules: tuple[str, ...] = ()
+    """What granting it stores (the Claude CLI's allow rules)."""
+
+
+class PermissionsDenied(BusEvent):
+    """After a turn: the tool calls the agent was refused; the facade's
+    ``grant_and_retry`` allows them for the folder and resumes the agent's session."""
+
+    type: Literal["permissions_denied"] = "permissions_denied"
+    agent_name: str
+    denials: list[DeniedCall] = Field(default_factory=list)
 
 
 class SessionChanged(BusEvent):
@@ -322,6 +354,8 @@ AnyEvent = Annotated[
     | PermissionRequested
     | ReplyCut
     | PermissionDecided
+    | QuestionAsked
+    | PermissionsDenied
     | SessionChanged
     | StoreChanged,
     Field(discriminator="type"),

@@ -118,6 +118,9 @@ class Session:
     # Transient: never persisted, reset when a session is loaded.
     force_fresh_escalation: bool = False
     repetition_baseline: int = 0
+    stored: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """The row as storage last read or wrote it (version, state fields): a commit merges
+    another process's changes against it (storage/sessions.py)."""
 
     # ----- history queries ------------------------------------------------------------
 

@@ -1,26 +1,35 @@
 """Sessions, append-only turns, token rows and input history in SQLite.
 
 A turn costs one INSERT plus one UPDATE of the session row whatever the history length;
-``commit_turns`` wraps them in one transaction with the token deltas so that a kill at
-any instant leaves either the whole turn or none of it.
+``commit_turns`` wraps them in one transaction with the token deltas (and whatever the
+caller adds in the same transaction: the turn's facts) so that a kill at any instant
+leaves either the whole turn or none of it.  The row's ``version`` lets a commit notice
+another process's commit and merge with it (storage/session_rows.py).
 """
 
 from __future__ import annotations
 
 import builtins
 import json
+import sqlite3
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from milk_tui.model.session import Session, State, TokenUsage, ToolCallRecord, Turn
-from milk_tui.storage.db import Database
+from milk_tui.model.session import Session, TokenUsage, Turn
+from milk_tui.storage.db import Database, MigrationConnection, StorageError, register_migration
+from milk_tui.storage.session_lookup import lookup
+from milk_tui.storage.session_rows import (
+    merge_into,
+    meta_json,
+    parse_meta,
+    parse_state,
+    parse_tool_calls,
+    row_fields,
+    stored_fields,
+)
 
-_META_FIELDS = (
-    "current_need", "current_need_set_at", "need_producer", "escalation_session_id",
-    "escalation_brief", "last_local_summary", "last_escalation_summary", "escalation_nonce",
-    "primary_nonce", "memory_instruction_injected_at",
-)  # fmt: skip
 TOKEN_COLUMNS = ("model", "role", "prompt", "completion", "cache_read", "cache_creation",
                  "cost_usd")  # fmt: skip
 """Columns of the ``tokens`` table, named like the ``TokenUsage`` fields they hold."""
@@ -41,8 +50,12 @@ class SessionSummary:
     current_need: str
 
 
-def _meta(s: Session) -> str:
-    return json.dumps({f: getattr(s, f) for f in _META_FIELDS})
+def _m002_session_version(db: MigrationConnection) -> None:
+    """Bumped by every commit: a commit that finds another number merges (session_rows.py)."""
+    db.executescript("ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 0;")
+
+
+register_migration("002_session_version", _m002_session_version)
 
 
 def _turn_row(t: Turn) -> tuple:
@@ -66,90 +79,113 @@ def token_row(u: TokenUsage) -> tuple:
 class SessionStore:
     def __init__(self, db: Database) -> None:
         self.db = db
+        db.migrate()  # our schema registers at import, possibly after the db was opened
+        self.warnings: builtins.list[str] = []
+        """Sessions loaded with an unreadable field dropped; ``take_warnings`` drains it."""
+
+    def take_warnings(self) -> builtins.list[str]:
+        out, self.warnings = self.warnings, []
+        return out
 
     # ----- create / load --------------------------------------------------------------
 
     def create(self, cwd: str, name: str = "") -> Session:
+        with self.db.transaction() as db:
+            s = self._insert(db, cwd, name)
+        return s
+
+    def _insert(self, db: sqlite3.Connection, cwd: str, name: str) -> Session:
         now = time.time()
         s = Session(id=str(uuid.uuid4()), cwd=cwd, name=name, created_at=now, last_used=now)
-        with self.db.transaction() as db:
-            db.execute(
-                "INSERT INTO sessions (id, name, cwd, created_at, last_used, state, meta) VALUES (?,?,?,?,?,?,?)",
-                (s.id, s.name, s.cwd, s.created_at, s.last_used, s.state.value, _meta(s)),
-            )
+        db.execute(
+            "INSERT INTO sessions (id, name, cwd, created_at, last_used, state, meta) VALUES (?,?,?,?,?,?,?)",
+            (s.id, s.name, s.cwd, s.created_at, s.last_used, s.state.value, meta_json(s)),
+        )
+        s.stored = {**row_fields(s), "version": 0}
         return s
 
     def load(self, session_id: str) -> Session | None:
+        """The session with its turns and tokens; a field that cannot be read is dropped and
+        named in ``warnings`` (the rest of the session loads)."""
         rows = self.db.query("SELECT * FROM sessions WHERE id = ?", (session_id,))
         if not rows:
             return None
         r = rows[0]
-        try:
-            state = State(r["state"])
-        except ValueError:
-            state = State.ROUTING
         s = Session(
             id=r["id"],
             cwd=r["cwd"],
             name=r["name"],
             created_at=r["created_at"],
             last_used=r["last_used"],
-            state=state,
+            state=parse_state(r["state"]),
         )
-        meta = json.loads(r["meta"] or "{}")
-        for f in _META_FIELDS:
-            if f in meta:
-                setattr(s, f, meta[f])
+        meta, dropped = parse_meta(r["meta"])
+        for f, v in meta.items():
+            setattr(s, f, v)
+        s.stored = {**stored_fields(r["name"], r["state"], meta), "version": r["version"]}
+        bad = ["its state (meta)"] if dropped else []
         cur = self.db.query(
             "SELECT role, agent, agent_name, content, thinking, tool_calls, context_text, timestamp "
             "FROM turns WHERE session_id = ? ORDER BY id",
             (session_id,),
         )
         hist = s.history
+        unreadable_calls = 0
         for role, agent, agent_name, content, thinking, calls, ctx, ts in cur:
             t = Turn(role, content, agent, agent_name, thinking, timestamp=ts, context_text=ctx)
             if calls:
-                t.tool_calls = [ToolCallRecord(**c) for c in json.loads(calls)]
+                parsed = parse_tool_calls(calls)
+                unreadable_calls += parsed is None
+                t.tool_calls = parsed or []
             hist.append(t)
+        if unreadable_calls:
+            bad.append(f"the tool calls of {unreadable_calls} turn(s)")
+        warning = (
+            f"session {s.id}{f' ({s.name})' if s.name else ''}: could not read "
+            f"{' and '.join(bad)}; loaded without them"
+        )
+        if bad and warning not in self.warnings:
+            self.warnings.append(warning)
         for tr in self.db.query("SELECT * FROM tokens WHERE session_id = ?", (session_id,)):
             s.tokens[(tr["model"], tr["role"])] = TokenUsage(**{c: tr[c] for c in TOKEN_COLUMNS})
         return s
 
-    def find(self, cwd: str, name: str = "") -> str | None:
-        if name:
-            rows = self.db.query(
-                "SELECT id FROM sessions WHERE cwd = ? AND name = ? ORDER BY last_used DESC LIMIT 1",
-                (cwd, name),
-            )
-            if not rows:
-                rows = self.db.query(
-                    "SELECT id FROM sessions WHERE id = ? OR id LIKE ?", (name, name + "%")
-                )
-        else:
-            rows = self.db.query(
-                "SELECT id FROM sessions WHERE cwd = ? ORDER BY last_used DESC LIMIT 1", (cwd,)
-            )
-        return rows[0][0] if rows else None
+    def find(self, cwd: str, name: str = "", *, any_folder: bool = False) -> str | None:
+        """The session ``name`` addresses (storage/session_lookup.py), or the folder's most
+        recent when ``name`` is "".  Raises ``SessionLookupError`` for an ambiguous prefix."""
+        return lookup(self.db.query, cwd, name, any_folder)
 
-    def resume(self, cwd: str, name: str = "", new: bool = False) -> Session:
-        """The most recent session for ``cwd`` (or the one named), else a new one."""
-        if not new:
-            sid = self.find(cwd, name)
-            if sid:
-                s = self.load(sid)
-                if s is not None:
-                    return s
-        return self.create(cwd, name)
+    def resume(
+        self, cwd: str, name: str = "", new: bool = False, *, any_folder: bool = False
+    ) -> Session:
+        """The most recent session for ``cwd`` (or the one ``name`` addresses), else a new
+        one.  Looking and creating are one write transaction, so processes started together
+        in a new folder all end up in the one session the first of them created."""
+        with self.db.transaction() as db:
+            sid = None
+            if not new:
+                sid = lookup(lambda q, p: db.execute(q, p).fetchall(), cwd, name, any_folder)
+            if sid is None:
+                return self._insert(db, cwd, name)
+        s = self.load(sid)
+        return s if s is not None else self.create(cwd, name)  # deleted in between
 
     # ----- writes ---------------------------------------------------------------------
 
     def commit_turns(
-        self, s: Session, new_turns: list[Turn], token_deltas: list[TokenUsage] | None = None
+        self,
+        s: Session,
+        new_turns: list[Turn],
+        token_deltas: list[TokenUsage] | None = None,
+        also: Callable[[sqlite3.Connection], None] | None = None,
     ) -> None:
-        """Persist turns already appended to ``s.history`` plus the session's scalar state."""
+        """Persist turns already appended to ``s.history`` plus the session's scalar state,
+        merged with any commit another process made since this one last read the row;
+        ``also`` writes more in the same transaction (the turn's facts)."""
         if new_turns:
             s.last_used = new_turns[-1].timestamp
         with self.db.transaction() as db:
+            version = self._merge_stored(db, s)
             db.executemany(
                 "INSERT INTO turns (session_id, role, agent, agent_name, content, thinking, "
                 "tool_calls, context_text, timestamp) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -166,17 +202,38 @@ class SessionStore:
                     "cost_usd = cost_usd + excluded.cost_usd",
                     (s.id, *token_row(u)),
                 )
-            db.execute(
-                "UPDATE sessions SET last_used = ?, state = ?, meta = ?, name = ? WHERE id = ?",
-                (s.last_used, s.state.value, _meta(s), s.name, s.id),
+            cur = db.execute(
+                "UPDATE sessions SET last_used = max(last_used, ?), state = ?, meta = ?, name = ?, "
+                "version = version + 1 WHERE id = ? AND version = ?",
+                (s.last_used, s.state.value, meta_json(s), s.name, s.id, version),
             )
+            if cur.rowcount != 1:  # cannot happen while BEGIN IMMEDIATE holds the write lock
+                raise StorageError(f"session {s.id} changed during the commit")
+            if also is not None:
+                also(db)
+        s.stored = {**row_fields(s), "version": version + 1}
+
+    def _merge_stored(self, db: sqlite3.Connection, s: Session) -> int:
+        """The row's version; when another process committed since ``s.stored`` was taken,
+        its changes are merged into ``s`` first (storage/session_rows.py)."""
+        r = db.execute(
+            "SELECT version, name, state, meta FROM sessions WHERE id = ?", (s.id,)
+        ).fetchone()
+        if r is None:
+            raise StorageError(f"session {s.id} no longer exists (deleted by another process?)")
+        if s.stored.get("version") != r["version"]:
+            merge_into(s, stored_fields(r["name"], r["state"], parse_meta(r["meta"])[0]))
+        return int(r["version"])
 
     def save_meta(self, s: Session) -> None:
         self.commit_turns(s, [])
 
     def rename(self, session_id: str, name: str) -> None:
         with self.db.transaction() as db:
-            db.execute("UPDATE sessions SET name = ? WHERE id = ?", (name, session_id))
+            db.execute(
+                "UPDATE sessions SET name = ?, version = version + 1 WHERE id = ?",
+                (name, session_id),
+            )
 
     def delete(self, session_id: str) -> None:
         with self.db.transaction() as db:
@@ -195,7 +252,7 @@ class SessionStore:
             SessionSummary(
                 **{c: r[c] for c in _SUMMARY_COLUMNS},
                 turns=r["n"],
-                current_need=json.loads(r["meta"] or "{}").get("current_need", ""),
+                current_need=parse_meta(r["meta"])[0].get("current_need", ""),
             )
             for r in rows
         ]

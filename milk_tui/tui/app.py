@@ -150,6 +150,8 @@ class MilkApp(App[int]):
             self.push_screen(self.main_screen)
         assert self.bridge is not None
         self.bridge.start()
+        if self.application is not None:  # servers start in the background, after a frame
+            self.call_after_refresh(self.application.mcp.start)
         self.call_after_refresh(self._after_first_main_frame)
 
     def _after_first_main_frame(self) -> None:
@@ -258,6 +260,7 @@ def run_app(args: argparse.Namespace) -> int:
             config_path=getattr(args, "config", None),
             new=bool(getattr(args, "new", False)),
             session_name=getattr(args, "session", "") or "",
+            any_folder=bool(getattr(args, "any_folder", False)),
             demo=bool(getattr(args, "demo", False)),
             debug=bool(getattr(args, "debug", False)),
             permission_policy="ask",

@@ -31,6 +31,7 @@ APP_BINDINGS: list[Binding] = [
     priority_key("f7", "sessions", "Sessions", "milk.sessions"),
     priority_key("f8", "cycle_theme", "Theme", "milk.cycle_theme", show=False),
     priority_key("f3", "focus_facts", "Facts", "milk.focus_facts", show=False),
+    priority_key("ctrl+g", "grant_retry", "Grant & retry", "milk.grant_retry", show=False),
     Binding("escape", "focus_input", "Input", id="milk.focus_input", show=False),
     priority_key("pageup", "scroll_conversation(-1)", "Page up", "milk.page_up", show=False),
     priority_key("pagedown", "scroll_conversation(1)", "Page down", "milk.page_down", show=False),

@@ -50,7 +50,7 @@ class SessionsScreen(Screen[SessionAction | None]):
         self.cwd = cwd
         self.current_id = current_id
         self.clock = clock
-        self.all_folders = False
+        self.any_folder = False
         self.sessions: list[SessionSummary] = []
 
     def compose(self) -> ComposeResult:
@@ -71,11 +71,11 @@ class SessionsScreen(Screen[SessionAction | None]):
 
     async def reload(self, select: str | None = None) -> None:
         try:
-            self.sessions = await self.catalog.arecent(None if self.all_folders else self.cwd)
+            self.sessions = await self.catalog.arecent(None if self.any_folder else self.cwd)
         except StorageError as e:
             self.notify(str(e), severity="error")
             self.sessions = []
-        where = "all folders" if self.all_folders else self.cwd
+        where = "all folders" if self.any_folder else self.cwd
         self.query_one("#sessions-title", Static).update(f"Sessions — {where}")
         t = self.table
         t.clear(columns=True)
@@ -84,14 +84,14 @@ class SessionsScreen(Screen[SessionAction | None]):
         t.add_column("turns", key="turns")
         t.add_column("used", key="used")
         t.add_column("need", key="need", width=NEED_WIDTH)
-        if self.all_folders:
+        if self.any_folder:
             t.add_column("folder", key="folder")
         now = self.clock()
         for s in self.sessions:
             need = " ".join(s.current_need.split())
             row = ["●" if s.id == self.current_id else "", s.name or f"({s.id[:8]})", str(s.turns),
                    age(now - s.last_used), need[: NEED_WIDTH - 1] + "…" if len(need) > NEED_WIDTH else need]  # fmt: skip
-            if self.all_folders:
+            if self.any_folder:
                 row.append(short_path(s.cwd))
             t.add_row(*row, key=s.id)
         if select is not None:
@@ -101,7 +101,7 @@ class SessionsScreen(Screen[SessionAction | None]):
         n = len(self.sessions)
         self.query_one("#sessions-status", Static).update(
             f"{n} session{'s' if n != 1 else ''} · enter switches · "
-            f"f shows {'this folder' if self.all_folders else 'all folders'}"
+            f"f shows {'this folder' if self.any_folder else 'all folders'}"
         )
 
     def selected(self) -> SessionSummary | None:
@@ -179,7 +179,7 @@ class SessionsScreen(Screen[SessionAction | None]):
 
     async def action_toggle_scope(self) -> None:
         current = self.selected()
-        self.all_folders = not self.all_folders
+        self.any_folder = not self.any_folder
         await self.reload(select=current.id if current else self.current_id)
 
     def action_close(self) -> None:

@@ -162,6 +162,27 @@ class SlashHandler:
         for old in reversed(self.screen.query_one(NeedPane).earlier):
             self.say(f"before: {old}")
 
+    # ----- MCP servers -------------------------------------------------------------------
+
+    async def cmd_mcp(self, arg: str) -> None:
+        from milk_tui.tui.screens.mcp_screen import McpScreen
+
+        verb, _, name = arg.strip().partition(" ")
+        servers = self.facade.mcp
+        if not verb:
+            self.screen.app.push_screen(McpScreen(servers))
+        elif verb in ("enable", "disable", "reconnect") and name.strip():
+            ok = getattr(servers, verb)(name.strip())
+            done = {"enable": "enabled", "disable": "disabled", "reconnect": "reconnecting"}[verb]
+            self.say(f"mcp server '{name.strip()}': {done if ok else 'no such server'}")
+        elif verb == "tools" and name.strip():
+            tools = servers.tools(name.strip())
+            if tools is None:
+                raise ValueError(f"no mcp server named '{name.strip()}'")
+            self.say("\n".join(t.name for t in tools) or f"'{name.strip()}' offers no tools now")
+        else:
+            raise ValueError("usage: /mcp [tools|enable|disable|reconnect <server>]")
+
     # ----- permissions -------------------------------------------------------------------
 
     async def cmd_permissions(self, arg: str) -> None:
@@ -182,6 +203,9 @@ class SlashHandler:
             self.say("/permissions revoke <tool> to be asked again")
         else:
             self.say(f"no tools allowed without asking in {listed.cwd}")
+        if listed.claude_rules:
+            rules = ", ".join(listed.claude_rules)
+            self.say(f"Claude CLI rules (.claude/settings.local.json): {rules}")
         if perms.skip:
             self.say("skip-permissions is on: every tool call runs without asking", "warning")
 

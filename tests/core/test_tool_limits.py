@@ -112,6 +112,7 @@ def test_go_keys_that_do_nothing_are_named(tmp_path: Path) -> None:
                 "default_route": "local",
                 "update_check": True,
                 "mcp_servers": [{"name": "fs"}],
+                "colorization": "full",
                 "direct_bash": False,
                 "loop_detection": {"enabled": True},
                 "agents": [
@@ -128,7 +129,8 @@ def test_go_keys_that_do_nothing_are_named(tmp_path: Path) -> None:
     )
     _, warnings, _ = load_config(f)
     text = "\n".join(warnings)
-    assert "'mcp_servers'" in text and "loop_detection" not in text
+    assert "'colorization'" in text and "loop_detection" not in text
+    assert "mcp server 'fs': transport stdio needs a command" in text
     assert "'agents[0].prompt'" in text and "'agents[0].system_prompt_tier'" in text
     for works in ("default_route", "update_check", "direct_bash", "included_tools", "turn_timeout"):
         assert works not in text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -60,8 +61,10 @@ async def test_fresh_turn_argv_context_file_and_events(fake_cli: FakeCli, tmp_pa
     assert "--model" not in argv and "--resume" not in argv
     assert _flag(argv, "--permission-prompt-tool") == "stdio"
     assert "--dangerously-skip-permissions" not in argv
-    assert _flag(argv, "--allowedTools") == "Bash,Read"
-    assert _flag(argv, "--add-dir") == "/srv/a"
+    # the baseline allow-list first, then the configured tools, each once
+    assert _flag(argv, "--allowedTools") == "Bash,Read,Write,Edit"
+    dirs = [argv[i + 1] for i, a in enumerate(argv) if a == "--add-dir"]
+    assert dirs == ["/srv/a", str(tmp_path), tempfile.gettempdir()]
     assert argv.count("--append-system-prompt-file") == 1
     assert call["context"] == "STATIC\nDYNAMIC"
     assert call["prompt"] == "hello" and call["cwd"] == str(tmp_path)
@@ -88,6 +91,7 @@ async def test_resume_and_empty_context_and_skip_permissions(
     assert _flag(argv, "--resume") == sid and "--session-id" not in argv
     assert "--append-system-prompt-file" not in argv
     assert "--dangerously-skip-permissions" in argv and "--permission-prompt-tool" not in argv
+    assert "--allowedTools" not in argv and "--add-dir" not in argv  # no baseline when skipped
     assert second[-1].session_id == sid
     assert all(e.model == "opus-x" for e in second if isinstance(e, ab.UsageEvent))
 
@@ -106,7 +110,10 @@ async def test_permission_question_round_trip(
         return ab.PermissionAnswer(answer, reason="" if answer else "the user said no: not here")
 
     events = await _collect(_agent(fake_cli), _req(tmp_path, ask_permission=ask))
-    assert asked == [ab.PermissionQuestion("claude", "Write", {"file_path": "x.txt"})]
+    # no suggestion from the CLI: "Always" would store the bare tool name
+    assert asked == [
+        ab.PermissionQuestion("claude", "Write", {"file_path": "x.txt"}, always_rules=("Write",))
+    ]
     resp = fake_cli.calls[0]["control_response"]["response"]
     assert resp["subtype"] == "success" and resp["request_id"].startswith("req_")
     assert resp["response"]["behavior"] == ("allow" if answer else "deny")

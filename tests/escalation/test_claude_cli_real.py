@@ -122,9 +122,10 @@ async def test_stream_events_thinking_text_tool_and_result(
 async def test_permission_prompt_reaches_our_callback(
     claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic, workdir: Path
 ) -> None:
-    target = workdir / "made-by-claude.txt"
+    # WebFetch is outside the baseline allow-list, so the CLI asks
     fake_anthropic.push(
-        Reply.tool("Write", {"file_path": str(target), "content": "hi"}), Reply.text("wrote it")
+        Reply.tool("WebFetch", {"url": "http://127.0.0.1:9/page", "prompt": "x"}),
+        Reply.text("fetched it"),
     )
     asked: list[ab.PermissionQuestion] = []
 
@@ -135,14 +136,18 @@ async def test_permission_prompt_reaches_our_callback(
     events = await _collect(
         _agent(claude_bin, real_claude_env),
         ab.AgentRequest(
-            slot="escalation", prompt="write a file", cwd=str(workdir), ask_permission=ask
+            slot="escalation", prompt="fetch a page", cwd=str(workdir), ask_permission=ask
         ),
     )
-    assert [q.tool_name for q in asked] == ["Write"]
-    assert asked[0].tool_input["file_path"] == str(target)
-    assert not target.exists()
+    assert [q.tool_name for q in asked] == ["WebFetch"]
+    assert asked[0].tool_input["url"] == "http://127.0.0.1:9/page"
+    # the CLI's own suggestion is what "Always" would store
+    assert asked[0].always_rules == ("WebFetch(domain:127.0.0.1)",)
     (result,) = [e for e in events if isinstance(e, ab.ToolResultEvent)]
-    assert result.is_error
+    assert result.is_error and "not in this test" in result.content
+    # the refusal comes back in the result line, with the rule to grant it
+    (denied,) = events[-1].permission_denials
+    assert denied.tool_name == "WebFetch" and denied.rules == ("WebFetch(domain:127.0.0.1)",)
 
 
 @pytest.mark.parametrize(("status", "retryable"), [(401, False), (529, True)])

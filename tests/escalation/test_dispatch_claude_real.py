@@ -239,29 +239,32 @@ async def test_need_and_percept_tags_from_the_model_land_in_the_store(cli_rig: C
 async def test_permission_request_travels_over_the_bus(cli_rig: CliRig, allow: bool) -> None:
     rig = cli_rig
     rig.dispatcher.permission_policy = "ask"
-    target = rig.cwd / "notes.txt"
+    url = "http://127.0.0.1:9/notes"
 
     def answer(event: object) -> None:
         if getattr(event, "type", "") == "permission_requested":
             rig.dispatcher.answer_permission(event.request_id, PermissionAnswer(allow))  # type: ignore[attr-defined]
 
     rig.bus.add_listener(answer)
+    # WebFetch is outside the baseline allow-list (Bash, Read, Write, Edit): the CLI asks
     rig.server.push(
-        Reply.tool("Write", {"file_path": str(target), "content": "from claude"}),
-        Reply.text("Finished writing."),
+        Reply.tool("WebFetch", {"url": url, "prompt": "summarise"}),
+        Reply.text("Finished fetching."),
     )
-    out = await rig.escalate("Write the notes file")
+    out = await rig.escalate("Fetch the notes")
     assert out.ok
     (asked,) = rig.of("permission_requested")
-    assert asked.tool_name == "Write" and asked.agent_name == "claude"
-    assert asked.tool_input["file_path"] == str(target)
-    assert "+from claude" in asked.preview  # the Claude CLI's Write shows its diff too
+    assert asked.tool_name == "WebFetch" and asked.agent_name == "claude"
+    assert asked.tool_input["url"] == url
+    assert asked.always_rules == ("WebFetch(domain:127.0.0.1)",)
     (decided,) = rig.of("permission_decided")
     assert (decided.allowed, decided.how, decided.request_id) == (allow, "user", asked.request_id)
-    assert target.exists() is allow
-    assert [e.name for e in rig.of("tool_call")] == ["Write"]
+    assert [e.name for e in rig.of("tool_call")] == ["WebFetch"]
     (result,) = rig.of("tool_result")
-    assert result.is_error is (not allow)
+    # allowed, the fetch itself fails offline; denied, the model is told so
+    assert ("permission denied" in result.content) is (not allow)
+    # a refusal is listed after the turn, to grant and retry
+    assert len(rig.of("permissions_denied")) == (0 if allow else 1)
 
 
 async def test_task_subagent_tokens_are_booked_as_escalation_subagent(cli_rig: CliRig) -> None:

@@ -34,6 +34,7 @@ from milk_tui.tui.screens.context_modal import ContextModal
 from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.screens.history_search import HistorySearch
 from milk_tui.tui.screens.permission_modal import DENY, PermissionChoice, PermissionModal
+from milk_tui.tui.screens.question_modal import Answers, QuestionModal
 from milk_tui.tui.slash import SlashHandler
 from milk_tui.tui.transcript import items_from_history
 from milk_tui.tui.widgets.app_header import AppHeader
@@ -183,6 +184,10 @@ class MainScreen(Screen[None]):
             match e:
                 case ev.PermissionRequested():
                     self._ask_permission(e)
+                case ev.QuestionAsked():
+                    self._ask_question(e)
+                case ev.PermissionsDenied():
+                    self._show_denials(e)
                 case ev.TurnFailed(prompt=prompt):
                     self._restore_prompt(self._as_typed(prompt or self._last_prompt))
                 case ev.SessionChanged():
@@ -213,6 +218,31 @@ class MainScreen(Screen[None]):
             self.query_one(Conversation).add_line("notice", f"{e.tool_name}: {said}")
 
         self.app.push_screen(PermissionModal(e), answered)
+
+    def _ask_question(self, e: ev.QuestionAsked) -> None:
+        def answered(answers: Answers | None) -> None:
+            self.facade.answer_question(e.request_id, answers)
+            said = "; ".join(answers.values()) if answers else "no answer"
+            self.query_one(Conversation).add_line("notice", f"{e.agent_name} asked — {said}")
+
+        self.app.push_screen(QuestionModal(e), answered)
+
+    def _show_denials(self, e: ev.PermissionsDenied) -> None:
+        calls = " · ".join(f"{d.tool_name} {d.summary}".strip() for d in e.denials)
+        key = self.facade.keymap.get("milk.grant_retry", "ctrl+g")
+        self.query_one(Conversation).add_line(
+            "warning",
+            f"{e.agent_name} was refused: {calls} — {key} allows them for this folder and retries",
+        )
+
+    def action_grant_retry(self) -> None:
+        task = self.facade.grant_and_retry()
+        if task is None:
+            self.query_one(StatusLine).set_hint(
+                "agent is responding" if self.facade.busy else "nothing was refused to grant"
+            )
+            return
+        task.add_done_callback(self._turn_done)
 
     def _as_typed(self, prompt: str) -> str:
         """The prompt as the user sent it: a one-turn ``/escalate``/``/primary`` keeps its

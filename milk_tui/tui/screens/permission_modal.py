@@ -3,7 +3,8 @@ optional reason for the model.  Keys y / a / n; Escape is No.
 
 The body shows what the call would do: the command (``bash``), the method and URL (HTTP
 tools), a coloured unified diff (file writes and edits, computed by the engine), otherwise
-the arguments.
+the arguments.  For the Claude CLI, "Always" stores the CLI's own rule (shown) in the
+folder's ``.claude/settings.local.json``.
 """
 
 from __future__ import annotations
@@ -72,6 +73,10 @@ def describe(request: PermissionRequested) -> Text:
         t.append("outside the working folder: ", style="bold yellow")
         t.append(", ".join(request.outside_paths))
     t.rstrip()
+    if request.always_rules:
+        t.append("\nAlways stores ", style="dim")
+        t.append(", ".join(request.always_rules), style="bold")
+        t.append(" in .claude/settings.local.json", style="dim")
     return t
 
 

@@ -1,0 +1,75 @@
+"""The tools of ready MCP servers as a ``ToolBox``: each named ``mcp__<server>__<tool>``
+(the server in the name, so two servers never collide; only the characters and the length
+every provider accepts), with the server's JSON schema; a call is asked about like a tool
+that runs something (docs/adr/0011-permissions-in-one-place.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from milk_tui.agents.base import ToolOutcome, ToolSpec
+from milk_tui.agents.mcp.results import outcome_of
+
+if TYPE_CHECKING:
+    from milk_tui.agents.mcp.connection import McpConnection
+
+MAX_NAME = 64
+"""OpenAI and Anthropic both refuse tool names longer than this."""
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def tool_name(server: str, tool: str) -> str:
+    name = f"mcp__{_UNSAFE.sub('_', server)}__{_UNSAFE.sub('_', tool)}"
+    if len(name) <= MAX_NAME:
+        return name
+    digest = hashlib.sha1(f"{server}\0{tool}".encode()).hexdigest()[:8]
+    return name[: MAX_NAME - 9] + "_" + digest
+
+
+class McpToolBox:
+    def __init__(self, conns: Iterable[McpConnection]) -> None:
+        self._tools: dict[str, tuple[McpConnection, str]] = {}
+        self._specs: list[ToolSpec] = []
+        for c in conns:
+            for t in c.tools:
+                name = tool_name(c.name, t.name)
+                if name in self._tools:  # two names that differ only in unsafe characters
+                    name = tool_name(c.name, t.name + "\0" + str(len(self._tools)))[:MAX_NAME]
+                self._tools[name] = (c, t.name)
+                self._specs.append(_spec(name, c.name, t))
+
+    def specs(self) -> list[ToolSpec]:
+        return list(self._specs)
+
+    async def call(self, name: str, arguments: str) -> ToolOutcome:
+        from milk_tui.agents.mcp.connection import McpCallError
+
+        owner = self._tools.get(name)
+        if owner is None:
+            return ToolOutcome(f"unknown tool {name!r}", is_error=True)
+        conn, tool = owner
+        try:
+            args = json.loads(arguments or "{}")
+            result = await conn.call(tool, args if isinstance(args, dict) else {})
+        except McpCallError as e:
+            return ToolOutcome(str(e), is_error=True)
+        except ValueError as e:
+            return ToolOutcome(f"invalid JSON arguments for tool {name!r}: {e}", is_error=True)
+        return outcome_of(conn.name, result)
+
+
+def _spec(name: str, server: str, tool: Any) -> ToolSpec:
+    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+    if schema.get("type") != "object":
+        schema = {"type": "object", "properties": {}}
+    description = (tool.description or tool.title or tool.name).strip()
+    return ToolSpec(
+        name=name,
+        description=f"[MCP server {server}] {description}",
+        parameters=schema,
+        effect="run",
+    )

@@ -1,0 +1,121 @@
+"""A database file damaged at the page level is refused with one line that says how to
+recover — at open (``quick_check``) or when SQLite reports a damaged page later — and is
+never written to."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from milk_tui.model.session import Turn
+from milk_tui.storage import db as dbmod
+from milk_tui.storage.db import CorruptDatabaseError, Database
+from milk_tui.storage.sessions import SessionStore
+from milk_tui.testing.cli_run import run_milk
+
+
+def _filled(path: Path, turns: int = 400) -> str:
+    db = Database(path)
+    store = SessionStore(db)
+    s = store.create("/p", "filled")
+    new = [Turn("user" if i % 2 == 0 else "assistant", f"line {i} " * 40) for i in range(turns)]
+    s.history.extend(new)
+    store.commit_turns(s, new)
+    db.close()  # the last connection checkpoints the WAL into the main file
+    return s.id
+
+
+def _damage_page_of(path: Path, table: str) -> None:
+    """Overwrite the b-tree page header of ``table``'s root page with garbage."""
+    conn = sqlite3.connect(path)
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(path, "r+b") as f:
+        f.seek((root - 1) * size)
+        f.write(b"\x42" * 64)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_damaged_page_is_refused_at_open_and_the_file_is_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "milk.db"
+    _filled(path)
+    _damage_page_of(path, "turns")
+    before = _digest(path)
+    with pytest.raises(CorruptDatabaseError) as e:
+        Database(path)
+    msg = str(e.value)
+    assert "\n" not in msg and str(path) in msg and ".recover" in msg and "mv " in msg
+    assert _digest(path) == before
+    assert not Path(f"{path}-wal").exists() or Path(f"{path}-wal").stat().st_size == 0
+
+
+def test_damage_found_after_open_refuses_every_later_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "milk.db"
+    sid = _filled(path)
+    _damage_page_of(path, "turns")
+    monkeypatch.setattr(dbmod.Database, "_quick_check", lambda self: None)  # a check cut short
+    db = Database(path)
+    store = SessionStore(db)
+    before = _digest(path)
+    with pytest.raises(CorruptDatabaseError, match="recover"):
+        store.load(sid)
+    s = store.create  # any write from now on is refused before it starts
+    with pytest.raises(CorruptDatabaseError, match="recover"):
+        s("/p")
+    with pytest.raises(CorruptDatabaseError):
+        with db.transaction() as conn:
+            conn.execute("INSERT INTO input_history (session_id, text, ts) VALUES ('', 'x', 0)")
+    db.close()
+    assert _digest(path) == before
+
+
+@pytest.mark.parametrize("argv", [("sessions", "list"), ("-p", "hello", "--demo")])
+def test_the_cli_says_one_line_and_no_traceback(
+    milk_home: Path, tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    path = milk_home / "milk.db"
+    _filled(path)
+    _damage_page_of(path, "sessions")
+    before = _digest(path)
+    out = run_milk(*argv, cwd=tmp_path)
+    assert out.returncode == 1
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "is damaged" in lines[0] and ".recover" in lines[0], lines
+    assert _digest(path) == before
+
+
+def test_not_a_database_at_all_is_named_as_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "milk.db"
+    path.write_bytes(b"SQLite format 3\x00" + b"\x00" * 84 + b"\xff" * 4000)
+    with pytest.raises(dbmod.StorageError, match=str(path)):
+        Database(path)
+
+
+async def test_the_tui_says_the_same_one_line_and_leaves(milk_home: Path, tmp_path: Path) -> None:
+    from milk_tui.facade.application import start
+    from milk_tui.tui.app import EXIT_STARTUP_FAILED, MilkApp
+
+    path = milk_home / "milk.db"
+    _filled(path)
+    _damage_page_of(path, "turns")
+    before = _digest(path)
+    app = MilkApp(runtime_factory=lambda: start(cwd=str(tmp_path), demo=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if app.startup_error:
+                break
+    assert app.return_value == EXIT_STARTUP_FAILED
+    assert app.startup_error.startswith("storage error: ") and "\n" not in app.startup_error
+    assert "is damaged" in app.startup_error and ".recover" in app.startup_error
+    assert _digest(path) == before
