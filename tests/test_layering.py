@@ -3,6 +3,7 @@ and the TUI's first frame does not wait for the engine."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -58,3 +59,38 @@ def test_no_module_imports_itself_through_others() -> None:
         if graph.chain_exists(importer=b, imported=a)
     ]
     assert cycles == []
+
+
+STARTUP_PROBE = """
+import gc, sys
+from milk_tui.tui.app import MilkApp
+
+def factory():
+    from milk_tui.facade.application import start
+    return start(demo=True, new=True, cooperative=True)
+
+class Probe(MilkApp):
+    def _after_first_main_frame(self):
+        super()._after_first_main_frame()
+        self.call_after_refresh(self.exit)
+
+Probe(runtime_factory=factory).run(headless=True, size=(120, 40))
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("httpx", "httpcore", "boto3", "botocore", "mcp")))
+print(gc.isenabled())
+"""
+
+
+def test_main_screen_comes_up_without_unused_clients_and_with_the_gc_back_on(tmp_path):
+    """Launched as ``run_app`` does (core in a thread after the first frame), on the demo
+    agents: no HTTP client, AWS or MCP SDK is loaded, and the GC paused for start-up is on."""
+    env = {**os.environ, "MILK_HOME": str(tmp_path), "MILK_DEMO_PACE": "0"}
+    out = subprocess.run(
+        [sys.executable, "-c", STARTUP_PROBE],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    assert out.stdout.split("\n")[-3:] == ["[]", "True", ""]

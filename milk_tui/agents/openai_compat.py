@@ -42,6 +42,9 @@ from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
 AVAILABILITY_TIMEOUT_SECS = 1.0
 """A reachability probe must not delay start-up noticeably."""
 CONNECT_TIMEOUT_SECS = 10.0
+KEEPALIVE_SECS = 120.0
+"""How long an idle pooled connection is kept (httpx's default is 5 s): the one opened at
+launch should still be there when the user has typed the first prompt."""
 TOKEN_CMD_TIMEOUT_SECS = 30.0
 """A credential helper that takes longer is hung; failing beats a frozen turn."""
 PASSTHROUGH_KEYS = ("temperature", "top_p", "max_tokens", "seed", "stop")
@@ -183,16 +186,28 @@ class OpenAICompatAgent:
         """One pooled client per event loop (pytest gives each test its own loop)."""
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
-            t = self.config.timeout_secs or None
-            self._client = httpx.AsyncClient(
-                transport=self._transport,
-                verify=not self.config.tls_skip_verify,
-                timeout=httpx.Timeout(
-                    t, connect=min(t or CONNECT_TIMEOUT_SECS, CONNECT_TIMEOUT_SECS)
-                ),
-            )
-            self._client_loop = loop
+            self._client, self._client_loop = self._new_client(), loop
         return self._client
+
+    def _new_client(self) -> httpx.AsyncClient:
+        t = self.config.timeout_secs or None
+        return httpx.AsyncClient(
+            transport=self._transport,
+            verify=not self.config.tls_skip_verify,
+            timeout=httpx.Timeout(t, connect=min(t or CONNECT_TIMEOUT_SECS, CONNECT_TIMEOUT_SECS)),
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_SECS),
+        )
+
+    async def preconnect(self) -> None:
+        """Make the client in a thread (loading the CA bundle takes tens of ms) so the first
+        request does not; the caller's availability probe then opens the connection."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            client = await asyncio.to_thread(self._new_client)
+            if self._client is None or self._client_loop is not loop:
+                self._client, self._client_loop = client, loop
+            else:  # a request made one meanwhile
+                await client.aclose()
 
     async def _headers(self) -> dict[str, str]:
         # identity: a compressed SSE stream gets buffered by gzip (latency), and an

@@ -9,7 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from milk_tui.agents.base import ChatMessage
-from milk_tui.engine.history import build_agent_history, messages_size, trim_history
+from milk_tui.engine.history import (
+    build_agent_history,
+    messages_size,
+    newest_history,
+    trim_history,
+)
 from milk_tui.model.session import PRIMARY, Session
 
 
@@ -32,6 +37,12 @@ def assemble_messages(
     """``pinned`` system blocks first (in order, empties skipped), then the trimmed history."""
     head = [ChatMessage("system", text) for text in pinned if text]
     overhead = messages_size(head) + len(system_prompt.encode())
-    hist = build_agent_history(session.history, self_agent, start=history_start)
-    hist, trimmed = trim_history(hist, budget, overhead, other_agents_first=self_agent != PRIMARY)
+    other_first = self_agent != PRIMARY
+    if budget > 0 and not other_first:
+        limit = max(1, budget - overhead)
+        hist = newest_history(session.history, self_agent, limit, start=history_start)
+        hist, trimmed = trim_history(hist, budget, overhead)  # trimmed iff the walk stopped
+    else:
+        hist = build_agent_history(session.history, self_agent, start=history_start)
+        hist, trimmed = trim_history(hist, budget, overhead, other_agents_first=other_first)
     return BuiltMessages(head + hist, overhead, trimmed)

@@ -17,33 +17,50 @@ def _label(t: Turn) -> str:
 
 
 def build_agent_history(history: list[Turn], self_agent: str, start: int = 0) -> list[ChatMessage]:
+    return [m for t in history[start:] if (m := _message(t, self_agent)) is not None]
+
+
+def newest_history(
+    history: list[Turn], self_agent: str, limit: int, start: int = 0
+) -> list[ChatMessage]:
+    """The messages of the newest turns, from the end back to the first one that brings the
+    total over ``limit`` bytes (all of them if they fit).  ``trim_history`` without
+    ``other_agents_first`` gives the same result on this as on the whole history — the
+    turns before can only be dropped — so a long session costs what its kept tail costs."""
     out: list[ChatMessage] = []
-    for t in history[start:]:
-        if t.role == "user":
-            out.append(ChatMessage("user", f"[user to {_label(t)}] {t.content}"))
-        elif t.role == "assistant":
-            if not t.content:
-                continue
-            if t.agent == self_agent:
-                out.append(ChatMessage("assistant", t.content))
-            else:
-                out.append(
-                    ChatMessage("system", f"[{_label(t)} as {t.agent or 'assistant'}] {t.content}")
-                )
-        elif t.role == "tool_result" and t.agent == self_agent:
-            out.append(ChatMessage("tool", t.content))
+    size = 0
+    for i in range(len(history) - 1, start - 1, -1):
+        m = _message(history[i], self_agent)
+        if m is None:
+            continue
+        out.append(m)
+        size += _size(m)
+        if size > limit:
+            break
+    out.reverse()
     return out
 
 
+def _message(t: Turn, self_agent: str) -> ChatMessage | None:
+    if t.role == "user":
+        return ChatMessage("user", f"[user to {_label(t)}] {t.content}")
+    if t.role == "assistant":
+        if not t.content:
+            return None
+        if t.agent == self_agent:
+            return ChatMessage("assistant", t.content)
+        return ChatMessage("system", f"[{_label(t)} as {t.agent or 'assistant'}] {t.content}")
+    if t.role == "tool_result" and t.agent == self_agent:
+        return ChatMessage("tool", t.content)
+    return None
+
+
 def messages_size(msgs: list[ChatMessage]) -> int:
-    return sum(len(m.content.encode()) for m in msgs)
+    return sum(_size(m) for m in msgs)
 
 
-def _drop_head(msgs: list[ChatMessage]) -> None:
-    """Remove the oldest message, then anything up to the next user message."""
-    msgs.pop(0)
-    while msgs and msgs[0].role != "user":
-        msgs.pop(0)
+def _size(m: ChatMessage) -> int:
+    return len(m.content.encode())
 
 
 def trim_history(
@@ -57,7 +74,9 @@ def trim_history(
 
     ``other_agents_first`` (escalation agents): drop the other agent's answers and the
     user turns addressed to it, oldest first, before touching the agent's own earlier work.
-    Returns (messages, trimmed?).
+    Then the oldest message goes, with anything up to the next user message, until it fits.
+    Returns (messages, trimmed?).  One pass each, the size kept as a running total: this
+    runs before every request, and a long session has thousands of messages.
     """
     if budget <= 0:
         return history_msgs, False
@@ -65,20 +84,25 @@ def trim_history(
     size = messages_size(history_msgs)
     if size <= limit:
         return history_msgs, False
-    msgs = list(history_msgs)
+    msgs = history_msgs
     if other_agents_first:
-        i = 0
-        while size > limit and i < len(msgs):
-            m = msgs[i]
-            if m.role == "system" or (m.role == "user" and _addressed_elsewhere(msgs, i)):
-                size -= len(m.content.encode())
-                msgs.pop(i)
+        kept: list[ChatMessage] = []
+        for i, m in enumerate(msgs):
+            if size > limit and (
+                m.role == "system" or (m.role == "user" and _addressed_elsewhere(msgs, i))
+            ):
+                size -= _size(m)
                 continue
-            i += 1
-    while size > limit and msgs:
-        _drop_head(msgs)
-        size = messages_size(msgs)
-    return msgs, True
+            kept.append(m)
+        msgs = kept
+    start, n = 0, len(msgs)
+    while size > limit and start < n:
+        size -= _size(msgs[start])
+        start += 1
+        while start < n and msgs[start].role != "user":
+            size -= _size(msgs[start])
+            start += 1
+    return msgs[start:], True
 
 
 def _addressed_elsewhere(msgs: list[ChatMessage], i: int) -> bool:

@@ -5,9 +5,16 @@ nonce, the pinned need/orientation and remembered-facts blocks, the trimmed hist
 turn's tools.  The pinned blocks count as overhead and are never trimmed; only the
 history is.  Nothing here changes the history; the only session fields it touches are
 the re-injection marks of the escalation context.
+
+Both requests are built between Enter and the request going out, so the slow parts run in
+a worker thread (docs/adr/0017-nothing-blocks-between-enter-and-the-request.md): the
+remembered-facts selection (an FTS query) and, for the primary, the messages (a long
+session's history is thousands of turns).  Notices are published back on the loop.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from milk_tui.agents.base import AgentRequest, AskPermission, AskUser, Slot, ToolBox
 from milk_tui.agents.tools.box import CompositeToolBox, ToolFilter
@@ -49,31 +56,42 @@ class RequestBuilder:
         self._ask_permission = ask_permission
         self._ask_user = ask_user
 
-    def primary_request(self, prompt: str, scratch: TurnScratch) -> AgentRequest:
+    async def primary_request(self, prompt: str, scratch: TurnScratch) -> AgentRequest:
+        st = self._state
+        assert st.primary is not None
+        # The toolbox is made on the loop: MCP servers start from it and need the running loop.
+        tools = self._toolbox(st.primary, scratch, prompt, allow_escalate=st.escalation is not None)
+        request, problem = await asyncio.to_thread(self._primary_request, prompt, tools)
+        self._warn(problem)
+        return request
+
+    def _primary_request(self, prompt: str, tools: CompositeToolBox) -> tuple[AgentRequest, str]:
         st = self._state
         slot, s, cfg = st.primary, st.session, st.config
         assert slot is not None
         system = self._system_prompt(PRIMARY, slot.name, st.escalation_name, s.primary_nonce)
+        block, problem = self._percepts_block(prompt, slot)
         built = assemble_messages(
             s,
             self_agent=PRIMARY,
-            pinned=[need_block(s), self._percepts_block(prompt, slot)],
+            pinned=[need_block(s), block],
             budget=cfg.resolve_message_budget(slot.config),
             system_prompt=system,
         )
-        return AgentRequest(
+        request = AgentRequest(
             slot=PRIMARY,
             prompt=prompt,
             cwd=st.cwd,
             system_prompt=system,
             messages=built.messages,
             nonce=s.primary_nonce,
-            tools=self._toolbox(slot, scratch, prompt, allow_escalate=st.escalation is not None),
+            tools=tools,
             ask_permission=self._ask_permission,
             ask_user=self._ask_user,
         )
+        return request, problem
 
-    def escalation_request(
+    async def escalation_request(
         self, prompt: str, plan: HandoffPlan, scratch: TurnScratch
     ) -> tuple[AgentRequest, str]:
         """The request, and the orientation text it carries (shown in the context view)."""
@@ -85,7 +103,10 @@ class RequestBuilder:
         inject = should_inject_memory_instructions(s, resuming, turns_thr, bytes_thr)
         if inject:
             s.memory_instruction_injected_at = s.escalation_turn_count()
-        block = self._percepts_block(prompt, slot)
+        # Only the selection leaves the loop: the marks above change the session, and a
+        # cancelled turn must find them rolled back, not written later by a thread.
+        block, problem = await asyncio.to_thread(self._percepts_block, prompt, slot)
+        self._warn(problem)
         request = AgentRequest(
             slot=ESCALATION,
             prompt=prompt,
@@ -191,10 +212,11 @@ class RequestBuilder:
             ),
         )
 
-    def _percepts_block(self, prompt: str, slot: AgentSlot) -> str:
+    def _percepts_block(self, prompt: str, slot: AgentSlot) -> tuple[str, str]:
+        """(the [Remembered facts] block, a notice to publish or ""); runs in a worker thread."""
         memory, cfg = self._state.memory, self._state.config
         if memory is None:
-            return ""
+            return "", ""
         try:
             facts = memory.select_for_prompt(
                 prompt,
@@ -205,6 +227,9 @@ class RequestBuilder:
                 relevance_gate=cfg.resolve_relevance_gate(slot.config),
             )
         except StorageError as e:
-            self._publisher.notice(f"remembered facts unavailable this turn: {e}", level="warning")
-            return ""
-        return memory.format_block(facts)
+            return "", f"remembered facts unavailable this turn: {e}"
+        return memory.format_block(facts), ""
+
+    def _warn(self, problem: str) -> None:
+        if problem:
+            self._publisher.notice(problem, level="warning")

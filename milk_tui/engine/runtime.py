@@ -60,6 +60,22 @@ class Runtime:
         """Let the agents' streams yield to the event loop every few ms (interactive use)."""
         make_cooperative(self.dispatcher)
 
+    async def preconnect(self) -> None:
+        """Warm each HTTP agent before the first prompt: its client made off the loop and its
+        connection opened by the availability probe, whose "up" the first turn then reuses.
+        Silent: a "down" is forgotten again, so the first turn probes and reports it itself."""
+        availability = self.dispatcher.availability
+        for slot in (self.dispatcher.primary, self.dispatcher.escalation):
+            warm = getattr(slot.agent, "preconnect", None) if slot is not None else None
+            if slot is None or warm is None:
+                continue  # the Claude CLI, Bedrock (boto3 stays unloaded) and the demo
+            try:
+                await warm()
+                if availability is not None and not await availability.check(slot.slot):
+                    availability.invalidate(slot.slot)
+            except Exception:  # noqa: BLE001 — best effort: the first turn reports a failure
+                continue
+
     async def aclose(self) -> None:
         """Release what start-up opened: each agent's connections, then the database."""
         try:

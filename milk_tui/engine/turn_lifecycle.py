@@ -153,7 +153,8 @@ class TurnRunner:
             if is_repeated_prompt(answered, prompt, s.repetition_baseline):
                 scratch.escalation_reason = ESCALATION_REASON
             else:
-                await self._consume(slot, self._requests.primary_request(prompt, scratch), scratch)
+                request = await self._requests.primary_request(prompt, scratch)
+                await self._consume(slot, request, scratch)
             return self._commit.primary(prompt, slot, scratch, snap)
         except asyncio.CancelledError:
             return self._cancelled(slot, snap, prompt)
@@ -183,7 +184,7 @@ class TurnRunner:
             self._pub.set_state(State.ESCALATION)
             if not s.escalation_nonce:
                 s.escalation_nonce = new_nonce()
-            request, context_text = self._requests.escalation_request(prompt, plan, scratch)
+            request, context_text = await self._requests.escalation_request(prompt, plan, scratch)
             self._escalation_started(slot, plan, context_text)
             try:
                 await self._consume(slot, request, scratch)
@@ -198,7 +199,9 @@ class TurnRunner:
                 snap.restore_field(s, "last_local_summary_injected")
                 plan = HandoffPlan(mode="first", history_start=plan.history_start)
                 scratch = TurnScratch()
-                request, context_text = self._requests.escalation_request(prompt, plan, scratch)
+                request, context_text = await self._requests.escalation_request(
+                    prompt, plan, scratch
+                )
                 self._escalation_started(slot, plan, context_text)
                 await self._consume(slot, request, scratch)
             outcome = self._commit.escalation(prompt, slot, scratch, context_text, handoff)

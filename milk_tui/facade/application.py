@@ -180,6 +180,11 @@ class Application:
             return None
         return _as_result(inner)
 
+    async def preconnect(self) -> None:
+        """Open the configured HTTP agents' connections ahead of the first prompt (call it once
+        the UI is up; it never raises and never delays a turn)."""
+        await self.runtime.preconnect()
+
     async def run_turn(self, prompt: str, force: Force | None = None) -> TurnResult:
         """Run one turn to its end (print mode).  Raises ``BusyError`` if one runs."""
         task = self.submit(prompt, force)

@@ -297,9 +297,24 @@ def build_brick(turns: list[Turn], agent: str, budget: int) -> str:
             collected.append(t)
         elif t.role == "tool_result" and collected and collected[-1].is_assistant_of(agent):
             collected.append(t)
-    while collected:
-        rendered = _render_turns(collected)
+    # The oldest turns go first until the rest fits.  Rendering every candidate is
+    # quadratic in a long session, so skip the turns that cannot fit without rendering:
+    # user, reply and tool-result lines are written whatever precedes them, so their
+    # lengths summed from the newest turn back are a lower bound of each suffix's size.
+    start, floor = len(collected), 0
+    while start > 0:
+        floor += _fixed_len(collected[start - 1])
+        if floor > budget:
+            break
+        start -= 1
+    while start < len(collected):
+        rendered = _render_turns(collected[start:])
         if len(rendered) <= budget:
             return rendered
-        collected.pop(0)
+        start += 1
     return ""
+
+
+def _fixed_len(t: Turn) -> int:
+    """Length of the lines ``_render_turns`` writes for ``t`` whatever its neighbours are."""
+    return 0 if t.role == "assistant" and t.tool_calls else len(_render_turns([t]))

@@ -2,9 +2,9 @@
 
 Start-up order matters for the cold-start budget: the first frame needs only Textual and
 this module; the application (pydantic, httpx, SQLite, agents) is built in a thread right
-after it, then the main screen replaces the startup screen.  Once it is up, the
-objects alive at that point are frozen out of the cyclic GC: a full
-collection over the whole widget tree otherwise stalls keys for 50–100 ms mid-stream.
+after it, then the main screen replaces the startup screen.  The cyclic GC is off until
+then; once the main screen is up, the objects alive at that point are frozen out of it: a
+full collection over the whole widget tree otherwise stalls keys for 50–100 ms mid-stream.
 """
 
 from __future__ import annotations
@@ -77,6 +77,10 @@ class MilkApp(App[int]):
         self._apply_theme(self.ui_state.theme or DEFAULT_DARK)
         if application is not None:
             self._install(application)
+        else:
+            # Start-up allocates a great deal and frees little (imports, CSS, the session):
+            # cyclic collections meanwhile are pure cost.  Back on once the main screen is up.
+            gc.disable()
 
     @property
     def facade(self) -> Application:
@@ -148,6 +152,7 @@ class MilkApp(App[int]):
             rt = await asyncio.to_thread(self._runtime_factory)
         except Exception as e:  # noqa: BLE001 — config/storage errors: say why and leave
             self.startup_error = _describe_startup_error(e)
+            gc.enable()
             self.exit(EXIT_STARTUP_FAILED)
             return
         self._install(rt)
@@ -165,7 +170,13 @@ class MilkApp(App[int]):
         self.bridge.start()
         if self.application is not None:  # servers start in the background, after a frame
             self.call_after_refresh(self.application.mcp.start)
-        self.call_after_refresh(gc.freeze)
+        self.call_after_refresh(self._after_first_main_frame)
+
+    def _after_first_main_frame(self) -> None:
+        gc.freeze()
+        gc.enable()
+        # The first prompt should find its agent's connection open (fails silently).
+        self.run_worker(self.facade.preconnect(), group="preconnect", exit_on_error=False)
 
     async def on_unmount(self) -> None:
         """Every way out ends here (Ctrl+Q, /quit, Ctrl+C twice, the palette's Quit, a crash):

@@ -25,9 +25,10 @@ class Item:
     extra: dict[str, str] = field(default_factory=dict)
 
 
-def items_from_history(history: list[Turn]) -> list[Item]:
+def items_from_history(history: list[Turn], first: int = 1) -> list[Item]:
+    """``first``: the 1-based position of ``history[0]`` in the session (a tail's offset)."""
     out: list[Item] = []
-    for pos, t in enumerate(history, start=1):
+    for pos, t in enumerate(history, start=first):
         if t.role == "user":
             out.append(
                 Item(

@@ -48,6 +48,8 @@ async def _long_session() -> AsyncIterator[tuple[MilkApp, Pilot[Any], Conversati
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
+        await app.workers.wait_for_complete()  # the older items are made after the tail
+        await pilot.pause()
         yield app, pilot, app.main_screen.query_one(Conversation)
 
 

@@ -8,14 +8,17 @@ HTTP status.
 
 from __future__ import annotations
 
-import httpx
+from typing import TYPE_CHECKING
 
 from milk_tui.agents.base import ToolOutcome
+
+if TYPE_CHECKING:
+    import httpx
 
 DEFAULT_MAX_BYTES = 8192
 MAX_BYTES_LIMIT = 64 * 1024
 """The most any call may ask for: keeps one result inside a small model's context."""
-TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+TIMEOUT_S, CONNECT_TIMEOUT_S = 30.0, 10.0
 """Connect within 10 s; then at most 30 s between bytes (and for write and pool)."""
 MAX_REDIRECTS = 5
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
@@ -37,10 +40,14 @@ async def http_request(
         return ToolOutcome(f"{tool}: only http:// and https:// URLs are allowed", is_error=True)
     cap = min(max(int(max_bytes or DEFAULT_MAX_BYTES), 1), MAX_BYTES_LIMIT)
     hdrs = {str(k): str(v) for k, v in (headers or {}).items()}
+    import httpx  # here: ~35 ms of imports the start-up need not pay for a tool seldom used
+
     try:
         async with (
             httpx.AsyncClient(
-                timeout=TIMEOUT, follow_redirects=True, max_redirects=MAX_REDIRECTS
+                timeout=httpx.Timeout(TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+                follow_redirects=True,
+                max_redirects=MAX_REDIRECTS,
             ) as client,
             client.stream(method, url, headers=hdrs, content=body.encode() or None) as r,
         ):

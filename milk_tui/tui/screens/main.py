@@ -6,6 +6,7 @@ slash commands themselves live in ``slash.py``.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, ClassVar, cast
 
@@ -20,6 +21,7 @@ from textual.widgets import Static
 from milk_tui.facade.application import Application, Force, TurnResult
 from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
+from milk_tui.model.session import Turn
 from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.commands import (
     completions,
@@ -47,8 +49,6 @@ from milk_tui.tui.widgets.status_line import StatusLine
 from milk_tui.tui.widgets.welcome import Welcome, welcome_text
 
 if TYPE_CHECKING:
-    import asyncio
-
     from milk_tui.tui.app import MilkApp
     from milk_tui.tui.facts.browser import FactBrowser
 
@@ -59,6 +59,9 @@ SHORT_ROWS = 32
 keeps its rows and every pane its border."""
 QUIT_AGAIN_S = 3.0
 """Second Ctrl+C within this window quits."""
+TAIL_TURNS = 64
+"""Turns made into transcript items before the first paint: more than the mounted window
+(``widgets/conversation.py`` ``WINDOW`` blocks) can show."""
 EXTERNAL_CHECK_S = 2.0
 """How often to look for other processes' writes (also on focus); a cheap pragma read."""
 
@@ -73,6 +76,7 @@ class MainScreen(Screen[None]):
         self._last_ctrl_c = 0.0
         self._last_prompt = ""
         self._last_force: Force | None = None
+        self._transcript_generation = 0
         self.slash = SlashHandler(self)
 
     @property
@@ -133,7 +137,17 @@ class MainScreen(Screen[None]):
         prompt history."""
         view = inert_copy(view)  # read from the store, not through the bridge
         conv = self.query_one(Conversation)
-        conv.load(items_from_history(self.facade.history()), welcome=self._welcome())
+        # Painted from its tail: a 10,000-turn session's older turns become transcript items
+        # in a thread after the first frame (the window mounts only the last blocks anyway).
+        history = self.facade.history()
+        older = max(0, len(history) - TAIL_TURNS)
+        conv.load(items_from_history(history[older:], first=older + 1), welcome=self._welcome())
+        self._transcript_generation += 1
+        if older:
+            self.run_worker(
+                self._load_older_items(history[:older], self._transcript_generation),
+                group="transcript",
+            )
         need, esc = self.query_one(NeedPane), self.query_one(EscalationPane)
         for pane in (self.query_one(StatusLine), need, esc, self.query_one(FactsPane)):
             pane.handle_bus_event(view)
@@ -143,6 +157,11 @@ class MainScreen(Screen[None]):
             prompt.prompt_history, prompt.global_prompt_history = self.facade.input_history()
         except StorageError as e:
             conv.add_line("warning", f"input history unavailable: {e}")
+
+    async def _load_older_items(self, turns: list[Turn], generation: int) -> None:
+        items = await asyncio.to_thread(items_from_history, turns)
+        if generation == self._transcript_generation:  # no other session loaded meanwhile
+            self.query_one(Conversation).prepend_items(items)
 
     def _show_header(self, view: ev.SessionChanged) -> None:
         self.query_one(AppHeader).show(view.name, view.session_id, view.cwd, view.exchanges)
@@ -282,10 +301,6 @@ class MainScreen(Screen[None]):
                 "agent is responding — Ctrl+C cancels; your prompt is kept"
             )
             return False
-        try:
-            a.add_input(text)
-        except StorageError as e:
-            self.query_one(Conversation).add_line("warning", f"input history not saved: {e}")
         box.remember(text)
         if box.text == text:
             box.set_text("")
@@ -295,7 +310,16 @@ class MainScreen(Screen[None]):
             self._restore_prompt(text)
             return False
         task.add_done_callback(self._turn_done)
+        # The input-history row is written once the turn has started, off the event loop:
+        # a database write has no business between Enter and the request.
+        self.run_worker(self._save_input(text), group="input-history")
         return True
+
+    async def _save_input(self, text: str) -> None:
+        try:
+            await asyncio.to_thread(self.facade.add_input, text)
+        except StorageError as e:
+            self.query_one(Conversation).add_line("warning", f"input history not saved: {e}")
 
     def _turn_done(self, task: asyncio.Task[TurnResult]) -> None:
         if task.cancelled():

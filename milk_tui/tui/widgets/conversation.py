@@ -137,6 +137,13 @@ class Conversation(VerticalScroll):
             self._follow = True
             self.scroll_home(animate=False)
 
+    def prepend_items(self, older: list[Item]) -> None:
+        """Put ``older`` before every item held (a resumed session is loaded tail first);
+        nothing is mounted, the older-blocks marker counts them."""
+        self.items[:0] = [inert_copy(it) for it in older]
+        self._first += len(older)
+        self._sync_older_marker()
+
     def _older_text(self) -> str:
         return f"↑ {self._first} earlier blocks — scroll up to load"
 

@@ -1,0 +1,258 @@
+"""Prompt → first token on screen: milk-tui vs a minimal Textual chat app, same run.
+
+Both apps run headless (``run_test``, 120×40) against one local fake OpenAI server (real
+SSE over loopback) and answer the same prompt with the same reply.  For each sample the
+prompt text is put in the app's input and an Enter key is posted; the clock then records
+
+* ``wire``  — when the server has the chat request (the request is on the wire);
+* ``first`` — when the first reply token is in a widget *and* the next frame is painted.
+
+The minimal app is what a Textual chat app does with no engine at all: an ``Input``; on
+submit it mounts a ``Markdown`` and streams the reply into it with ``MarkdownStream`` over
+one ``httpx.AsyncClient`` made at mount.  milk-tui runs its whole path (prompt box → facade
+→ router → memory selection → request building → OpenAI-compatible agent → bus → bridge →
+conversation) with a 10,000-fact memory and a 2,000-turn session to resume, so the work
+before the request is not trivially small.  Rounds alternate the two apps; medians and the
+ratio are printed.
+
+    python bench/first_token.py [--rounds N] [--chunks N] [--profile]
+
+``--profile`` runs one more milk-tui sample under cProfile and prints the functions that
+ran on the event loop between Enter and the first token (cumulative).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import os
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+CWD = "/tmp/milk-bench-first-token"
+PROMPT = "how does the session store keep turns ordered when two writers race?"
+POLL_S = 0.001
+_samples = iter(range(1_000_000))
+
+
+def prompt() -> str:
+    """A new prompt each sample: a repeated one would be escalated (engine/repeat_guard.py)."""
+    return f"{PROMPT} (case {next(_samples)})"
+
+
+def seed_home(turns: int, facts: int) -> None:
+    """A MILK_HOME with a ``turns``-turn session in ``CWD`` and ``facts`` remembered facts."""
+    os.environ["MILK_HOME"] = tempfile.mkdtemp(prefix="milk-first-token-")
+    os.environ["MILK_DEMO_PACE"] = "0"
+    os.makedirs(CWD, exist_ok=True)
+    import tui_resume
+
+    tui_resume.CWD = CWD
+    tui_resume.make_session(turns)
+    from milk_tui.config.paths import database_file
+    from milk_tui.memory.store import PerceptStore
+    from milk_tui.model.percept import Percept
+    from milk_tui.storage.db import Database
+
+    db = Database(database_file())
+    store = PerceptStore(db)
+    words = "session store turns writers race ordered sqlite lock commit index".split()
+    now = time.time()
+    with db.transaction() as conn:
+        for i in range(facts):
+            text = f"fact {i}: the {words[i % 10]} of part {i} uses {words[(i * 7) % 10]}"
+            store.insert(conn, Percept(0, text, "primary", "all", "global", False, 0.7, now, now))
+    db.close()
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    while not check():
+        await asyncio.sleep(POLL_S)
+
+
+async def _painted(app) -> None:  # type: ignore[no-untyped-def]
+    """Returns once the frame after now has been painted."""
+    done = asyncio.Event()
+    app.call_after_refresh(done.set)
+    await done.wait()
+
+
+async def measure(
+    app, enter: Callable[[], None], has_token: Callable[[], bool], srv
+) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    n = len(srv.chat_requests)
+    t0 = time.perf_counter()
+    enter()
+    out: dict[str, float] = {}
+
+    async def wire() -> None:
+        await _until(lambda: len(srv.chat_requests) > n)
+        out["wire"] = time.perf_counter() - t0
+
+    w = asyncio.create_task(wire())
+    await _until(has_token)
+    await _painted(app)
+    out["first"] = time.perf_counter() - t0
+    await w
+    return out
+
+
+def _enter_key(app) -> None:  # type: ignore[no-untyped-def]
+    from textual import events
+
+    app.post_message(events.Key("enter", None))
+
+
+async def milk_sample(url: str, srv, profile: cProfile.Profile | None = None) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    from tui_harness import fake_config
+
+    from milk_tui.facade.application import start
+    from milk_tui.tui.app import MilkApp
+    from milk_tui.tui.ui_state import UIState
+    from milk_tui.tui.widgets.conversation import Conversation
+    from milk_tui.tui.widgets.prompt_input import PromptInput
+    from milk_tui.tui.widgets.reply_block import ReplyBlock
+
+    application = start(cwd=CWD, config=fake_config(url), cooperative=True)
+    app = MilkApp(application, ui_state=UIState(theme="milk-dark"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await asyncio.sleep(0.3)  # launch-time work settles (as a person reads the screen)
+        screen = app.main_screen
+        assert screen is not None
+        conv = screen.query_one(Conversation)
+        box = screen.query_one(PromptInput)
+        box.set_text(prompt())
+        await pilot.pause()
+        before = set(conv.query(ReplyBlock))
+
+        def has_token() -> bool:
+            return any(r.text for r in conv.query(ReplyBlock) if r not in before)
+
+        if profile is not None:
+            profile.enable()
+        out = await measure(app, lambda: _enter_key(app), has_token, srv)
+        if profile is not None:
+            profile.disable()
+        await _until(lambda: not application.busy)
+        await pilot.pause()
+    application.close_database()
+    return out
+
+
+async def mini_sample(url: str, srv) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    import httpx
+    from textual.app import App, ComposeResult
+    from textual.containers import VerticalScroll
+    from textual.widgets import Input, Markdown
+
+    body = {"model": "fake-model", "stream": True, "messages": []}
+
+    class Mini(App[None]):
+        AUTO_FOCUS = "#prompt"
+
+        def compose(self) -> ComposeResult:
+            yield VerticalScroll(id="conversation")
+            yield Input(id="prompt")
+
+        def on_mount(self) -> None:
+            self.client = httpx.AsyncClient(timeout=60)
+            self.reply: Markdown | None = None
+
+        async def on_input_submitted(self, event: Input.Submitted) -> None:
+            md = Markdown("")
+            await self.query_one("#conversation").mount(md)
+            self.reply = md
+            event.input.value = ""
+            self.run_worker(self.answer(md, event.value))
+
+        async def answer(self, md: Markdown, prompt: str) -> None:
+            stream = Markdown.get_stream(md)
+            req = {**body, "messages": [{"role": "user", "content": prompt}]}
+            async with self.client.stream("POST", url + "/v1/chat/completions", json=req) as r:
+                async for line in r.aiter_lines():
+                    if not line.startswith("data: ") or line == "data: [DONE]":
+                        continue
+                    choices = json.loads(line[6:]).get("choices") or [{}]
+                    text = choices[0].get("delta", {}).get("content")
+                    if text:
+                        await stream.write(text)
+            await stream.stop()
+
+    app = Mini()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await asyncio.sleep(0.3)
+        app.query_one(Input).value = prompt()
+        await pilot.pause()
+
+        def has_token() -> bool:
+            md = app.reply
+            return md is not None and bool(md.source)
+
+        out = await measure(app, lambda: _enter_key(app), has_token, srv)
+        await app.workers.wait_for_complete()
+        await app.client.aclose()
+    return out
+
+
+async def run(rounds: int, chunks: int, profile: bool) -> None:
+    from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage
+
+    with FakeOpenAIServer() as srv:
+        srv.default_reply = FakeReply.bulk(chunks, usage=usage(10, chunks))
+        await mini_sample(srv.url, srv)  # warm-up: imports, CSS, first renders
+        await milk_sample(srv.url, srv)
+        milk: list[dict[str, float]] = []
+        mini: list[dict[str, float]] = []
+        for _ in range(rounds):
+            mini.append(await mini_sample(srv.url, srv))
+            milk.append(await milk_sample(srv.url, srv))
+        prof = cProfile.Profile() if profile else None
+        if prof is not None:
+            await milk_sample(srv.url, srv, prof)
+
+    def med(xs: list[dict[str, float]], k: str) -> float:
+        return statistics.median(x[k] for x in xs) * 1000
+
+    print(
+        f"prompt → first token on screen (headless 120×40, {chunks}-chunk reply), {rounds} rounds"
+    )
+    print(
+        f"  minimal Textual app (httpx + MarkdownStream): request sent {med(mini, 'wire'):6.1f} ms,"
+        f" first token painted {med(mini, 'first'):6.1f} ms (min {min(x['first'] for x in mini) * 1000:.1f})"
+    )
+    print(
+        f"  milk-tui (2,000-turn session, 2,000 facts)   : request sent {med(milk, 'wire'):6.1f} ms,"
+        f" first token painted {med(milk, 'first'):6.1f} ms (min {min(x['first'] for x in milk) * 1000:.1f})"
+    )
+    print(
+        f"  milk-tui / minimal app: {med(milk, 'first') / med(mini, 'first'):.2f}× (target ≤ 1.0)"
+    )
+    if prof is not None:
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(40)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--chunks", type=int, default=1000)
+    ap.add_argument("--turns", type=int, default=2000)
+    ap.add_argument("--facts", type=int, default=2000)
+    ap.add_argument("--profile", action="store_true")
+    a = ap.parse_args()
+    seed_home(a.turns, a.facts)
+    asyncio.run(run(a.rounds, a.chunks, a.profile))
+
+
+if __name__ == "__main__":
+    main()
