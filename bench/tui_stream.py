@@ -43,7 +43,7 @@ sys.path.insert(0, str(HERE))
 BODY = {"model": "fake-model", "stream": True, "messages": [{"role": "user", "content": "go"}]}
 KEY_EVERY_S = 0.025
 TICK_S = 0.002
-MINIMAL_CAP_S = 20.0
+MINIMAL_CAP_S = float(os.environ.get("MILK_BENCH_CAP_S", "20"))
 """A sample that has not finished by then is reported as not finished."""
 
 
@@ -82,19 +82,24 @@ class Probe:
 
     def __init__(self) -> None:
         self.waits: list[float] = []
-        self.slices: list[tuple[float, float]] = []
-        """(when it ended, how long the loop was held) for each tick."""
+        self.slices: list[tuple[float, float, float]] = []
+        """(when it ended, how long the loop was held, the loop thread's CPU time in it) for
+        each tick: on a loaded machine the wall time includes time the OS ran other
+        processes, the CPU time only the work the app did."""
         self.first = 0.0
         self.first_at = 0.0
+        self.cpu0 = time.process_time()
 
     async def ticker(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             await asyncio.sleep(TICK_S)
             now = time.perf_counter()
-            self.slices.append((now, now - t - TICK_S))
+            self.slices.append((now, now - t - TICK_S, time.thread_time() - c))
 
-    async def keys(self, app: Any, text_len: Any, stop: asyncio.Event) -> None:
+    async def keys(self, app: Any, text_len: Any, clear: Any, stop: asyncio.Event) -> None:
+        """Type a key every ``KEY_EVERY_S``; the input is emptied now and then (unmeasured)
+        so that re-wrapping a growing line of x's does not become the cost measured."""
         from textual import events
 
         while not stop.is_set():
@@ -108,6 +113,8 @@ class Probe:
                 await asyncio.sleep(0)
             if text_len() > n:
                 self.waits.append(time.perf_counter() - sent)
+            if text_len() >= 40:
+                clear()
 
     async def first_token(self, t0: float, shown: Any) -> None:
         while not shown():
@@ -117,18 +124,22 @@ class Probe:
 
     def result(self, chunks: int, total: float, finished: bool) -> dict[str, Any]:
         w = sorted(self.waits) or [0.0]
-        before = [d for t, d in self.slices if t <= self.first_at] or [0.0]
-        after = [d for t, d in self.slices if t > self.first_at] or [0.0]
+        before = [d for t, d, _ in self.slices if t <= self.first_at] or [0.0]
+        after = [d for t, d, _ in self.slices if t > self.first_at] or [0.0]
+        after_cpu = [c for t, _, c in self.slices if t > self.first_at] or [0.0]
         return {
             "finished": finished,
             "total_s": total,
             "chunks_per_s": chunks / total if finished else 0.0,
             "first_s": self.first,
+            "cpu_s": time.process_time() - self.cpu0,
             "key_median_ms": statistics.median(w) * 1000,
             "key_worst_ms": w[-1] * 1000,
             "keys": len(self.waits),
             "slice_worst_ms": max(after) * 1000,
             "slices_over_16ms": sum(1 for d in after if d > 0.016),
+            "slice_cpu_worst_ms": max(after_cpu) * 1000,
+            "slices_cpu_over_16ms": sum(1 for c in after_cpu if c > 0.016),
             "slice_before_first_ms": max(before) * 1000,
         }
 
@@ -163,10 +174,13 @@ async def run_milk(url: str, chunks: int) -> dict[str, Any]:
         stop = asyncio.Event()
         tasks = [asyncio.create_task(probe.ticker(stop))]
         t0 = time.perf_counter()
+        probe.cpu0 = time.process_time()
         screen.submit_prompt("stream please", force="primary")
         tasks += [
             asyncio.create_task(probe.first_token(t0, shown)),
-            asyncio.create_task(probe.keys(app, lambda: len(box.text), stop)),
+            asyncio.create_task(
+                probe.keys(app, lambda: len(box.text), lambda: box.set_text(""), stop)
+            ),
         ]
         while not final() and time.perf_counter() - t0 < MINIMAL_CAP_S:
             await asyncio.sleep(0.002)
@@ -216,10 +230,11 @@ async def run_minimal(url: str, chunks: int) -> dict[str, Any]:
         stop = asyncio.Event()
         tasks = [asyncio.create_task(probe.ticker(stop))]
         t0 = time.perf_counter()
+        probe.cpu0 = time.process_time()
         worker = app.run_worker(app.ask(), exit_on_error=False)
         tasks += [
             asyncio.create_task(probe.first_token(t0, lambda: bool(md.source))),
-            asyncio.create_task(probe.keys(app, lambda: len(box.value), stop)),
+            asyncio.create_task(probe.keys(app, lambda: len(box.value), box.clear, stop)),
         ]
         while not worker.is_finished and time.perf_counter() - t0 < MINIMAL_CAP_S:
             await asyncio.sleep(0.002)
@@ -254,6 +269,7 @@ def profile(chunks: int) -> None:
     print(json.dumps(out))
     stats = pstats.Stats(prof)
     stats.sort_stats("cumulative").print_stats(r"milk_tui|rich/markdown|markdown_it", 40)
+    stats.sort_stats("tottime").print_stats(25)
 
 
 # ----- the parent -----------------------------------------------------------------------------
@@ -280,11 +296,14 @@ def report(name: str, rows: list[dict[str, Any]]) -> str:
     return (
         f"    {name:<8} first token {median_of(rows, 'first_s') * 1000:6.0f} ms"
         f" | total {median_of(rows, 'total_s'):6.3f} s {median_of(rows, 'chunks_per_s'):7.0f} chunks/s"
+        f" (CPU {median_of(rows, 'cpu_s'):5.2f} s)"
         f" | key wait median {median_of(rows, 'key_median_ms'):5.1f} ms"
         f" worst {max(r['key_worst_ms'] for r in rows):5.1f} ms ({sum(r['keys'] for r in rows)} keys)"
         f" | longest loop slice {max(r['slice_worst_ms'] for r in rows):5.1f} ms"
         f" ({sum(r['slices_over_16ms'] for r in rows)} over 16 ms;"
         f" before the first token {max(r['slice_before_first_ms'] for r in rows):3.0f} ms)"
+        f" | its CPU {max(r['slice_cpu_worst_ms'] for r in rows):5.1f} ms"
+        f" ({sum(r['slices_cpu_over_16ms'] for r in rows)} over 16 ms)"
     )
 
 

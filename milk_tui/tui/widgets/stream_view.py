@@ -8,8 +8,9 @@ join of its blocks' renders — the same lines as a one-shot render — so finis
 only what was still open.
 
 No frame holds the event loop long: closed blocks are rendered synchronously until
-``SYNC_BUDGET_S`` is spent and the rest (and any block too big to render within it) in a
-worker thread, shown as plain text meanwhile; an open block too big to re-render within
+``SYNC_BUDGET_S`` is spent; the rest are queued and rendered in later slices of the same
+size (a block too big for one slice in a worker thread), shown as plain text meanwhile;
+an open block too big to re-render within
 ``OPEN_BUDGET_S`` streams as incrementally wrapped plain text until it closes.  Plain
 streams (thinking blocks) are only ever wrapped incrementally.  Painting touches only the
 visible lines.
@@ -18,8 +19,11 @@ visible lines.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from rich.style import Style
 from textual.geometry import Size
@@ -59,7 +63,14 @@ OPEN_MIN_CHARS = 300
 """A slow render of an open block shorter than this is a one-off (Pygments loading a
 lexer on the first code block), not a reason to stop formatting it."""
 SYNC_CHARS = {"text": 2_500, "fence": 500}
-"""A closed block longer than this renders in a worker thread."""
+"""A closed block longer than this cannot render within one slice: it renders in a worker
+thread (a render cannot be split; Rich renders a block in one call)."""
+DRAIN_PAUSE_S = 0.002
+"""Pause between two slices of queued block renders: long enough for a key's handling (a
+few loop iterations) to run in between."""
+DRAIN_SHOW_S = 0.25
+"""Rendered blocks are swapped in at most this often while the queue drains: each swap
+costs a layout and a repaint of the conversation (tens of milliseconds for a long one)."""
 LARGE_REGION_CHARS = 16_000
 """Past this size the open region is parsed again only when a blank line arrives."""
 _STARTS = frozenset("#>-*+=_`~|<:0123456789 \t")
@@ -67,12 +78,35 @@ _STARTS = frozenset("#>-*+=_`~|<:0123456789 \t")
 line starting with anything else continues it (CommonMark's paragraph continuation)."""
 
 
+SWITCH_S = 0.0005
+"""The interpreter's thread switch interval while a render runs in a worker thread.  A
+render is pure Python, so it holds the GIL; at the default 5 ms every event-loop
+iteration (each releases the GIL in ``select``) waits up to 5 ms to get it back, and a key
+takes several iterations — tens of milliseconds.  At 0.5 ms the loop barely notices
+(https://docs.python.org/3/library/sys.html#sys.setswitchinterval)."""
+
+_T = TypeVar("_T")
+_threads = 0
+_saved_switch = 0.0
+
+
+async def in_thread(fn: Callable[..., _T], *args: object) -> _T:
+    """Run a CPU-bound render in a worker thread with a short switch interval."""
+    global _threads, _saved_switch
+    if _threads == 0:
+        _saved_switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(SWITCH_S, _saved_switch))
+    _threads += 1
+    try:
+        return await asyncio.to_thread(fn, *args)
+    finally:
+        _threads -= 1
+        if _threads == 0:
+            sys.setswitchinterval(_saved_switch)
+
+
 def _cost_class(kind: str) -> str:
     return "fence" if kind in FENCE_KINDS else "text"
-
-
-def _render_all_blocks(sources: list[str], width: int, palette: Palette) -> list[tuple[Strip, ...]]:
-    return [render_block(s, width, palette) for s in sources]
 
 
 @dataclass(slots=True)
@@ -81,7 +115,9 @@ class _Block:
     source: str
     lines: tuple[Strip, ...]
     final: bool
-    """False while a worker thread renders it (``lines`` are a plain placeholder)."""
+    """False while it waits to be rendered (``lines`` are a plain placeholder)."""
+    index: int
+    """Its position among the reply's closed blocks."""
 
 
 class StreamView(Widget):
@@ -239,7 +275,7 @@ class StreamView(Widget):
         )
 
     async def _whole_in_thread(self, text: str, width: int, palette: Palette, gen: int) -> None:
-        strips = await asyncio.to_thread(render_markdown, text, width, palette)
+        strips = await in_thread(render_markdown, text, width, palette)
         if gen != self._gen or width != self._width:
             return  # resized or re-rendered meanwhile; the layout pass rendered already
         before = len(self._fixed) + len(self._tail)
@@ -330,11 +366,13 @@ class StreamView(Widget):
         spent = time.perf_counter() - self._frame_t0
         small = len(source) <= SYNC_CHARS[_cost_class(kind)]
         if not self.is_attached or (small and spent < SYNC_BUDGET_S):
-            block = _Block(kind, source, render_block(source, width, palette), True)
+            block = _Block(
+                kind, source, render_block(source, width, palette), True, len(self._blocks)
+            )
             self.block_renders += 1
         else:
             placeholder = shown if shown is not None else self._plain_lines(source)
-            block = _Block(kind, source, tuple(placeholder), False)
+            block = _Block(kind, source, tuple(placeholder), False, len(self._blocks))
             self._pending.append(block)
             self._start_drain()
         prev = self._blocks[-1].kind if self._blocks else None
@@ -369,44 +407,68 @@ class StreamView(Widget):
             self.run_worker(self._drain(self._gen), group=f"md-{id(self)}", exit_on_error=False)
 
     async def _drain(self, gen: int) -> None:
-        """Render queued blocks in a worker thread, then swap them in."""
+        """Render the queued blocks in order: small ones on the loop in slices of at most
+        ``SYNC_BUDGET_S`` with a short pause between (keys are handled in the pauses), a
+        block too long for one slice in a worker thread; swap each batch in."""
+        fresh: list[_Block] = []
+        shown_at = time.perf_counter()
         try:
             while self._pending and gen == self._gen:
-                batch, width, palette = list(self._pending), self._width, self.palette
-                results = await asyncio.to_thread(
-                    _render_all_blocks, [b.source for b in batch], width, palette
-                )
-                if gen != self._gen:
-                    return
-                for block, lines in zip(batch, results, strict=True):
-                    block.lines, block.final = lines, True
-                self.block_renders += len(batch)
-                self._pending = [b for b in self._pending if not b.final]
-                before = len(self._fixed) + len(self._tail)
-                self._rebuild_fixed(self._blocks.index(batch[0]))
-                self._maybe_final()
-                self._relayout(before)
+                width, palette = self._width, self.palette
+                done: list[_Block] = []
+                head = self._pending[0]
+                if not self._small(head):
+                    lines = await in_thread(render_block, head.source, width, palette)
+                    if gen != self._gen:
+                        return
+                    head.lines = lines
+                    done.append(head)
+                else:
+                    t0 = time.perf_counter()
+                    for block in self._pending:
+                        if not self._small(block) or time.perf_counter() - t0 > SYNC_BUDGET_S:
+                            break
+                        block.lines = render_block(block.source, width, palette)
+                        done.append(block)
+                for block in done:
+                    block.final = True
+                self.block_renders += len(done)
+                del self._pending[: len(done)]
+                fresh += done
+                now = time.perf_counter()
+                if not self._pending or now - shown_at >= DRAIN_SHOW_S:
+                    before = len(self._fixed) + len(self._tail)
+                    self._swap_in(fresh)
+                    self._maybe_final()
+                    self._relayout(before)
+                    fresh, shown_at = [], now
+                await asyncio.sleep(DRAIN_PAUSE_S)
         finally:
             if self._drain_gen == gen:
                 self._drain_gen = -1
 
-    def _rebuild_fixed(self, first: int) -> None:
-        """Lay out the closed blocks again from block ``first`` on (its render changed)."""
-        start = self._block_at[first]
-        fixed = self._fixed
-        del fixed[start:]
-        prev = self._blocks[first - 1].kind if first else None
-        for i in range(first, len(self._blocks)):
-            self._block_at[i] = len(fixed)
-            block = self._blocks[i]
-            self._place(prev, block.lines, fixed)
-            prev = block.kind
-        for y in [y for y in self._styled if y >= start]:
+    @staticmethod
+    def _small(block: _Block) -> bool:
+        return len(block.source) <= SYNC_CHARS[_cost_class(block.kind)]
+
+    def _swap_in(self, rendered: list[_Block]) -> None:
+        """Replace the placeholders of freshly rendered blocks with their lines."""
+        at, fixed = self._block_at, self._fixed
+        low = len(fixed)
+        for block in rendered:
+            i = block.index
+            start = at[i]
+            end = at[i + 1] if i + 1 < len(at) else len(fixed) - self._open_lines
+            placed: list[Strip] = []
+            self._place(self._blocks[i - 1].kind if i else None, block.lines, placed)
+            fixed[start:end] = placed
+            delta = len(placed) - (end - start)
+            if delta:
+                for j in range(i + 1, len(at)):
+                    at[j] += delta
+            low = min(low, start)
+        for y in [y for y in self._styled if y >= low]:
             del self._styled[y]
-        if self._plain_open:
-            self._open_commit = self._open_lines = 0
-            self._open_starts = []
-            self._wrap_open(final=False)
 
     def _maybe_final(self) -> None:
         """Once finished and nothing renders in a thread, the reply is final."""
