@@ -125,3 +125,35 @@ async def test_open_block_is_markdown_mid_stream_and_closed_blocks_render_once()
         assert _segments(view._fixed) == _segments(
             render_markdown(view.text, view._width, view.palette)
         )
+
+
+async def test_side_panes_redraw_at_a_bounded_rate_while_a_turn_runs() -> None:
+    """A burst of tool events redraws each pane once, not once per event; the event that
+    ends the turn redraws at once, so the panes at rest show every event."""
+    from milk_tui.model import events as ev
+    from milk_tui.tui.widgets.escalation_pane import EscalationPane
+    from milk_tui.tui.widgets.status_line import StatusLine
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        status = app.main_screen.query_one(StatusLine)
+        esc = app.main_screen.query_one(EscalationPane)
+        sid = app.facade.session_id
+        status.handle_bus_event(ev.TurnStarted(session_id=sid, prompt="go", turn_index=1))
+        esc.handle_bus_event(ev.EscalationStarted(session_id=sid, agent_name="big", mode="first"))
+        before = (status.paced.redraws, esc.paced.redraws)
+        for i in range(50):  # one burst, with no loop iteration in between
+            call = ev.ToolCall(
+                session_id=sid, slot="escalation", call_id=f"c{i}", name="read", arguments="{}"
+            )
+            status.handle_bus_event(call)
+            esc.handle_bus_event(call)
+        assert status.paced.redraws - before[0] <= 1
+        assert esc.paced.redraws - before[1] <= 1
+        assert "tool calls: 50" not in str(esc.body.render())
+        done = ev.TurnCompleted(session_id=sid, slot="escalation", agent_name="big", text="ok")
+        status.handle_bus_event(done)
+        esc.handle_bus_event(done)
+        assert "tool calls: 50" in str(esc.body.render())
+        assert "⚙50" in status.plain
