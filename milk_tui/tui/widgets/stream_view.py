@@ -69,8 +69,10 @@ DRAIN_PAUSE_S = 0.002
 """Pause between two slices of queued block renders: long enough for a key's handling (a
 few loop iterations) to run in between."""
 DRAIN_SHOW_S = 0.25
-"""Rendered blocks are swapped in at most this often while the queue drains: each swap
-costs a layout and a repaint of the conversation (tens of milliseconds for a long one)."""
+"""Queued blocks, once rendered, are shown at the next streamed frame, or once this much
+rendering (CPU time, so that a loaded machine does not repaint more often) was done with
+no frame for as long: each showing costs a layout and a repaint of the conversation
+(~10 ms of CPU at 120×40, more for a long reply)."""
 LARGE_REGION_CHARS = 16_000
 """Past this size the open region is parsed again only when a blank line arrives."""
 _STARTS = frozenset("#>-*+=_`~|<:0123456789 \t")
@@ -147,6 +149,10 @@ class StreamView(Widget):
         self._width = 0
         self._gen = 0
         self._drain_gen = -1
+        self._shown_at = 0.0
+        """When the lines were last handed to Textual for a repaint."""
+        self._layout_due = False
+        """Lines changed height since that repaint (a queued block was swapped in)."""
         self._reset_render()
         self.rendered_final = False
         """True once the whole finished reply is on screen, fully rendered (benchmarks)."""
@@ -410,13 +416,13 @@ class StreamView(Widget):
         """Render the queued blocks in order: small ones on the loop in slices of at most
         ``SYNC_BUDGET_S`` with a short pause between (keys are handled in the pauses), a
         block too long for one slice in a worker thread; swap each batch in."""
-        fresh: list[_Block] = []
-        shown_at = time.perf_counter()
+        work = 0.0
         try:
             while self._pending and gen == self._gen:
                 width, palette = self._width, self.palette
                 done: list[_Block] = []
                 head = self._pending[0]
+                t0 = time.thread_time()
                 if not self._small(head):
                     lines = await in_thread(render_block, head.source, width, palette)
                     if gen != self._gen:
@@ -424,9 +430,9 @@ class StreamView(Widget):
                     head.lines = lines
                     done.append(head)
                 else:
-                    t0 = time.perf_counter()
+                    start = time.perf_counter()
                     for block in self._pending:
-                        if not self._small(block) or time.perf_counter() - t0 > SYNC_BUDGET_S:
+                        if not self._small(block) or time.perf_counter() - start > SYNC_BUDGET_S:
                             break
                         block.lines = render_block(block.source, width, palette)
                         done.append(block)
@@ -434,14 +440,14 @@ class StreamView(Widget):
                     block.final = True
                 self.block_renders += len(done)
                 del self._pending[: len(done)]
-                fresh += done
-                now = time.perf_counter()
-                if not self._pending or now - shown_at >= DRAIN_SHOW_S:
-                    before = len(self._fixed) + len(self._tail)
-                    self._swap_in(fresh)
-                    self._maybe_final()
-                    self._relayout(before)
-                    fresh, shown_at = [], now
+                self._swap_in(done)  # a list splice; the repaint it needs is what costs
+                self._layout_due = True
+                self._maybe_final()
+                work += time.thread_time() - t0
+                quiet = time.perf_counter() - self._shown_at  # streamed frames repaint too
+                if self.rendered_final or (work >= DRAIN_SHOW_S and quiet >= DRAIN_SHOW_S):
+                    self._relayout(-1)
+                    work = 0.0
                 await asyncio.sleep(DRAIN_PAUSE_S)
         finally:
             if self._drain_gen == gen:
@@ -547,7 +553,9 @@ class StreamView(Widget):
         self._tail = [plain_strip(rest[a:b].rstrip(), style)]
 
     def _relayout(self, before: int) -> None:
-        if len(self._fixed) + len(self._tail) != before:
+        self._shown_at = time.perf_counter()
+        if self._layout_due or len(self._fixed) + len(self._tail) != before:
+            self._layout_due = False
             self.refresh(layout=True)
         else:
             self.refresh()
