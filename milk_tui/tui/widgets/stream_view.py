@@ -19,11 +19,8 @@ visible lines.
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 from rich.style import Style
 from textual.geometry import Size
@@ -48,6 +45,7 @@ from milk_tui.tui.widgets.md_render import (
     render_markdown,
     wrap_offsets,
 )
+from milk_tui.tui.widgets.render_thread import in_thread
 
 THREAD_RENDER_CHARS = 16_000
 """Above this size a one-shot render (a cut reply, one with link references) runs in a
@@ -78,33 +76,6 @@ LARGE_REGION_CHARS = 16_000
 _STARTS = frozenset("#>-*+=_`~|<:0123456789 \t")
 """First characters of a line that may start a new top-level block after a paragraph; a
 line starting with anything else continues it (CommonMark's paragraph continuation)."""
-
-
-SWITCH_S = 0.0005
-"""The interpreter's thread switch interval while a render runs in a worker thread.  A
-render is pure Python, so it holds the GIL; at the default 5 ms every event-loop
-iteration (each releases the GIL in ``select``) waits up to 5 ms to get it back, and a key
-takes several iterations — tens of milliseconds.  At 0.5 ms the loop barely notices
-(https://docs.python.org/3/library/sys.html#sys.setswitchinterval)."""
-
-_T = TypeVar("_T")
-_threads = 0
-_saved_switch = 0.0
-
-
-async def in_thread(fn: Callable[..., _T], *args: object) -> _T:
-    """Run a CPU-bound render in a worker thread with a short switch interval."""
-    global _threads, _saved_switch
-    if _threads == 0:
-        _saved_switch = sys.getswitchinterval()
-        sys.setswitchinterval(min(SWITCH_S, _saved_switch))
-    _threads += 1
-    try:
-        return await asyncio.to_thread(fn, *args)
-    finally:
-        _threads -= 1
-        if _threads == 0:
-            sys.setswitchinterval(_saved_switch)
 
 
 def _cost_class(kind: str) -> str:
