@@ -1,160 +1,364 @@
-"""TUI streaming benchmark, headless ``run_test`` against the local SSE server.
+"""TUI streaming benchmark: milk-tui beside a minimal Textual chat app, in one run.
 
-Measured in the same run:
+Every sample is a fresh interpreter (``--child``) talking to the one local fake OpenAI
+server of the parent, so no render cache carries over between samples; the apps are
+alternated.  The apps:
 
-* bare httpx — read the same stream with ``aiter_lines`` (the floor any client pays);
-* TUI — a real turn in MilkApp: fake server → OpenAI-compatible agent → dispatcher → bus →
-  bridge → conversation; the clock stops when the final full Markdown render of the reply
-  is on screen.  Run at 1,000 and 20,000 chunks to show there is no slowdown as a reply
-  grows;
-* key wait — while a 20,000-chunk reply streams, a key is posted every ~25 ms and the time
-  until the prompt's text changes is recorded (worst and median).
+* ``milk`` — a real turn in MilkApp (headless ``run_test``, 120×40): fake server →
+  OpenAI-compatible agent → dispatcher → bus → bridge → conversation;
+* ``main`` (with ``--baseline DIR``) — the same, importing milk-tui from ``DIR`` (e.g. the
+  main branch's checkout): the before/after of a change, measured side by side;
+* ``minimal`` — a minimal Textual chat app: an ``Input`` and a ``Markdown`` widget fed
+  through ``Markdown.get_stream`` from the same stream read with httpx.
 
-Targets: sustained ≥ 5,000 chunks/s; 20,000-chunk reply ≤ 5 s; throughput(20k) ≥ 0.8 ×
-throughput(1k); worst key wait ≤ 50 ms.  ``--quick``: 1,000 / 5,000 chunks, 1 round.
+Per sample, from the prompt until the reply is fully rendered (the final render
+included): prompt → first token in the reply widget, total time and chunks/s; a key is
+posted every ~25 ms and the time until the input's text changes is recorded (median and
+worst); a 2 ms ticker records the longest slice the event loop was held (the watchdog).
+Replies: ``tok`` (one long paragraph, the throughput case) and ``md`` (headings,
+paragraphs, lists, code fences and tables), at 1,000 and 20,000 chunks.
+
+Targets: key wait median ≤ 15 ms and worst ≤ 50 ms; sustained ≥ 5,000 chunks/s and a
+20,000-chunk reply ≤ 5 s.  ``--quick``: 1,000 / 5,000 chunks, one round.
+``--profile N``: one milk sample of N ``md`` chunks under cProfile (the loop's thread).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import httpx  # noqa: E402
-from tui_harness import build_app, temp_home  # noqa: E402
-
-from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage  # noqa: E402
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
 
 BODY = {"model": "fake-model", "stream": True, "messages": [{"role": "user", "content": "go"}]}
 KEY_EVERY_S = 0.025
+TICK_S = 0.002
+MINIMAL_CAP_S = float(os.environ.get("MILK_BENCH_CAP_S", "20"))
+"""A sample that has not finished by then is reported as not finished."""
 
 
-async def bare_httpx(url: str) -> float:
-    async with httpx.AsyncClient(timeout=60) as client:
-        t0 = time.perf_counter()
-        async with client.stream("POST", url + "/v1/chat/completions", json=BODY) as r:
-            async for _ in r.aiter_lines():
-                pass
-        return time.perf_counter() - t0
+# ----- replies -------------------------------------------------------------------------------
 
 
-async def tui_turn(url: str, chunks: int, probe_keys: bool) -> dict[str, float]:
-    from textual import events
+def md_pieces(n: int) -> list[str]:
+    """A Markdown reply of ``n`` chunks of a few characters, as models stream them."""
+    section = (
+        "## Section {i}\n\nThe *quick* brown fox jumps over the **lazy** dog; `x = {i}` is "
+        "set and [a link](https://example.com/{i}) is cited.\n\n- first item\n- second item "
+        "with `code`\n- third\n\n```python\ndef step_{i}(x):\n    return x * {i}  # twice\n"
+        "```\n\n| name | value |\n|------|-------|\n| a    | {i}     |\n| b    | 2     |\n\n"
+    )
+    text, i = "", 0
+    while len(text) < n * 4:
+        text += section.format(i=i)
+        i += 1
+    size = len(text) // n
+    return [text[k * size : (k + 1) * size] for k in range(n - 1)] + [text[(n - 1) * size :]]
+
+
+def reply_for(content: str, n: int):  # type: ignore[no-untyped-def]
+    from milk_tui.testing.fake_openai import FakeReply, usage
+
+    if content == "tok":
+        return FakeReply.bulk(n, usage=usage(10, n))
+    return FakeReply(text=md_pieces(n), usage=usage(10, n))
+
+
+# ----- measuring inside a child ---------------------------------------------------------------
+
+
+class Probe:
+    """Key waits and the loop watchdog, shared by both apps."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+        self.slices: list[tuple[float, float, float]] = []
+        """(when it ended, how long the loop was held, the loop thread's CPU time in it) for
+        each tick: on a loaded machine the wall time includes time the OS ran other
+        processes, the CPU time only the work the app did."""
+        self.first = 0.0
+        self.first_at = 0.0
+        self.cpu0 = time.process_time()
+
+    async def ticker(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            t, c = time.perf_counter(), time.thread_time()
+            await asyncio.sleep(TICK_S)
+            now = time.perf_counter()
+            self.slices.append((now, now - t - TICK_S, time.thread_time() - c))
+
+    async def keys(self, app: Any, text_len: Any, clear: Any, stop: asyncio.Event) -> None:
+        """Type a key every ``KEY_EVERY_S``; the input is emptied now and then (unmeasured)
+        so that re-wrapping a growing line of x's does not become the cost measured."""
+        from textual import events
+
+        while not stop.is_set():
+            await asyncio.sleep(KEY_EVERY_S)
+            if stop.is_set():
+                return
+            n = text_len()
+            sent = time.perf_counter()
+            app.post_message(events.Key("x", "x"))
+            while text_len() == n and time.perf_counter() - sent < 2:
+                await asyncio.sleep(0)
+            if text_len() > n:
+                self.waits.append(time.perf_counter() - sent)
+            if text_len() >= 40:
+                clear()
+
+    async def first_token(self, t0: float, shown: Any) -> None:
+        while not shown():
+            await asyncio.sleep(0.0005)
+        self.first_at = time.perf_counter()
+        self.first = self.first_at - t0
+
+    def result(self, chunks: int, total: float, finished: bool) -> dict[str, Any]:
+        w = sorted(self.waits) or [0.0]
+        before = [d for t, d, _ in self.slices if t <= self.first_at] or [0.0]
+        after = [d for t, d, _ in self.slices if t > self.first_at] or [0.0]
+        after_cpu = [c for t, _, c in self.slices if t > self.first_at] or [0.0]
+        return {
+            "finished": finished,
+            "total_s": total,
+            "chunks_per_s": chunks / total if finished else 0.0,
+            "first_s": self.first,
+            "cpu_s": time.process_time() - self.cpu0,
+            "key_median_ms": statistics.median(w) * 1000,
+            "key_worst_ms": w[-1] * 1000,
+            "keys": len(self.waits),
+            "slice_worst_ms": max(after) * 1000,
+            "slices_over_16ms": sum(1 for d in after if d > 0.016),
+            "slice_cpu_worst_ms": max(after_cpu) * 1000,
+            "slices_cpu_over_16ms": sum(1 for c in after_cpu if c > 0.016),
+            "slice_before_first_ms": max(before) * 1000,
+        }
+
+
+async def run_milk(url: str, chunks: int) -> dict[str, Any]:
+    from tui_harness import build_app, temp_home
 
     from milk_tui.tui.widgets.conversation import Conversation
     from milk_tui.tui.widgets.prompt_input import PromptInput
 
+    temp_home()
     app = build_app(url)
-    out: dict[str, float] = {}
+    probe = Probe()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.main_screen
-        assert screen is not None
         conv = screen.query_one(Conversation)
         box = screen.query_one(PromptInput)
-        done = asyncio.Event()
 
-        marks: dict[str, float] = {}
-
-        def on_event(e) -> None:  # type: ignore[no-untyped-def]
-            if e.type == "text_delta" and "first_delta" not in marks:
-                marks["first_delta"] = time.perf_counter() - t0
-            if e.type in ("turn_completed", "turn_failed"):
-                marks["completed"] = time.perf_counter() - t0
-                done.set()
-
-        app.runtime.bus.add_listener(on_event)
-        waits: list[float] = []
-        t0 = time.perf_counter()
-        screen.submit_prompt("stream please", force="primary")
-        if probe_keys:
-            while not done.is_set():
-                await asyncio.sleep(KEY_EVERY_S)
-                if done.is_set():
-                    break
-                n = len(box.text)
-                sent = time.perf_counter()
-                app.post_message(events.Key("x", "x"))
-                while len(box.text) == n and time.perf_counter() - sent < 2:
-                    await asyncio.sleep(0)
-                if len(box.text) > n:
-                    waits.append(time.perf_counter() - sent)
-        await done.wait()
-        app.bridge.flush()
-        reply = None
-        while True:
+        def reply():  # type: ignore[no-untyped-def]
             blocks = [b for b in conv.children if b.__class__.__name__ == "ReplyBlock"]
-            reply = blocks[-1] if blocks else None
-            if reply is not None and reply.rendered_final:  # type: ignore[attr-defined]
-                break
+            return blocks[-1] if blocks else None
+
+        def shown() -> bool:
+            r = reply()
+            return r is not None and len(r._fixed) + len(r._tail) > 1  # header + a line
+
+        def final() -> bool:
+            r = reply()
+            return r is not None and r.done and r.rendered_final
+
+        stop = asyncio.Event()
+        tasks = [asyncio.create_task(probe.ticker(stop))]
+        t0 = time.perf_counter()
+        probe.cpu0 = time.process_time()
+        screen.submit_prompt("stream please", force="primary")
+        tasks += [
+            asyncio.create_task(probe.first_token(t0, shown)),
+            asyncio.create_task(
+                probe.keys(app, lambda: len(box.text), lambda: box.set_text(""), stop)
+            ),
+        ]
+        while not final() and time.perf_counter() - t0 < MINIMAL_CAP_S:
             await asyncio.sleep(0.002)
-        marks["rendered"] = time.perf_counter() - t0
         await pilot.pause()  # the frame with the final render
-        out["total_s"] = time.perf_counter() - t0
-        out.update(marks)
-        out["chars"] = len(reply.text)  # type: ignore[union-attr]
-        out["frames"] = app.bridge.frames
-        if waits:
-            out["key_worst_ms"] = max(waits) * 1000
-            out["key_median_ms"] = statistics.median(waits) * 1000
-            out["keys"] = len(waits)
-    return out
+        total = time.perf_counter() - t0
+        stop.set()
+        for t in tasks:
+            t.cancel()
+        return probe.result(chunks, total, final())
 
 
-async def run(sizes: list[int], rounds: int, key_size: int) -> None:
-    temp_home()
+async def run_minimal(url: str, chunks: int) -> dict[str, Any]:
+    import httpx
+    from textual.app import App, ComposeResult
+    from textual.containers import VerticalScroll
+    from textual.widgets import Input, Markdown
+
+    class MinimalChat(App[None]):
+        def compose(self) -> ComposeResult:
+            with VerticalScroll():
+                yield Markdown(id="reply")
+            yield Input(id="prompt")
+
+        async def ask(self) -> None:
+            md = self.query_one(Markdown)
+            stream = Markdown.get_stream(md)
+            try:
+                async with httpx.AsyncClient(timeout=60) as client:
+                    async with client.stream("POST", url + "/v1/chat/completions", json=BODY) as r:
+                        async for line in r.aiter_lines():
+                            if not line.startswith("data: ") or line == "data: [DONE]":
+                                continue
+                            choices = json.loads(line[6:]).get("choices") or [{}]
+                            text = choices[0].get("delta", {}).get("content")
+                            if text:
+                                await stream.write(text)
+            finally:
+                await stream.stop()
+
+    app = MinimalChat()
+    probe = Probe()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        box = app.query_one(Input)
+        box.focus()
+        md = app.query_one(Markdown)
+        stop = asyncio.Event()
+        tasks = [asyncio.create_task(probe.ticker(stop))]
+        t0 = time.perf_counter()
+        probe.cpu0 = time.process_time()
+        worker = app.run_worker(app.ask(), exit_on_error=False)
+        tasks += [
+            asyncio.create_task(probe.first_token(t0, lambda: bool(md.source))),
+            asyncio.create_task(probe.keys(app, lambda: len(box.value), box.clear, stop)),
+        ]
+        while not worker.is_finished and time.perf_counter() - t0 < MINIMAL_CAP_S:
+            await asyncio.sleep(0.002)
+        await pilot.pause()
+        total = time.perf_counter() - t0
+        finished = worker.is_finished
+        stop.set()
+        for t in tasks:
+            t.cancel()
+        worker.cancel()
+        return probe.result(chunks, total, finished)
+
+
+def child(app: str, url: str, chunks: int) -> None:
+    run = run_minimal if app == "minimal" else run_milk
+    print(json.dumps(asyncio.run(run(url, chunks))))
+
+
+def profile(chunks: int) -> None:
+    """One milk sample of an ``md`` reply under cProfile: where the event loop's thread goes."""
+    import cProfile
+    import pstats
+
+    from milk_tui.testing.fake_openai import FakeOpenAIServer
+
     with FakeOpenAIServer() as srv:
-        results: dict[int, list[dict[str, float]]] = {n: [] for n in sizes}
-        bare: dict[int, list[float]] = {n: [] for n in sizes}
-        for n in sizes:
-            srv.default_reply = FakeReply.bulk(n, usage=usage(10, n))
-            await bare_httpx(srv.url)  # warm-up (encodes the reply once)
-            for _ in range(rounds):
-                bare[n].append(await bare_httpx(srv.url))
-                results[n].append(await tui_turn(srv.url, n, probe_keys=False))
-        srv.default_reply = FakeReply.bulk(key_size, usage=usage(10, key_size))
-        keyed = await tui_turn(srv.url, key_size, probe_keys=True)
+        srv.default_reply = reply_for("md", chunks)
+        prof = cProfile.Profile()
+        prof.enable()
+        out = asyncio.run(run_milk(srv.url, chunks))
+        prof.disable()
+    print(json.dumps(out))
+    stats = pstats.Stats(prof)
+    stats.sort_stats("cumulative").print_stats(r"milk_tui|rich/markdown|markdown_it", 40)
+    stats.sort_stats("tottime").print_stats(25)
 
-    print("TUI stream (headless run_test, 120×40, fake OpenAI SSE on 127.0.0.1)")
-    rate: dict[int, float] = {}
-    for n in sizes:
-        best = min(r["total_s"] for r in results[n])
-        med = statistics.median(r["total_s"] for r in results[n])
-        b = min(bare[n])
-        rate[n] = n / best
-        print(
-            f"  {n:>6} chunks: TUI best {best:6.3f}s median {med:6.3f}s → {rate[n]:8.0f} chunks/s"
-            f" | bare httpx {b:6.3f}s ({n / b:8.0f} chunks/s) | TUI/bare {best / b:5.2f}×"
-            f" | frames {int(results[n][0]['frames'])}"
-        )
-    lo, hi = min(sizes), max(sizes)
-    print(f"  sustained render at {hi}: {rate[hi]:.0f} chunks/s (target ≥ 5000)")
-    print(
-        f"  {hi}-chunk reply fully rendered: {hi / rate[hi]:.2f}s"
-        + (" (target ≤ 5 s at 20,000)" if hi >= 20000 else "")
+
+# ----- the parent -----------------------------------------------------------------------------
+
+
+def sample(app: str, url: str, chunks: int, baseline: str) -> dict[str, Any]:
+    env = dict(os.environ)
+    if app == "main":
+        env["PYTHONPATH"] = baseline
+    cmd = [sys.executable, __file__, "--child", app, "--url", url, "--chunks", str(chunks)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise SystemExit(f"{app} sample failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def median_of(rows: list[dict[str, Any]], key: str) -> float:
+    return statistics.median(r[key] for r in rows)
+
+
+def report(name: str, rows: list[dict[str, Any]]) -> str:
+    if not all(r["finished"] for r in rows):
+        return f"    {name:<8} did not finish in {MINIMAL_CAP_S:.0f} s"
+    return (
+        f"    {name:<8} first token {median_of(rows, 'first_s') * 1000:6.0f} ms"
+        f" | total {median_of(rows, 'total_s'):6.3f} s {median_of(rows, 'chunks_per_s'):7.0f} chunks/s"
+        f" (CPU {median_of(rows, 'cpu_s'):5.2f} s)"
+        f" | key wait median {median_of(rows, 'key_median_ms'):5.1f} ms"
+        f" worst {max(r['key_worst_ms'] for r in rows):5.1f} ms ({sum(r['keys'] for r in rows)} keys)"
+        f" | longest loop slice {max(r['slice_worst_ms'] for r in rows):5.1f} ms"
+        f" ({sum(r['slices_over_16ms'] for r in rows)} over 16 ms;"
+        f" before the first token {max(r['slice_before_first_ms'] for r in rows):3.0f} ms)"
+        f" | its CPU {max(r['slice_cpu_worst_ms'] for r in rows):5.1f} ms"
+        f" ({sum(r['slices_cpu_over_16ms'] for r in rows)} over 16 ms)"
     )
-    print(f"  throughput {hi} / {lo}: {rate[hi] / rate[lo]:.2f} (target ≥ 0.8)")
-    if "key_worst_ms" in keyed:
-        print(
-            f"  key wait while streaming {key_size} chunks: worst {keyed['key_worst_ms']:.1f} ms,"
-            f" median {keyed['key_median_ms']:.1f} ms over {int(keyed['keys'])} keys (target ≤ 50 ms)"
-        )
+
+
+def parent(sizes: list[int], contents: list[str], rounds: int, baseline: str) -> None:
+    from milk_tui.testing.fake_openai import FakeOpenAIServer
+
+    apps = ["milk"] + (["main"] if baseline else []) + ["minimal"]
+    print("TUI stream (headless run_test, 120×40, fake OpenAI SSE on 127.0.0.1; medians)")
+    with FakeOpenAIServer() as srv:
+        for content in contents:
+            for n in sizes:
+                srv.default_reply = reply_for(content, n)
+                rows: dict[str, list[dict[str, Any]]] = {a: [] for a in apps}
+                for r in range(rounds):
+                    for a in apps if r % 2 == 0 else list(reversed(apps)):
+                        if a == "minimal" and n > 5000 and rows[a]:
+                            continue  # one capped sample is enough to show it
+                        rows[a].append(sample(a, srv.url, n, baseline))
+                print(f"  {content} reply, {n} chunks, {rounds} rounds:")
+                for a in apps:
+                    print(report(a, rows[a]))
+                milk = rows["milk"]
+                if n >= 20000:
+                    rate, total = median_of(milk, "chunks_per_s"), median_of(milk, "total_s")
+                    print(
+                        f"    milk sustained {rate:.0f} chunks/s (target ≥ 5000),"
+                        f" reply fully rendered in {total:.2f} s (target ≤ 5 s)"
+                    )
+                if baseline:
+                    ratio = median_of(milk, "total_s") / median_of(rows["main"], "total_s")
+                    print(f"    milk / main total time: {ratio:.2f}×")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="1,000 and 5,000 chunks, one round")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--content", choices=["tok", "md", "both"], default="both")
+    ap.add_argument("--baseline", default="", help="a milk-tui checkout to compare with")
+    ap.add_argument("--profile", type=int, default=0, metavar="N")
+    ap.add_argument("--child", choices=["milk", "main", "minimal"])
+    ap.add_argument("--url", default="")
+    ap.add_argument("--chunks", type=int, default=1000)
     a = ap.parse_args()
+    if a.child:
+        child(a.child, a.url, a.chunks)
+        return
+    if a.profile:
+        profile(a.profile)
+        return
+    contents = ["tok", "md"] if a.content == "both" else [a.content]
     if a.quick:
-        asyncio.run(run([1000, 5000], 1, 5000))
+        parent([1000, 5000], contents, 1, a.baseline)
     else:
-        asyncio.run(run([1000, 20000], a.rounds, 20000))
+        parent([1000, 20000], contents, a.rounds, a.baseline)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from textual.widgets import RichLog, Static
 
 from milk_tui.model import events as ev
 from milk_tui.tui.widgets.conversation import MODE_LABEL, REASON_LABEL, handoff_text
+from milk_tui.tui.widgets.pace import Paced
 from milk_tui.tui.widgets.token_totals import TokenTotals
 
 TIMELINE_LINES = 200
@@ -71,6 +72,7 @@ class EscalationPane(Vertical):
         self.timeline = RichLog(
             max_lines=TIMELINE_LINES, wrap=True, markup=False, min_width=10, id="esc-timeline"
         )
+        self.paced = Paced(self, self._redraw)
 
     def compose(self) -> ComposeResult:
         yield self.body
@@ -149,7 +151,8 @@ class EscalationPane(Vertical):
                 pass
             case _:
                 return
-        self._redraw()
+        self.paced.busy = self.active
+        self.paced.request()
 
     def _log(self, line: str) -> None:
         entry = Text(stamp() + line, style="dim")

@@ -51,16 +51,21 @@ def render_markdown(text: str, width: int, palette: Palette) -> list[Strip]:
     """
     if not text.strip():
         return []
-    console = _console(width, palette)
-    md = Markdown(text, code_theme=palette.code_theme, hyperlinks=False)
-    lines = console.render_lines(md, console.options.update_width(max(width, 1)), pad=False)
-    strips = [Strip(line).simplify() for line in lines]
+    strips = markdown_lines(text, width, palette)
     while strips and not strips[-1].cell_length:
         strips.pop()
     start = 0
     while start < len(strips) and not strips[start].cell_length:
         start += 1  # Rich opens lists with a blank line; blocks are spaced by the caller
     return strips[start:]
+
+
+def markdown_lines(text: str, width: int, palette: Palette) -> list[Strip]:
+    """Rich's Markdown render of ``text`` as lines, blank edges kept (uncached)."""
+    console = _console(width, palette)
+    md = Markdown(text, code_theme=palette.code_theme, hyperlinks=False)
+    lines = console.render_lines(md, console.options.update_width(max(width, 1)), pad=False)
+    return [Strip(line).simplify() for line in lines]
 
 
 def wrap_offsets(text: str, width: int) -> list[tuple[int, int]]:

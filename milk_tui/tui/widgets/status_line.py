@@ -15,6 +15,7 @@ from textual.widget import Widget
 from milk_tui.model import events as ev
 from milk_tui.model.session import STATE_WORDS, TokenUsage
 from milk_tui.tui.widgets.fit_line import KEEP, fit
+from milk_tui.tui.widgets.pace import Paced
 from milk_tui.tui.widgets.spinner import SPIN_S, SPINNER
 from milk_tui.tui.widgets.token_totals import TokenTotals
 
@@ -66,6 +67,7 @@ class StatusLine(Widget):
         self.model = StatusModel()
         self._frame = 0
         self._timer: Timer | None = None
+        self.paced = Paced(self, self._redraw)
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(SPIN_S, self._spin, pause=True)
@@ -129,7 +131,8 @@ class StatusLine(Widget):
                     self._timer.pause()
             case _:
                 return
-        self._redraw()
+        self.paced.busy = m.turn.busy
+        self.paced.request()
 
     def _spin(self) -> None:
         self._frame = (self._frame + 1) % len(SPINNER)
