@@ -120,3 +120,16 @@ async def test_the_primary_calls_an_mcp_tool_in_the_tui_after_asking(
         (tool,) = [m for m in msgs if m["role"] == "tool"]
         assert json.loads(tool["content"]) == {"output": "42"}
         assert app.runtime.dispatcher.session.history[-1].content == "the sum is 42"
+
+
+async def test_with_no_servers_the_screen_says_how_to_add_one() -> None:
+    app = make_app(config=MilkConfig())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_and_send(pilot, "/mcp")
+        await on_screen(McpScreen)(pilot)
+        await pilot.pause()
+        assert rows(app) == []
+        detail = str(app.screen.query_one("#mcp-detail", Static).render())
+        assert detail.startswith("No MCP servers configured. Add [[mcp_servers]]")
+        title = app.screen.query_one(".mcp-title", Static)
+        assert title.size.height >= 2  # the key list wraps at 80 columns instead of being cut

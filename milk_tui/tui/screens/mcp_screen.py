@@ -20,7 +20,7 @@ class McpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     McpScreen { align: center middle; }
     McpScreen > Vertical { width: 90%; height: 80%; border: thick $secondary; background: $surface; padding: 0 1; }
-    McpScreen .mcp-title { height: 1; color: $secondary; text-style: bold; }
+    McpScreen .mcp-title { height: auto; color: $secondary; text-style: bold; }
     McpScreen DataTable { height: 1fr; }
     McpScreen #mcp-detail { height: auto; max-height: 50%; color: $text-muted; }
     """
@@ -36,7 +36,7 @@ class McpScreen(ModalScreen[None]):
     def __init__(self, servers: McpServers) -> None:
         super().__init__()
         self.servers = servers
-        self._shown: list[tuple[str, str, str]] = []
+        self._shown: list[tuple[str, str, str]] | None = None  # None: nothing shown yet
         self._tools_of = ""
 
     def compose(self) -> ComposeResult:
@@ -69,7 +69,10 @@ class McpScreen(ModalScreen[None]):
         if rows:
             table.move_cursor(row=min(cursor, len(rows) - 1))
         else:
-            self._detail("no mcp_servers configured (see docs/interfaces.md, MCP servers)")
+            self._detail(
+                "No MCP servers configured. Add [[mcp_servers]] entries (name, and a command "
+                "or a url) to the config file; docs/interfaces.md lists every key."
+            )
         if self._tools_of:
             self.action_tools()
 
