@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from milk_tui.cli.terminal_out import inert_out
+from milk_tui.cli.terminal_out import event_json, inert_out
 from milk_tui.facade.errors import ConfigError, StorageError
 from milk_tui.model.session import STATE_WORDS
 
@@ -126,7 +126,7 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             case ev.SessionChanged():
                 return  # the panes' view model; not part of the stream-json output
             case _ if stream_json:
-                out.write(event.model_dump_json() + "\n")
+                out.write(event_json(event) + "\n")
                 out.flush()
             case ev.TextDelta(text=text):
                 out.write(text)
