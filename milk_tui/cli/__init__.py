@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from milk_tui.cli.terminal_out import inert_out
+from milk_tui.cli.terminal_out import event_json, inert_out
 from milk_tui.facade.errors import ConfigError, StorageError
 from milk_tui.model.session import STATE_WORDS
 
@@ -126,7 +126,7 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             case ev.SessionChanged():
                 return  # the panes' view model; not part of the stream-json output
             case _ if stream_json:
-                out.write(event.model_dump_json() + "\n")
+                out.write(event_json(event) + "\n")
                 out.flush()
             case ev.TextDelta(text=text):
                 out.write(text)
@@ -227,12 +227,13 @@ def _sessions_in(args: argparse.Namespace, out: TextIO, sessions: SessionCatalog
         return EXIT_OK
     sid = sessions.find(os.getcwd(), args.id, any_folder=args.any_folder)
     s = sessions.load(sid) if sid else None
+    err = inert_out(sys.stderr)  # a session name or a warning may quote untrusted text
     for warning in sessions.take_warnings():
-        print(f"milk-tui: {warning}", file=sys.stderr)
+        print(f"milk-tui: {warning}", file=err)
     if s is None:
         elsewhere = not args.any_folder and sessions.find(os.getcwd(), args.id, any_folder=True)
         hint = " in this folder (another folder has one: add --any-folder)" if elsewhere else ""
-        print(f"milk-tui: no session with id or name '{args.id}'{hint}", file=sys.stderr)
+        print(f"milk-tui: no session with id or name '{args.id}'{hint}", file=err)
         return EXIT_FAILED
     if args.json:
         out.write(json.dumps(s.to_go_json(), indent=2, ensure_ascii=False) + "\n")
@@ -320,11 +321,11 @@ def main(argv: list[str] | None = None) -> int:
                 return EXIT_USAGE
             return asyncio.run(_print_turn(args, sys.stdout, sys.stderr))
         return _run_tui(args)
-    except ConfigError as e:
-        print(f"milk-tui: config error: {e}", file=sys.stderr)
+    except ConfigError as e:  # may quote a config value: written inert, like every line
+        print(f"milk-tui: config error: {e}", file=inert_out(sys.stderr))
         return EXIT_USAGE
     except StorageError as e:
-        print(f"milk-tui: storage error: {e}", file=sys.stderr)
+        print(f"milk-tui: storage error: {e}", file=inert_out(sys.stderr))
         return EXIT_FAILED
     except BrokenPipeError:
         # The reader went away (`milk-tui … | head`): not an error worth a traceback.  Point

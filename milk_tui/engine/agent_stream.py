@@ -36,6 +36,7 @@ from milk_tui.engine.turn_scratch import TurnScratch
 from milk_tui.model import events as ev
 from milk_tui.model.session import TokenUsage
 from milk_tui.model.tags import TagInterceptor
+from milk_tui.model.terminal_text import encodable
 
 DELTA_FOLD_S = 0.002
 """Deltas arriving within 2 ms are published as one: invisible at 60 fps (16.7 ms frames),
@@ -108,7 +109,9 @@ async def consume_stream(
                 if type(item) is TextChunk:
                     if thinking_mask.held:  # a thought's held-back tail goes first
                         _release(thinking_mask.flush(), scratch.thinking, fold, thinking_cls)
-                    visible = feed(mask_text(item.text))
+                    # A lone surrogate would stop the turn's database write and every JSON
+                    # line of it: made U+FFFD here, once, for the reply, need and facts.
+                    visible = feed(mask_text(encodable(item.text)))
                     if visible:
                         text_parts.append(visible)
                         fold(text_cls, visible)
@@ -122,7 +125,7 @@ async def consume_stream(
                 if type(item) is ThinkingChunk:
                     if text_mask.held:
                         _release(feed(text_mask.flush()), text_parts, fold, text_cls)
-                    thought = mask_thinking(item.text)
+                    thought = mask_thinking(encodable(item.text))
                     if thought:
                         scratch.thinking.append(thought)
                         fold(thinking_cls, thought)

@@ -97,6 +97,18 @@ def inert_json(document: str) -> str:
     return document.translate(_JSON_TRANSLATE)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` with each lone surrogate (a JSON ``\\ud800`` escape decodes to one) replaced by
+    U+FFFD, the character every UTF-8 decoder puts for what is not text; anything else
+    exact.  Such text can be written to SQLite, a UTF-8 stream or a JSON line."""
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
 T = TypeVar("T")
 
 

@@ -3,6 +3,7 @@ shows the outcome."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -256,7 +257,11 @@ class SlashHandler:
             path = Path(self.facade.cwd) / path
         items = self.screen.query_one(Conversation).items
         try:
-            path.write_text(export_text(items), encoding="utf-8")
+            # A transcript holds whatever the session held: created 0600 like the database
+            # (docs/adr/0015-no-secret-on-disk.md); an existing file keeps its mode.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(export_text(items))
         except OSError as e:
             raise ValueError(f"cannot write {path}: {e.strerror or e}") from None
         self.say(f"exported {len(items)} blocks to {path}")

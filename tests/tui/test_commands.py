@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from milk_tui.model.session import State
@@ -123,6 +125,20 @@ async def test_think_theme_export_help_unknown(tmp_path: Path) -> None:
         await type_and_send(pilot, "/frobnicate")
         assert any("unknown command /frobnicate" in t for t in lines(app, "warning"))
         assert app.runtime.dispatcher.session.history[-1].content != "/frobnicate"
+
+
+async def test_export_creates_the_transcript_0600(tmp_path: Path) -> None:
+    app = make_app()
+    old = os.umask(0o022)  # the usual umask, which would make a plain write 0644
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await type_and_send(pilot, "/escalate a secret plan")
+            out = tmp_path / "t.txt"
+            await type_and_send(pilot, f"/export {out}")
+    finally:
+        os.umask(old)
+    assert "❯ a secret plan" in out.read_text()
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
 
 
 async def test_quit_command_consolidates_and_exits() -> None:

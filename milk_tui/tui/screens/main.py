@@ -1,7 +1,8 @@
 """The main screen: conversation, side panes (need, escalation, facts), input, status.
 
 It renders what the bridge delivers and turns user input into application commands; the
-slash commands themselves live in ``slash.py``.
+slash commands live in ``slash.py``, the Enter path in ``screens/prompt_submit.py`` and an
+agent's mid-turn requests in ``screens/agent_requests.py``.
 """
 
 from __future__ import annotations
@@ -18,24 +19,21 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Static
 
-from milk_tui.facade.application import Application, Force, TurnResult
+from milk_tui.facade.application import Application, Force
 from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
 from milk_tui.model.session import Turn
 from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.commands import (
     completions,
-    literal_prompt,
     looks_like_command,
-    parse_slash,
-    unknown_command,
 )
 from milk_tui.tui.keymap import APP_BINDINGS
+from milk_tui.tui.screens.agent_requests import ask_permission, ask_question, show_denials
 from milk_tui.tui.screens.context_modal import ContextModal
 from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.screens.history_search import HistorySearch
-from milk_tui.tui.screens.permission_modal import DENY, PermissionChoice, PermissionModal
-from milk_tui.tui.screens.question_modal import Answers, QuestionModal
+from milk_tui.tui.screens.prompt_submit import PromptSubmitter
 from milk_tui.tui.slash import SlashHandler
 from milk_tui.tui.transcript import items_from_history
 from milk_tui.tui.widgets.app_header import AppHeader
@@ -74,10 +72,9 @@ class MainScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._last_ctrl_c = 0.0
-        self._last_prompt = ""
-        self._last_force: Force | None = None
         self._transcript_generation = 0
         self.slash = SlashHandler(self)
+        self.submitter = PromptSubmitter(self)
 
     @property
     def milk(self) -> MilkApp:
@@ -185,13 +182,13 @@ class MainScreen(Screen[None]):
             facts.handle_bus_event(e)
             match e:
                 case ev.PermissionRequested():
-                    self._ask_permission(e)
+                    ask_permission(self, e)
                 case ev.QuestionAsked():
-                    self._ask_question(e)
+                    ask_question(self, e)
                 case ev.PermissionsDenied():
-                    self._show_denials(e)
+                    show_denials(self, e)
                 case ev.TurnFailed(prompt=prompt):
-                    self._restore_prompt(self._as_typed(prompt or self._last_prompt))
+                    self.submitter.turn_failed(prompt)
                 case ev.SessionChanged():
                     self._show_header(e)
                 case ev.StoreChanged(session_reloaded=reloaded):
@@ -212,31 +209,6 @@ class MainScreen(Screen[None]):
         elif not conv.show_turn(event.turn_index):
             conv.add_line("notice", f"turn {event.turn_index} is not in this transcript")
 
-    def _ask_permission(self, e: ev.PermissionRequested) -> None:
-        def answered(choice: PermissionChoice | None) -> None:
-            c = choice or DENY
-            self.facade.answer_permission(e.request_id, c.allow, always=c.always, reason=c.reason)
-            said = "allowed for this folder" if c.always else "allowed" if c.allow else "denied"
-            self.query_one(Conversation).add_line("notice", f"{e.tool_name}: {said}")
-
-        self.app.push_screen(PermissionModal(e), answered)
-
-    def _ask_question(self, e: ev.QuestionAsked) -> None:
-        def answered(answers: Answers | None) -> None:
-            self.facade.answer_question(e.request_id, answers)
-            said = "; ".join(answers.values()) if answers else "no answer"
-            self.query_one(Conversation).add_line("notice", f"{e.agent_name} asked — {said}")
-
-        self.app.push_screen(QuestionModal(e), answered)
-
-    def _show_denials(self, e: ev.PermissionsDenied) -> None:
-        calls = " · ".join(f"{d.tool_name} {d.summary}".strip() for d in e.denials)
-        key = self.facade.keymap.get("milk.grant_retry", "ctrl+g")
-        self.query_one(Conversation).add_line(
-            "warning",
-            f"{e.agent_name} was refused: {calls} — {key} allows them for this folder and retries",
-        )
-
     def action_grant_retry(self) -> None:
         task = self.facade.grant_and_retry()
         if task is None:
@@ -244,19 +216,7 @@ class MainScreen(Screen[None]):
                 "agent is responding" if self.facade.busy else "nothing was refused to grant"
             )
             return
-        task.add_done_callback(self._turn_done)
-
-    def _as_typed(self, prompt: str) -> str:
-        """The prompt as the user sent it: a one-turn ``/escalate``/``/primary`` keeps its
-        command, so Enter sends it to the same agent again."""
-        if self._last_force and prompt == self._last_prompt:
-            return f"/{self._last_force} {prompt}"
-        return prompt
-
-    def _restore_prompt(self, prompt: str) -> None:
-        box = self.query_one(PromptInput)
-        if prompt and not box.text.strip():
-            box.set_text(prompt)
+        task.add_done_callback(self.submitter.turn_done)
 
     # ----- input ------------------------------------------------------------------------
 
@@ -265,69 +225,10 @@ class MainScreen(Screen[None]):
         await self.run_input(event.text)
 
     async def run_input(self, text: str) -> None:
-        box = self.query_one(PromptInput)
-        literal = literal_prompt(text)
-        if literal is not None:
-            if self.submit_prompt(literal):
-                box.set_text("")
-            return
-        parsed = parse_slash(text)
-        if parsed is not None:
-            cmd, arg = parsed
-            if self.facade.busy and not cmd.busy_safe:
-                self.query_one(StatusLine).set_hint(
-                    f"{cmd.name} unavailable while the agent is responding"
-                )
-                return
-            box.remember(text)
-            box.set_text("")
-            self._hide_hint()
-            await self.slash.run(cmd, arg)
-            return
-        if word := unknown_command(text):
-            self.query_one(Conversation).add_line(
-                "warning",
-                f"unknown command {word} — /help lists them; start with // or a space "
-                "to send a prompt that begins with /",
-            )
-            return
-        self.submit_prompt(text)
+        await self.submitter.run_input(text)
 
     def submit_prompt(self, text: str, force: Force | None = None) -> bool:
-        a = self.facade
-        box = self.query_one(PromptInput)
-        if a.busy:
-            self.query_one(StatusLine).set_hint(
-                "agent is responding — Ctrl+C cancels; your prompt is kept"
-            )
-            return False
-        box.remember(text)
-        if box.text == text:
-            box.set_text("")
-        self._last_prompt, self._last_force = text, force
-        task = a.submit(text, force=force)
-        if task is None:
-            self._restore_prompt(text)
-            return False
-        task.add_done_callback(self._turn_done)
-        # The input-history row is written once the turn has started, off the event loop:
-        # a database write has no business between Enter and the request.
-        self.run_worker(self._save_input(text), group="input-history")
-        return True
-
-    async def _save_input(self, text: str) -> None:
-        try:
-            await asyncio.to_thread(self.facade.add_input, text)
-        except StorageError as e:
-            self.query_one(Conversation).add_line("warning", f"input history not saved: {e}")
-
-    def _turn_done(self, task: asyncio.Task[TurnResult]) -> None:
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:  # the dispatcher turns failures into turn_failed; this is a bug path
-            self.query_one(Conversation).add_line("error", f"internal error: {exc!r}")
-            self._restore_prompt(self._as_typed(self._last_prompt))
+        return self.submitter.submit_prompt(text, force)
 
     @on(PromptInput.PromptChanged)
     def _input_changed(self, event: PromptInput.PromptChanged) -> None:
@@ -340,9 +241,9 @@ class MainScreen(Screen[None]):
             hint.update("\n".join(lines[:4]) or "no such command — /help")
             hint.add_class("-shown")
         else:
-            self._hide_hint()
+            self.hide_hint()
 
-    def _hide_hint(self) -> None:
+    def hide_hint(self) -> None:
         self.query_one("#hint", Static).remove_class("-shown")
 
     @on(PromptInput.HistorySearch)

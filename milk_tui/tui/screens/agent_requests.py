@@ -1,0 +1,42 @@
+"""What an agent asks of the user mid-turn: a tool permission, a question, or a note that
+calls were refused (with the key that grants them and retries)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from milk_tui.model import events as ev
+from milk_tui.tui.screens.permission_modal import DENY, PermissionChoice, PermissionModal
+from milk_tui.tui.screens.question_modal import Answers, QuestionModal
+from milk_tui.tui.widgets.conversation import Conversation
+
+if TYPE_CHECKING:
+    from milk_tui.tui.screens.main import MainScreen
+
+
+def ask_permission(screen: MainScreen, e: ev.PermissionRequested) -> None:
+    def answered(choice: PermissionChoice | None) -> None:
+        c = choice or DENY
+        screen.facade.answer_permission(e.request_id, c.allow, always=c.always, reason=c.reason)
+        said = "allowed for this folder" if c.always else "allowed" if c.allow else "denied"
+        screen.query_one(Conversation).add_line("notice", f"{e.tool_name}: {said}")
+
+    screen.app.push_screen(PermissionModal(e), answered)
+
+
+def ask_question(screen: MainScreen, e: ev.QuestionAsked) -> None:
+    def answered(answers: Answers | None) -> None:
+        screen.facade.answer_question(e.request_id, answers)
+        said = "; ".join(answers.values()) if answers else "no answer"
+        screen.query_one(Conversation).add_line("notice", f"{e.agent_name} asked — {said}")
+
+    screen.app.push_screen(QuestionModal(e), answered)
+
+
+def show_denials(screen: MainScreen, e: ev.PermissionsDenied) -> None:
+    calls = " · ".join(f"{d.tool_name} {d.summary}".strip() for d in e.denials)
+    key = screen.facade.keymap.get("milk.grant_retry", "ctrl+g")
+    screen.query_one(Conversation).add_line(
+        "warning",
+        f"{e.agent_name} was refused: {calls} — {key} allows them for this folder and retries",
+    )
