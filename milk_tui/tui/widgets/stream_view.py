@@ -2,10 +2,10 @@
 
 Markdown replies are cut into their top-level blocks (``md_blocks.py``).  Per coalesced
 frame: append the new text; if new complete lines may have ended a block, parse the open
-region (``block_scan.py``) and render each block that closed, exactly once; then re-render only the open
-block, as Markdown (``open_block.py``), so the reply is formatted while it arrives.  The finished reply is the
-join of its blocks' renders — the same lines as a one-shot render — so finishing renders
-only what was still open.
+region (``block_scan.py``) and render each block that closed, exactly once; then
+re-render only the open block, as Markdown (``open_block.py``), so the reply is formatted
+while it arrives.  The finished reply is the join of its blocks' renders — the same lines
+as a one-shot render — so finishing renders only what was still open.
 
 No frame holds the event loop long: closed blocks that do not fit in the frame's budget
 are queued and rendered in later slices (``block_queue.py``), shown as plain text
