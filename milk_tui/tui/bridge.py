@@ -3,9 +3,11 @@
 The dispatcher publishes one ``text_delta`` per streamed chunk (tens of thousands per
 second on a fast server).  Rendering each would starve the event loop, so deltas are
 buffered and delivered at most ``FRAME_HZ`` times a second as one coalesced delta per
-(kind, slot) run.  Any other event is rare and matters for ordering (a hand-off marker must
-land between the two replies it separates), so it first flushes the pending deltas and is
-then delivered on the next loop iteration, without waiting for the frame timer.
+(kind, slot) run.  The first delta after a quiet spell (the first token of a reply) is
+delivered on the next loop iteration, not a frame later: delta frames are spaced, not
+delayed.  Any other event is rare and matters for ordering (a hand-off marker must land
+between the two replies it separates), so it first flushes the pending deltas and is then
+delivered on the next loop iteration, without waiting for the frame timer.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ class BusBridge:
         self._soon: asyncio.Handle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: int | None = None
+        self._last_frame = float("-inf")
+        """Loop time of the last delivered frame with a delta in it."""
         self._remove: Callable[[], None] | None = None
         self.frames = 0
         self.events_in = 0
@@ -77,8 +81,10 @@ class BusBridge:
             if self._delta_head is None:
                 self._delta_head = event
             self._delta_parts.append(event.text)
-            if self._timer is None and self._loop is not None:
-                self._timer = self._loop.call_later(self._frame_s, self.flush)
+            loop = self._loop
+            if self._timer is None and loop is not None:
+                wait = self._last_frame + self._frame_s - loop.time()
+                self._timer = loop.call_later(max(0.0, wait), self.flush)
             return
         self._close_run()
         self._pending.append(event)
@@ -104,6 +110,8 @@ class BusBridge:
             if h is not None:
                 h.cancel()
         self._timer = self._soon = None
+        if self._delta_head is not None and self._loop is not None:
+            self._last_frame = self._loop.time()
         self._close_run()
         if not self._pending:
             return

@@ -19,7 +19,7 @@ from syrupy import SnapshotAssertion
 from milk_tui.facade.application import start
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.ui_state import UIState
-from milk_tui.tui.widgets import escalation_pane, stream_view
+from milk_tui.tui.widgets import block_queue, escalation_pane, open_block
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
 from milk_tui.tui.widgets.tool_line import ToolLine
@@ -37,8 +37,8 @@ def _pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ToolLine, "spin", False)
     # Time budgets decide what a streaming reply renders now and what waits: pinned off so
     # that a loaded machine does not change a snapshot (sizes still decide).
-    monkeypatch.setattr(stream_view, "OPEN_BUDGET_S", float("inf"))
-    monkeypatch.setattr(stream_view, "SYNC_BUDGET_S", float("inf"))
+    monkeypatch.setattr(open_block, "OPEN_BUDGET_S", float("inf"))
+    monkeypatch.setattr(block_queue, "SYNC_BUDGET_S", float("inf"))
 
 
 def make_app(

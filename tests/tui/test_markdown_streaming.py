@@ -8,11 +8,13 @@ import random
 from rich.style import Style
 from textual.strip import Strip
 
+from milk_tui.tui.widgets.block_queue import SYNC_CHARS
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.md_blocks import block_spans, join_blocks, render_block
 from milk_tui.tui.widgets.md_render import render_markdown
+from milk_tui.tui.widgets.open_block import OPEN_CHARS
 from milk_tui.tui.widgets.palette import Palette
-from milk_tui.tui.widgets.stream_view import OPEN_CHARS, SYNC_CHARS, StreamView
+from milk_tui.tui.widgets.stream_view import StreamView
 from tui.conftest import make_app
 
 PIECES = [

@@ -17,7 +17,7 @@ from textual.widgets import Static
 from milk_tui.model import events as ev
 from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.transcript import Item, Kind
-from milk_tui.tui.widgets.md_render import Palette
+from milk_tui.tui.widgets.md_render import Palette, warm_highlighter
 from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
 from milk_tui.tui.widgets.tool_line import ToolLine
@@ -84,6 +84,13 @@ class Conversation(VerticalScroll):
         self._follow = True
         """True while the user is at the bottom; new content then scrolls into view."""
         self._follow_pending = False
+
+    WARM_AFTER_S = 0.5
+    """Delay from mount to loading the code highlighter in a thread: after the first paint
+    of the main screen, before the first reply."""
+
+    def on_mount(self) -> None:
+        self.set_timer(self.WARM_AFTER_S, lambda: warm_highlighter(self.palette))
 
     def follow_tail(self) -> None:
         """Keep the newest content in view, once per refresh, if the user is at the bottom."""

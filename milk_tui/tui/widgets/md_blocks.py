@@ -107,3 +107,45 @@ def trim_blank_edges(strips: list[Strip]) -> list[Strip]:
     while start < end and is_blank(strips[start]):
         start += 1
     return strips[start:end]
+
+
+def place(prev: str | None, lines: tuple[Strip, ...] | list[Strip], out: list[Strip]) -> None:
+    """Append a block's lines after a block of kind ``prev`` as the one-shot render has
+    them: the first block without leading blanks, later ones with Rich's separator."""
+    if prev is None:
+        start = 0
+        while start < len(lines) and is_blank(lines[start]):
+            start += 1
+        out.extend(lines[start:])
+        return
+    if separator(prev, lines):
+        out.append(BLANK)
+    out.extend(lines)
+
+
+LARGE_REGION_CHARS = 16_000
+"""Past this size an open region is parsed again only when a blank line arrives."""
+_STARTS = frozenset("#>-*+=_`~|<:0123456789 \t")
+"""First characters of a line that may start a new top-level block after a paragraph; a
+line starting with anything else continues it (CommonMark's paragraph continuation)."""
+
+
+def may_close(open_kind: str, new_lines: str, region_len: int) -> bool:
+    """Cheap test: can the complete lines that just arrived have ended the open block?"""
+    lines = new_lines.split("\n")[:-1]
+    if open_kind == "fence":  # an open fence ends only at a closing fence line
+        return any(ln.lstrip(" ").startswith(("```", "~~~")) for ln in lines)
+    if region_len > LARGE_REGION_CHARS:
+        return any(not ln.strip() for ln in lines)
+    if open_kind not in ("paragraph_open", "bullet_list_open", "ordered_list_open"):
+        return True  # after a heading, rule, table or quote any line may start a block
+    return any(not ln.strip() or ln[0] in _STARTS for ln in lines)
+
+
+def fence_closed(region: str, start: int, end: int) -> bool:
+    """Whether the fence on lines ``start:end`` of ``region`` has its closing line."""
+    lines = region.splitlines()[start:end]
+    if len(lines) < 2:
+        return False
+    opener, closer = lines[0].strip(), lines[-1].strip()
+    return bool(closer) and closer[0] == opener[0] and closer.strip(closer[0]) == ""

@@ -1,0 +1,119 @@
+"""The closed blocks of a streaming reply, and the queue of those still to render.
+
+A closed block renders on the event loop at once while the frame has budget left
+(``SYNC_BUDGET_S``); otherwise it is queued with a plain placeholder and rendered later,
+in slices of the same size between frames — or, when one block is too long for a slice,
+in a worker thread (Rich renders a block in one call; it cannot be split).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from textual.strip import Strip
+
+from milk_tui.tui.widgets.md_blocks import FENCE_KINDS, place, render_block
+from milk_tui.tui.widgets.md_render import Palette
+from milk_tui.tui.widgets.render_thread import in_thread
+
+SYNC_BUDGET_S = 0.008
+"""Closed blocks rendered on the event loop per frame, at most: half a 60 Hz frame."""
+SYNC_CHARS = {"text": 2_500, "fence": 500}
+"""A closed block longer than this cannot render within one slice: it renders in a worker
+thread."""
+DRAIN_PAUSE_S = 0.002
+"""Pause between two slices of queued block renders: long enough for a key's handling (a
+few loop iterations) to run in between."""
+DRAIN_SHOW_S = 0.25
+"""Queued blocks, once rendered, are shown at the next streamed frame, or once this much
+rendering (CPU time, so that a loaded machine does not repaint more often) was done with
+no frame for as long: each showing costs a layout and a repaint of the conversation
+(~10 ms of CPU at 120×40, more for a long reply)."""
+
+
+def cost_class(kind: str) -> str:
+    return "fence" if kind in FENCE_KINDS else "text"
+
+
+@dataclass(slots=True)
+class Block:
+    kind: str
+    source: str
+    lines: tuple[Strip, ...]
+    final: bool
+    """False while it waits to be rendered (``lines`` are a plain placeholder)."""
+    index: int
+    """Its position among the reply's closed blocks."""
+
+
+def is_small(kind: str, source: str) -> bool:
+    """Whether a block renders within one slice."""
+    return len(source) <= SYNC_CHARS[cost_class(kind)]
+
+
+class BlockQueue:
+    """The reply's closed blocks in order, where each one's lines start, and the queue."""
+
+    def __init__(self) -> None:
+        self.blocks: list[Block] = []
+        self.at: list[int] = []
+        """Where each closed block's lines (separator included) start in the stable lines."""
+        self.pending: list[Block] = []
+
+    @property
+    def last_kind(self) -> str | None:
+        return self.blocks[-1].kind if self.blocks else None
+
+    def renders_now(self, kind: str, source: str, frame_t0: float) -> bool:
+        """Whether a block that just closed fits in what is left of this frame's budget."""
+        return is_small(kind, source) and time.perf_counter() - frame_t0 < SYNC_BUDGET_S
+
+    def add(self, block: Block, fixed: list[Strip]) -> None:
+        """Append a closed block (rendered or a placeholder) after the stable lines."""
+        prev = self.last_kind
+        self.blocks.append(block)
+        self.at.append(len(fixed))
+        place(prev, block.lines, fixed)
+
+    async def render_next(self, width: int, palette: Palette) -> list[Block]:
+        """Render the next slice of the queue: the head in a thread when it is too long
+        for a slice, else the small blocks that fit in ``SYNC_BUDGET_S``."""
+        done: list[Block] = []
+        head = self.pending[0]
+        if not is_small(head.kind, head.source):
+            head.lines = await in_thread(render_block, head.source, width, palette)
+            done.append(head)
+        else:
+            start = time.perf_counter()
+            for block in self.pending:
+                if (
+                    not is_small(block.kind, block.source)
+                    or time.perf_counter() - start > SYNC_BUDGET_S
+                ):
+                    break
+                block.lines = render_block(block.source, width, palette)
+                done.append(block)
+        for block in done:
+            block.final = True
+        del self.pending[: len(done)]
+        return done
+
+    def swap_in(self, rendered: list[Block], fixed: list[Strip], open_lines: int) -> int:
+        """Replace the placeholders of freshly rendered blocks with their lines; returns
+        the first line that changed."""
+        at = self.at
+        low = len(fixed)
+        for block in rendered:
+            i = block.index
+            start = at[i]
+            end = at[i + 1] if i + 1 < len(at) else len(fixed) - open_lines
+            placed: list[Strip] = []
+            place(self.blocks[i - 1].kind if i else None, block.lines, placed)
+            fixed[start:end] = placed
+            delta = len(placed) - (end - start)
+            if delta:
+                for j in range(i + 1, len(at)):
+                    at[j] += delta
+            low = min(low, start)
+        return low
