@@ -71,15 +71,15 @@ class McpServers:
         ]
 
     def enable(self, name: str) -> bool:
-        return bool(self._m) and self._m.set_enabled(name, True)  # type: ignore[union-attr]  # bool() checked it
+        return self._m is not None and self._m.set_enabled(name, True)
 
     def disable(self, name: str) -> bool:
-        return bool(self._m) and self._m.set_enabled(name, False)  # type: ignore[union-attr]  # bool() checked it
+        return self._m is not None and self._m.set_enabled(name, False)
 
     def authenticate(self, name: str) -> bool:
         """Connect again now; an OAuth server sends the user to sign in (the page's address
         arrives as a warning notice, and opens in a local browser when there is one)."""
-        return bool(self._m) and self._m.authenticate(name) is not None  # type: ignore[union-attr]  # bool() checked it
+        return self._m is not None and self._m.authenticate(name) is not None
 
     async def sign_in(self, name: str, timeout: float = AUTH_WAIT_S) -> ServerStatus | None:
         """``authenticate`` and wait for the outcome (the command line)."""
@@ -90,7 +90,7 @@ class McpServers:
         return next(s for s in self.statuses() if s.name == c.name)
 
     def reconnect(self, name: str) -> bool:
-        return bool(self._m) and self._m.reconnect(name)  # type: ignore[union-attr]  # bool() checked it
+        return self._m is not None and self._m.reconnect(name)
 
 
 @contextlib.asynccontextmanager
