@@ -37,6 +37,11 @@ def test_list_tools_and_auth(milk_home: Path) -> None:
     assert code == 0 and out.splitlines()[0] == "mcp__calc__add  Add two integers."
     code, out, err = milk(milk_home, "auth", "broken")
     assert code == 1 and "mcp server 'broken': down: the process exited" in err
+    # a server's stderr may echo its environment: its log and the SDK's are private
+    logs = milk_home / "mcp"
+    assert logs.stat().st_mode & 0o777 == 0o700
+    for name in ("calc.log", "broken.log", "sdk.log"):
+        assert (logs / name).stat().st_mode & 0o777 == 0o600, name
 
 
 def test_a_wrong_token_and_an_unknown_name(milk_home: Path) -> None:

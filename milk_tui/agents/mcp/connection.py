@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -320,8 +321,10 @@ class McpConnection:
 
     @contextlib.contextmanager
     def _open_log(self) -> Any:
-        self._log_file.parent.mkdir(parents=True, exist_ok=True)
-        with open(self._log_file, "a", encoding="utf-8", errors="replace") as f:
+        self._log_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # A server's stderr may echo its environment (tokens): 0600, like every log we write.
+        fd = os.open(self._log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8", errors="replace") as f:
             f.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {self.name}\n")
             f.flush()
             yield f

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +23,10 @@ def _quiet_sdk_logging(log_dir: Path) -> None:
     logger = logging.getLogger("mcp")
     if any(getattr(h, "_milk", False) for h in logger.handlers):
         return
-    log_dir.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(log_dir / "sdk.log", encoding="utf-8")
+    log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = log_dir / "sdk.log"
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))  # private from birth
+    handler = logging.FileHandler(path, encoding="utf-8")
     handler._milk = True  # type: ignore[attr-defined]  # marks ours, so it is added once
     logger.addHandler(handler)
     logger.propagate = False
