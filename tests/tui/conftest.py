@@ -16,6 +16,7 @@ import pytest
 from pytest_textual_snapshot import SVGImageExtension
 from syrupy import SnapshotAssertion
 
+from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.facade.application import start
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.ui_state import UIState
@@ -105,3 +106,10 @@ def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     rooted = snapshot.use_extension(RootedSVGExtension)
     rooted.use_extension = lambda extension_class=None: rooted  # type: ignore[method-assign]
     return rooted
+
+
+def fake_agent_config(url: str, **extra: Any) -> MilkConfig:
+    """One OpenAI-compatible agent "fake" at ``url`` as both primary and escalation: the
+    set-up of every TUI test that scripts a fake server."""
+    agent = AgentConfig(name="fake", provider="local", url=url, model="m")
+    return MilkConfig(agent="fake", escalation_agent="fake", agents=[agent], **extra)

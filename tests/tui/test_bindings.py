@@ -9,7 +9,7 @@ from textual import events
 from textual._xterm_parser import XTermParser
 
 from milk_tui.agents.base import PermissionQuestion
-from milk_tui.config.settings import AgentConfig, MilkConfig
+from milk_tui.config.settings import MilkConfig
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from milk_tui.tui.facts.table import FactTable
 from milk_tui.tui.keymap import APP_BINDINGS, INPUT_BINDINGS, binding_ids
@@ -24,7 +24,7 @@ from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
 from milk_tui.tui.widgets.user_turn import UserTurn
-from tui.conftest import make_app, settle, type_and_send
+from tui.conftest import fake_agent_config, make_app, settle, type_and_send
 
 
 def test_every_binding_has_a_unique_id() -> None:
@@ -222,11 +222,7 @@ async def test_failed_turn_shows_error_inline_and_restores_prompt() -> None:
         srv.default_reply = FakeReply(
             status=500, error_body='{"error": {"message": "model exploded"}}'
         )
-        cfg = MilkConfig(
-            agent="fake",
-            escalation_agent="fake",
-            agents=[AgentConfig(name="fake", provider="local", url=srv.url, model="m")],
-        )
+        cfg = fake_agent_config(srv.url)
         app = make_app(config=cfg, demo=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await type_and_send(pilot, "hello there")

@@ -3,11 +3,10 @@ U+FFFD, recorded (reply and need), and the next turn works — no crash at the d
 
 from __future__ import annotations
 
-from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.storage.sessions import SessionStore
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from milk_tui.tui.widgets.conversation import Conversation
-from tui.conftest import make_app, type_and_send
+from tui.conftest import fake_agent_config, make_app, type_and_send
 
 NONCE = "tuinonce02"
 
@@ -19,11 +18,7 @@ async def test_a_reply_with_lone_surrogates_is_shown_and_recorded() -> None:
             FakeReply(text=["Broken \ud800", " text \udfff. ", need]),
             FakeReply(text=["All ", "good."]),
         )
-        cfg = MilkConfig(
-            agent="fake",
-            escalation_agent="fake",
-            agents=[AgentConfig(name="fake", provider="local", url=srv.url, model="m")],
-        )
+        cfg = fake_agent_config(srv.url)
         app = make_app(config=cfg, demo=False)
         async with app.run_test(size=(120, 40)) as pilot:
             session = app.runtime.dispatcher.session

@@ -13,13 +13,13 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from milk_tui.config.mcp import McpServerConfig
-from milk_tui.config.settings import AgentConfig, MilkConfig
+from milk_tui.config.settings import MilkConfig
 from milk_tui.testing import mcp_peers as peers
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.screens.mcp_screen import McpScreen
 from milk_tui.tui.screens.permission_modal import PermissionModal
-from tui.conftest import make_app, settle, type_and_send
+from tui.conftest import fake_agent_config, make_app, settle, type_and_send
 from tui.snapshot_base import SnapshotCase, on_screen, send, until
 
 pytestmark = pytest.mark.real_peer
@@ -103,12 +103,7 @@ async def test_the_primary_calls_an_mcp_tool_in_the_tui_after_asking(
             server = peers.own("calc")
         call = FakeToolCall("mcp__calc__add", json.dumps({"a": 2, "b": 40}), id="m1")
         srv.enqueue(FakeReply(tool_calls=[call]), FakeReply(text=["the sum is 42"]))
-        cfg = MilkConfig(
-            agent="fake",
-            escalation_agent="fake",
-            agents=[AgentConfig(name="fake", provider="local", url=srv.url, model="m")],
-            mcp_servers=[server],
-        )
+        cfg = fake_agent_config(srv.url, mcp_servers=[server])
         app = make_app(config=cfg, demo=False, cwd=str(tmp_path))
         async with app.run_test(size=(120, 40)) as pilot:
             await until(settled, "servers settled")(pilot)

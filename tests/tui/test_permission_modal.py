@@ -11,13 +11,12 @@ from typing import Any
 import pytest
 
 from milk_tui.agents.base import PermissionAnswer, PermissionQuestion
-from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
 from milk_tui.testing.permission_tools import add_test_tools
 from milk_tui.tui.screens.permission_modal import PermissionModal
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.status_line import StatusLine
-from tui.conftest import make_app, settle, type_and_send
+from tui.conftest import fake_agent_config, make_app, settle, type_and_send
 
 WRITE_Q = PermissionQuestion(
     "llama", "write_file", {"path": "a.txt", "content": "x\n"}, effect="write"
@@ -78,11 +77,7 @@ async def test_ctrl_c_while_asking_denies_and_cancels_the_turn(
     with FakeOpenAIServer() as srv:
         call = FakeToolCall("write_file", json.dumps({"path": "o.txt", "content": "x"}), id="w")
         srv.enqueue(FakeReply(tool_calls=[call]), FakeReply(text=["done"]))
-        cfg = MilkConfig(
-            agent="fake",
-            escalation_agent="fake",
-            agents=[AgentConfig(name="fake", provider="local", url=srv.url, model="m")],
-        )
+        cfg = fake_agent_config(srv.url)
         app = make_app(config=cfg, demo=False, cwd=str(tmp_path))
         async with app.run_test(size=(120, 40)) as pilot:
             app.facade.submit("write o.txt", force="primary")

@@ -12,7 +12,7 @@ from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
-from tui.conftest import make_app, settle, type_and_send
+from tui.conftest import fake_agent_config, make_app, settle, type_and_send
 
 NONCE = "tuinonce01"
 
@@ -30,11 +30,7 @@ async def test_a_wrong_typed_chunk_ends_the_turn_and_the_app_is_ready_again() ->
             ),
             FakeReply(text=["All ", "good."]),
         )
-        cfg = MilkConfig(
-            agent="fake",
-            escalation_agent="fake",
-            agents=[AgentConfig(name="fake", provider="local", url=srv.url, model="m")],
-        )
+        cfg = fake_agent_config(srv.url)
         app = make_app(config=cfg, demo=False)
         async with app.run_test(size=(120, 40)) as pilot:
             session = app.runtime.dispatcher.session
