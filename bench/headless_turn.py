@@ -38,25 +38,33 @@ from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage  # n
 SECRETS = ["sk-bench-0123456789abcdef0123", "tok-refresh-99887766", "hdr-5f4e3d2c1b"]
 
 
+def headless_dispatcher(tmp: Path, url: str) -> tuple[Dispatcher, EventBus, Database]:
+    """The dispatcher a `-p` turn runs on (database in ``tmp``, one OpenAI-compatible
+    primary at ``url``, no escalation), its bus and its database (the caller closes it):
+    shared by the headless benches."""
+    ac = AgentConfig(name="bench", url=url, model="fake-model")
+    db = Database(tmp / "milk.db")
+    store = SessionStore(db)
+    bus = EventBus()
+    disp = Dispatcher(
+        config=MilkConfig(local_context_budget_chars=4000),
+        store=store,
+        session=store.create(str(tmp)),
+        bus=bus,
+        cwd=str(tmp),
+        primary=AgentSlot("primary", ac, OpenAICompatAgent(ac)),
+        escalation=None,
+        memory=MemoryService(PerceptStore(db), bus),
+    )
+    return disp, bus, db
+
+
 async def run(chunks: int, rounds: int, tmp: Path) -> dict[str, float]:
     with FakeOpenAIServer() as srv:
         srv.default_reply = FakeReply.bulk(chunks, usage=usage(10, chunks))
         url = srv.url + "/v1/chat/completions"
-        ac = AgentConfig(name="bench", url=srv.url, model="fake-model")
-        db = Database(tmp / "milk.db")
-        store = SessionStore(db)
-        bus = EventBus()
+        disp, bus, db = headless_dispatcher(tmp, srv.url)
         sub = bus.subscribe()  # a live subscriber, drained like a UI would
-        disp = Dispatcher(
-            config=MilkConfig(local_context_budget_chars=4000),
-            store=store,
-            session=store.create(str(tmp)),
-            bus=bus,
-            cwd=str(tmp),
-            primary=AgentSlot("primary", ac, OpenAICompatAgent(ac)),
-            escalation=None,
-            memory=MemoryService(PerceptStore(db), bus),
-        )
 
         n = [0]
 

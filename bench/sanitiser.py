@@ -20,39 +20,21 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from milk_tui.agents.openai_compat import OpenAICompatAgent  # noqa: E402
+from headless_turn import headless_dispatcher  # noqa: E402
+
 from milk_tui.cli.terminal_out import inert_out  # noqa: E402
-from milk_tui.config.settings import AgentConfig, MilkConfig  # noqa: E402
-from milk_tui.engine.bus import EventBus  # noqa: E402
-from milk_tui.engine.dispatch import AgentSlot, Dispatcher  # noqa: E402
-from milk_tui.memory.service import MemoryService  # noqa: E402
-from milk_tui.memory.store import PerceptStore  # noqa: E402
 from milk_tui.model import events as ev  # noqa: E402
 from milk_tui.model.terminal_text import inert, inert_copy  # noqa: E402
-from milk_tui.storage.db import Database  # noqa: E402
-from milk_tui.storage.sessions import SessionStore  # noqa: E402
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage  # noqa: E402
 
 
 async def turns(chunks: int, rounds: int, tmp: Path, piece: str) -> dict[str, float]:
     with FakeOpenAIServer() as srv:
         srv.default_reply = FakeReply.bulk(chunks, piece, usage=usage(10, chunks))
-        ac = AgentConfig(name="bench", url=srv.url, model="fake-model")
-        db = Database(tmp / "milk.db")
-        store = SessionStore(db)
-        bus = EventBus()
-        disp = Dispatcher(
-            config=MilkConfig(local_context_budget_chars=4000),
-            store=store,
-            session=store.create(str(tmp)),
-            bus=bus,
-            cwd=str(tmp),
-            primary=AgentSlot("primary", ac, OpenAICompatAgent(ac)),
-            escalation=None,
-            memory=MemoryService(PerceptStore(db), bus),
-        )
+        disp, bus, db = headless_dispatcher(tmp, srv.url)
         sink = io.StringIO()
         outs = {"raw print": sink, "inert print": inert_out(sink)}
         current = [sink]
