@@ -24,7 +24,7 @@ from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
 from milk_tui.tui.widgets.user_turn import UserTurn
-from tui.conftest import fake_agent_config, make_app, settle, type_and_send
+from tui.conftest import fake_agent_config, make_app, settle, type_and_send, until
 
 
 def test_every_binding_has_a_unique_id() -> None:
@@ -241,10 +241,8 @@ async def test_startup_loads_core_after_first_frame_and_reports_config_errors() 
 
     app = MilkApp(runtime_factory=lambda: build_runtime(cwd="/tmp/milk-startup", demo=True))
     async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(200):
-            if isinstance(app.screen, MainScreen):
-                break
-            await pilot.pause(0.01)
+        # The main screen is pushed when the core has loaded, then composes: wait for both.
+        await until(pilot, lambda: bool(app.screen.query(PromptInput)))
         assert isinstance(app.screen, MainScreen)
         assert not any(isinstance(s, StartupScreen) for s in app.screen_stack)
         await type_and_send(pilot, "what is a monad?")
@@ -255,10 +253,7 @@ async def test_startup_loads_core_after_first_frame_and_reports_config_errors() 
 
     app = MilkApp(runtime_factory=broken)
     async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(200):
-            if app.startup_error:
-                break
-            await pilot.pause(0.01)
+        await until(pilot, lambda: bool(app.startup_error))
     assert app.return_value == EXIT_STARTUP_FAILED
     assert app.startup_error == "config error: config.toml: agents[0].url: expected a URL"
 

@@ -18,7 +18,7 @@ from milk_tui.model import events as ev
 from milk_tui.tui.facts.edit_modal import FactEditModal
 from milk_tui.tui.screens.permission_modal import PermissionModal
 from milk_tui.tui.sessions_screen import SessionsScreen
-from tui.conftest import make_app, settle
+from tui.conftest import make_app, settle, until
 
 OSC52 = "\x1b]52;c;cGFuZS1jbGlw\x07"
 TITLE = "\x1b]2;PANE-TITLE\x1b\\"
@@ -71,14 +71,20 @@ async def test_live_events_and_the_loaded_session_render_inert() -> None:
         ):
             bus.publish(e)
         await settle(pilot, app)
+        wanted = [
+            *(flat(where + SHOWN) for where in ("prompt ", "need ", "notice ", "brief: brief ")),
+            flat("why: why " + SHOWN),
+            flat("fact ␛]52;c;cGFu"),  # the facts pane cuts it to its width
+            flat("[@click=app.quit]Q[/]"),
+        ]
+        await until(pilot, lambda: all(w in flat(painted(app.screen)) for w in wanted))
         shown = painted(app.screen)
         assert_no_control(shown)
-        for where in ("prompt ", "need ", "notice ", "brief: brief ", "why: why "):
-            assert has(shown, where, SHOWN), where
-        assert has(shown, "fact ␛]52;c;cGFu")  # the facts pane cuts it to its width
-        assert has(shown, "[@click=app.quit]Q[/]")
+        for w in wanted:
+            assert w in flat(shown), w
         bus.publish(ev.TurnFailed(agent_name="big", error="server said " + P))
         await settle(pilot, app)
+        await until(pilot, lambda: has(painted(app.screen), "server said ", SHOWN))
         assert has(painted(app.screen), "server said ", SHOWN)
 
         # The session as read from the store (resume, switch): header, panes, transcript.

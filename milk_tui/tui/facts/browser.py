@@ -252,6 +252,11 @@ class FactBrowser(Widget):
         else:
             fn()
 
+    @property
+    def refresh_pending(self) -> bool:
+        """A coalesced refresh is waiting on its timer (tests wait for it to land)."""
+        return self._refresh_timer is not None
+
     def schedule_refresh(self) -> None:
         if self._refresh_timer is None:
             self._refresh_timer = self.set_timer(REFRESH_COALESCE_S, self.refresh_now)

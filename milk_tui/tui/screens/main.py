@@ -105,6 +105,8 @@ class MainScreen(Screen[None]):
         yield KeyHints(id="keys")
 
     def on_mount(self) -> None:
+        if not self.query(Conversation):
+            return  # the app is closing while this screen composed (quit during start-up)
         self.set_class(not self.milk.ui_state.side_panes, "-side-hidden")
         self.load_session(self.facade.session_view())
         self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
