@@ -1,7 +1,7 @@
 """The main screen: conversation, side panes (need, escalation, facts), input, status.
 
 It renders what the bridge delivers and turns user input into application commands; the
-slash commands live in ``slash.py``, the Enter path in ``screens/prompt_submit.py`` and an
+slash commands live in ``tui/slash/``, the Enter path in ``screens/prompt_submit.py`` and an
 agent's mid-turn requests in ``screens/agent_requests.py``.
 """
 
