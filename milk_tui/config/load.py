@@ -77,6 +77,16 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
+def _without_nulls(value: Any) -> Any:
+    """``null`` means "the default" at any depth: Go writes its nil lists, maps and pointers
+    that way (``"mcp_servers": null``, ``"loop_detection": null``)."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def _unknown_key_warnings(path: Path | str, data: dict[str, Any]) -> list[str]:
     warnings = []
     known = set(MilkConfig.model_fields) | GO_ONLY_KEYS
@@ -84,9 +94,11 @@ def _unknown_key_warnings(path: Path | str, data: dict[str, Any]) -> list[str]:
         if k not in known:
             warnings.append(f"{path}: unknown key '{k}' ignored")
     # Only keys set to something: an empty, false or Go-default value asks for nothing we lack.
-    unsupported = [k for k in data if k in GO_UNSUPPORTED_KEYS and asks_for_something(k, data[k])]
-    if unsupported:
-        warnings.append(f"{path}: {_not_supported(unsupported)}")
+    warnings += [
+        _not_supported(path, k)
+        for k in data
+        if k in GO_UNSUPPORTED_KEYS and asks_for_something(k, data[k])
+    ]
     warnings += loop_detection_warnings(str(path), data.get("loop_detection"))
     agent_known = set(AgentConfig.model_fields) | GO_ONLY_AGENT_KEYS
     limit_known = set(AgentLimits.model_fields)
@@ -97,22 +109,19 @@ def _unknown_key_warnings(path: Path | str, data: dict[str, Any]) -> list[str]:
         for k in a:
             if k not in agent_known:
                 warnings.append(f"{path}: unknown key 'agents[{i}].{k}' ignored")
-        unsupported = [
-            f"agents[{i}].{k}"
+        warnings += [
+            _not_supported(path, f"agents[{i}].{k}")
             for k in a
             if k in UNSUPPORTED_AGENT_KEYS and asks_for_something(k, a[k])
         ]
-        if unsupported:
-            warnings.append(f"{path}: {_not_supported(unsupported)}")
         for k in (a.get("limits") or {}) if isinstance(a.get("limits"), dict) else {}:
             if k not in limit_known:
                 warnings.append(f"{path}: unknown key 'agents[{i}].limits.{k}' ignored")
     return warnings
 
 
-def _not_supported(keys: list[str]) -> str:
-    names = ", ".join(f"'{k}'" for k in keys)
-    return f"not supported by milk-tui yet, ignored: {names}"
+def _not_supported(path: Path | str, key: str) -> str:
+    return f"{path}: key '{key}' is not supported by milk-tui yet; ignored"
 
 
 def _format_validation(path: Path | None, err: ValidationError) -> str:
@@ -237,7 +246,7 @@ def load_config(
         warnings.append(f"reading the Go milk config {p} as is (no milk-tui config found)")
     if p is not None:
         try:
-            data = _read(p)
+            data = _without_nulls(_read(p))
         except ConfigError as e:
             if not skip_broken_file:
                 raise

@@ -2,9 +2,11 @@
 loads (docs/adr/0021-configuration-that-follows-the-user.md).
 
 What is left out for a problem is the smallest thing that holds it and can go without
-changing what remains: a top-level key, or a key inside a table (``loop_detection``, an
-agent's ``limits``), falls back to its default; an entry of a list (an agent, an MCP server,
-an ``agent_tools`` entry) is left out whole — half an agent would talk to the wrong place.
+changing what remains: a top-level key, a key inside a table (``loop_detection``, an
+agent's ``limits``) or an agent's tuning key (``temperature``, ``timeout_secs``) falls back
+to its default; an agent whose name, provider, address or credentials are bad, and a bad
+entry of another list (an MCP server, an ``agent_tools`` entry), is left out whole — half an
+agent would talk to the wrong place.
 Of two agents with one name the first is kept; ``agent`` / ``escalation_agent`` naming no
 entry fall back to the default choice, and the warning names which agent that is.
 """
@@ -22,6 +24,13 @@ from milk_tui.config.settings import MilkConfig
 
 MAX_REPAIRS = 500
 """Each round leaves one thing out; a config with more problems than this is not a config."""
+
+AGENT_IDENTITY_KEYS = frozenset(
+    {"name", "provider", "url", "endpoint_url", "chat_path", "model", "api_key", "token_cmd",
+     "headers", "bin", "aws_region", "aws_key_id", "aws_secret", "aws_token", "aws_refresh_cmd"}
+)  # fmt: skip
+"""Agent keys that say where or who the agent is: a bad value leaves the agent out (half an
+agent would talk to the wrong place); any other bad agent value falls back to its default."""
 
 Describe = Callable[[tuple[Any, ...], ErrorDetails], str]
 """Formats one validation error (location already in the file's own indices)."""
@@ -70,17 +79,11 @@ def _leave_out(data: dict[str, Any], loc: tuple[Any, ...], origin: dict[str, lis
     value = data[key]
     if isinstance(value, list) and len(loc) > 1 and isinstance(loc[1], int):
         entry = value[loc[1]]
-        if (
-            key == "agents"
-            and len(loc) > 3
-            and loc[2] == "limits"
-            and isinstance(entry, dict)
-            and isinstance(entry.get("limits"), dict)
-            and loc[3] in entry["limits"]
-        ):
-            limits = {k: v for k, v in entry["limits"].items() if k != loc[3]}
-            data[key] = [*value[: loc[1]], {**entry, "limits": limits}, *value[loc[1] + 1 :]]
-            return "the default is used"
+        if key == "agents" and isinstance(entry, dict) and len(loc) > 2:
+            kept = _without_setting(entry, loc[2:])
+            if kept is not None:
+                data[key] = [*value[: loc[1]], kept, *value[loc[1] + 1 :]]
+                return "the default is used"
         data[key] = [*value[: loc[1]], *value[loc[1] + 1 :]]
         del origin[key][loc[1]]
         return f"{_entry_name(key, entry)} left out"
@@ -90,6 +93,17 @@ def _leave_out(data: dict[str, Any], loc: tuple[Any, ...], origin: dict[str, lis
     del data[key]
     origin.pop(key, None)
     return "the default is used"
+
+
+def _without_setting(entry: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any] | None:
+    """The agent entry without the bad tuning value at ``loc`` (a ``limits`` key, a sampling
+    key, a timeout); None when the value says where or who the agent is."""
+    if loc[0] in AGENT_IDENTITY_KEYS or loc[0] not in entry:
+        return None
+    limits = entry.get("limits")
+    if loc[0] == "limits" and len(loc) > 1 and isinstance(limits, dict) and loc[1] in limits:
+        return {**entry, "limits": {k: v for k, v in limits.items() if k != loc[1]}}
+    return {k: v for k, v in entry.items() if k != loc[0]}
 
 
 def _entry_name(key: str, entry: Any) -> str:

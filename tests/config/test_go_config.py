@@ -1,0 +1,105 @@
+"""A config.json as Go milk's ``Save`` writes it (the whole struct, defaults included, nil
+lists as ``null``) loads with no warning; a Go key that asks for something milk-tui does not
+do is one warning naming the key and the file; a key that works is never called ignored."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from milk_tui.agents.openai_compat import OpenAICompatAgent
+from milk_tui.config import load_config
+
+GO_FIXTURE = Path(__file__).with_name("go_config.json")
+
+
+def _go(tmp_path: Path, **changes: Any) -> Path:
+    data = json.loads(GO_FIXTURE.read_text())
+    data.update(changes)
+    p = tmp_path / "config.json"
+    p.write_text(json.dumps(data, indent=2))
+    p.chmod(0o600)
+    return p
+
+
+def test_the_go_written_config_loads_without_a_warning(tmp_path: Path) -> None:
+    p = tmp_path / "config.json"
+    shutil.copy(GO_FIXTURE, p)
+    p.chmod(0o600)
+    cfg, warnings, used = load_config(p)
+    assert warnings == [] and used == p
+    assert [a.name for a in cfg.agents] == ["qwen", "openrouter", "claude"]
+    assert cfg.primary_agent().name == "qwen" and cfg.escalation_agent_config().name == "claude"
+    assert cfg.agents[0].limits.max_tool_iterations == 30
+    assert cfg.agents[1].mcp_servers is None  # Go's null: every server, as absent
+    assert cfg.loop_detection.enabled and cfg.mcp_servers == []
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("colorization", "full"),
+        ("otel", {"enabled": True, "log_level": "INFO"}),
+        ("remote_oversight", {"backend": "telegram", "telegram": {"chat_id": 1}}),
+        ("direct_bash", True),
+    ],
+)
+def test_a_go_key_asking_for_something_unsupported_is_one_warning(
+    tmp_path: Path, key: str, value: Any
+) -> None:
+    p = _go(tmp_path, **{key: value})
+    _, warnings, _ = load_config(p)
+    assert warnings == [f"{p}: key '{key}' is not supported by milk-tui yet; ignored"]
+
+
+def test_agent_keys_are_named_one_line_each(tmp_path: Path) -> None:
+    data = json.loads(GO_FIXTURE.read_text())
+    data["agents"][0].update(extra_args=["--x"], tls_ca_cert="/etc/ca.pem", flavour="mild")
+    p = _go(tmp_path, agents=data["agents"])
+    _, warnings, _ = load_config(p)
+    assert f"{p}: unknown key 'agents[0].flavour' ignored" in warnings
+    for k in ("extra_args", "tls_ca_cert"):
+        assert f"{p}: key 'agents[0].{k}' is not supported by milk-tui yet; ignored" in warnings
+
+
+def test_sampling_keys_work_and_are_never_called_ignored(tmp_path: Path) -> None:
+    data = json.loads(GO_FIXTURE.read_text())
+    sampling = {"temperature": 0.2, "max_tokens": 512, "top_p": 0.9, "seed": 7, "stop": ["</s>"]}
+    data["agents"][0].update(sampling)
+    p = _go(tmp_path, agents=data["agents"])
+    cfg, warnings, _ = load_config(p)
+    assert warnings == []
+    agent = OpenAICompatAgent(cfg.agents[0])
+    assert agent._extra_body == sampling  # sent with each request
+
+
+def test_a_wrong_typed_sampling_key_is_one_line_naming_key_type_and_value(tmp_path: Path) -> None:
+    data = json.loads(GO_FIXTURE.read_text())
+    data["agents"][0]["temperature"] = "hot"
+    p = _go(tmp_path, agents=data["agents"])
+    cfg, warnings, _ = load_config(p)
+    assert warnings == [
+        f"{p}: key 'agents[0].temperature': Input should be a valid number, unable to parse "
+        "string as a number (got 'hot'); the default is used"
+    ]
+    assert cfg.primary_agent().name == "qwen" and cfg.agents[0].temperature is None
+
+
+def test_a_bad_address_leaves_that_agent_out_and_says_which_agent_answers(
+    tmp_path: Path,
+) -> None:
+    data = json.loads(GO_FIXTURE.read_text())
+    data["agents"][0]["url"] = "localhost:8080"
+    p = _go(tmp_path, agents=data["agents"])
+    cfg, warnings, _ = load_config(p)
+    assert warnings == [
+        f"{p}: key 'agents[0].url': expected an http:// or https:// URL (got 'localhost:8080'); "
+        "agent 'qwen' left out",
+        f"{p}: key 'agent': no agent named 'qwen' in agents[] (defined: openrouter, claude); "
+        "using 'openrouter'",
+    ]
+    assert cfg.primary_agent().name == "openrouter"
