@@ -64,7 +64,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand(
         "/config",
-        "the config file in use and where it is looked for; open: edit it; init: a starter file",
+        "the config file in use; open: edit it; init: write a starter",
         args="[open|init]",
     ),
     SlashCommand(
