@@ -31,3 +31,13 @@ def asks_for_something(key: str, value: Any) -> bool:
     if not value or GO_DEFAULTS.get(key, object()) == value:
         return False
     return not (isinstance(value, dict) and value.get("enabled") is False)
+
+
+RULES_KEYS = frozenset(
+    {"escalate_above_tokens", "local_below_tokens", "escalate_threshold", "local_threshold",
+     "local_verb_weight", "escalate_verb_weight", "path_ref_weight", "code_block_weight",
+     "open_question_weight", "classifier_fallback", "escalate_keywords", "local_verbs",
+     "escalate_verbs", "open_question_prefixes"}
+)  # fmt: skip
+"""The keys of ``rules``, read by ``RouterRules.from_config`` (engine/router_rules.py, a layer
+above this one; tests/config/test_go_config.py checks that the two agree)."""

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 from pydantic_settings import SettingsError
 
-from milk_tui.config.go_keys import asks_for_something
+from milk_tui.config.go_keys import RULES_KEYS, asks_for_something
 from milk_tui.config.loop_detection import loop_detection_warnings
 from milk_tui.config.mcp import config_warnings as mcp_config_warnings
 from milk_tui.config.paths import resolve_config_file
@@ -100,6 +100,10 @@ def _unknown_key_warnings(path: Path | str, data: dict[str, Any]) -> list[str]:
         if k in GO_UNSUPPORTED_KEYS and asks_for_something(k, data[k])
     ]
     warnings += loop_detection_warnings(str(path), data.get("loop_detection"))
+    rules = data.get("rules")
+    for k in rules if isinstance(rules, dict) else {}:
+        if k not in RULES_KEYS:
+            warnings.append(f"{path}: unknown key 'rules.{k}' ignored")
     agent_known = set(AgentConfig.model_fields) | GO_ONLY_AGENT_KEYS
     limit_known = set(AgentLimits.model_fields)
     agents = data.get("agents")

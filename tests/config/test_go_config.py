@@ -103,3 +103,16 @@ def test_a_bad_address_leaves_that_agent_out_and_says_which_agent_answers(
         "using 'openrouter'",
     ]
     assert cfg.primary_agent().name == "openrouter"
+
+
+def test_rules_keys_are_those_the_router_reads_and_unknown_ones_are_named(tmp_path: Path) -> None:
+    from dataclasses import fields
+
+    from milk_tui.config.go_keys import RULES_KEYS
+    from milk_tui.engine.router_rules import RouterRules
+
+    assert {f.name for f in fields(RouterRules)} == RULES_KEYS
+    rules = json.loads(GO_FIXTURE.read_text())["rules"]
+    p = _go(tmp_path, rules={**rules, "escalate_treshold": 9})
+    _, warnings, _ = load_config(p)
+    assert warnings == [f"{p}: unknown key 'rules.escalate_treshold' ignored"]
