@@ -33,11 +33,13 @@ def asks_for_something(key: str, value: Any) -> bool:
     return not (isinstance(value, dict) and value.get("enabled") is False)
 
 
-RULES_KEYS = frozenset(
-    {"escalate_above_tokens", "local_below_tokens", "escalate_threshold", "local_threshold",
-     "local_verb_weight", "escalate_verb_weight", "path_ref_weight", "code_block_weight",
-     "open_question_weight", "classifier_fallback", "escalate_keywords", "local_verbs",
-     "escalate_verbs", "open_question_prefixes"}
-)  # fmt: skip
-"""The keys of ``rules``, read by ``RouterRules.from_config`` (engine/router_rules.py, a layer
-above this one; tests/config/test_go_config.py checks that the two agree)."""
+RULES_KEYS: dict[str, type] = {
+    "escalate_above_tokens": int, "local_below_tokens": int, "escalate_threshold": int,
+    "local_threshold": int, "local_verb_weight": int, "escalate_verb_weight": int,
+    "path_ref_weight": int, "code_block_weight": int, "open_question_weight": int,
+    "classifier_fallback": str, "escalate_keywords": list, "local_verbs": list,
+    "escalate_verbs": list, "open_question_prefixes": list,
+}  # fmt: skip
+"""The keys of ``rules`` and their types, read by ``RouterRules.from_config``
+(engine/router_rules.py, a layer above this one; tests/config/test_go_config.py checks that
+the two agree)."""

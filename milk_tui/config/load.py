@@ -17,7 +17,12 @@ from milk_tui.config.go_keys import RULES_KEYS, asks_for_something
 from milk_tui.config.loop_detection import loop_detection_warnings
 from milk_tui.config.mcp import config_warnings as mcp_config_warnings
 from milk_tui.config.paths import resolve_config_file
-from milk_tui.config.repair import Unrepairable, repair_selection, validate_keeping_valid
+from milk_tui.config.repair import (
+    Unrepairable,
+    repair_selection,
+    usable_rules,
+    validate_keeping_valid,
+)
 from milk_tui.config.secrets import SECRET_AGENT_KEYS, header_secrets
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
 
@@ -261,6 +266,9 @@ def load_config(
         )
         warnings.append(secret_file_warning(p, data))
         data = {k: v for k, v in data.items() if k not in GO_ONLY_KEYS}
+        if isinstance(data.get("rules"), dict):
+            data["rules"], problems = usable_rules(data["rules"])
+            warnings += [f"{p}: {problem}" for problem in problems]
     warnings.extend(_env_key_warnings())
     try:
         cfg, repaired, origin = validate_keeping_valid(

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from milk_tui.config.agent_tools import AgentToolEntry, agent_tool_problems, claude_needs_skip
+from milk_tui.config.go_keys import RULES_KEYS
 from milk_tui.config.settings import MilkConfig
 
 MAX_REPAIRS = 500
@@ -166,3 +167,34 @@ def _drop_unrunnable_tools(cfg: MilkConfig, where: Callable[[str], str]) -> list
     for a in cfg.agents:
         a.tools = runnable(a.tools)
     return [f"{where('agent_tools')}: {e}; left out" for e in errors] + warnings
+
+
+def usable_rules(rules: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``rules`` without values of the wrong type (the router's default is used for those),
+    and one "key …: expected …" text per value left out.  A number may be written as a
+    string ("30"), as the router reads it; a list must be a list of strings."""
+    kept: dict[str, Any] = {}
+    problems = []
+    for k, v in rules.items():
+        want = RULES_KEYS.get(k)
+        ok = (
+            want is None
+            or (want is int and _is_int(v))
+            or (want is list and isinstance(v, list) and all(isinstance(x, str) for x in v))
+            or (want is str and isinstance(v, str))
+        )
+        if ok:
+            kept[k] = v
+        else:
+            what = {int: "an integer", list: "a list of strings", str: "a string"}[want or str]
+            got = f"got a list of {len(v)} items" if isinstance(v, list) else f"got {v!r}"
+            problems.append(f"key 'rules.{k}': expected {what} ({got}); the default is used")
+    return kept, problems
+
+
+def _is_int(v: Any) -> bool:
+    try:
+        int(v)
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(v, float | list | dict)

@@ -111,8 +111,31 @@ def test_rules_keys_are_those_the_router_reads_and_unknown_ones_are_named(tmp_pa
     from milk_tui.config.go_keys import RULES_KEYS
     from milk_tui.engine.router_rules import RouterRules
 
-    assert {f.name for f in fields(RouterRules)} == RULES_KEYS
+    defaults = RouterRules()
+    assert {f.name: type(getattr(defaults, f.name)) for f in fields(RouterRules)} == RULES_KEYS
     rules = json.loads(GO_FIXTURE.read_text())["rules"]
     p = _go(tmp_path, rules={**rules, "escalate_treshold": 9})
     _, warnings, _ = load_config(p)
     assert warnings == [f"{p}: unknown key 'rules.escalate_treshold' ignored"]
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "says"),
+    [
+        ("escalate_threshold", "high", "expected an integer (got 'high')"),
+        ("local_verbs", "grep", "expected a list of strings (got 'grep')"),
+        ("escalate_keywords", [1, 2], "expected a list of strings (got a list of 2 items)"),
+    ],
+)
+def test_a_wrong_typed_rule_is_one_line_and_the_router_keeps_its_default(
+    tmp_path: Path, key: str, value: Any, says: str
+) -> None:
+    from milk_tui.engine.router_rules import RouterRules
+
+    rules = json.loads(GO_FIXTURE.read_text())["rules"]
+    p = _go(tmp_path, rules={**rules, key: value, "local_threshold": "-5"})
+    cfg, warnings, _ = load_config(p)
+    assert warnings == [f"{p}: key 'rules.{key}': {says}; the default is used"]
+    router = RouterRules.from_config(cfg.rules)
+    assert getattr(router, key) == getattr(RouterRules(), key)
+    assert router.local_threshold == -5  # a number written as a string is read, as before
