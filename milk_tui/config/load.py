@@ -13,8 +13,10 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 from pydantic_settings import SettingsError
 
+from milk_tui.config.agent_tools import AgentToolEntry
 from milk_tui.config.go_keys import RULES_KEYS, asks_for_something
 from milk_tui.config.loop_detection import loop_detection_warnings
+from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.mcp import config_warnings as mcp_config_warnings
 from milk_tui.config.paths import resolve_config_file
 from milk_tui.config.repair import (
@@ -105,6 +107,7 @@ def _unknown_key_warnings(path: Path | str, data: dict[str, Any]) -> list[str]:
         if k in GO_UNSUPPORTED_KEYS and asks_for_something(k, data[k])
     ]
     warnings += loop_detection_warnings(str(path), data.get("loop_detection"))
+    warnings += _entry_key_warnings(path, data)
     rules = data.get("rules")
     for k in rules if isinstance(rules, dict) else {}:
         if k not in RULES_KEYS:
@@ -127,6 +130,35 @@ def _unknown_key_warnings(path: Path | str, data: dict[str, Any]) -> list[str]:
             if k not in limit_known:
                 warnings.append(f"{path}: unknown key 'agents[{i}].limits.{k}' ignored")
     return warnings
+
+
+GO_ONLY_MCP_KEYS = ("oauth_", "tls_skip_verify")
+"""Go keys (and prefixes) of an ``mcp_servers`` entry that load but do nothing here yet."""
+
+
+def _entry_key_warnings(path: Path | str, data: dict[str, Any]) -> list[str]:
+    """Unknown keys in the entries of ``mcp_servers``, ``agent_tools`` and an agent's
+    ``tools``; a Go-only MCP key is named as unsupported when it asks for something."""
+    lists: list[tuple[str, Any, set[str]]] = [
+        ("mcp_servers", data.get("mcp_servers"), set(McpServerConfig.model_fields)),
+        ("agent_tools", data.get("agent_tools"), set(AgentToolEntry.model_fields)),
+    ]
+    agents = data.get("agents")
+    for i, a in enumerate(agents if isinstance(agents, list) else []):
+        if isinstance(a, dict):
+            lists.append((f"agents[{i}].tools", a.get("tools"), set(AgentToolEntry.model_fields)))
+    out = []
+    for where, entries, known in lists:
+        for j, e in enumerate(entries if isinstance(entries, list) else []):
+            for k in e if isinstance(e, dict) else {}:
+                if k in known:
+                    continue
+                if where == "mcp_servers" and k.startswith(GO_ONLY_MCP_KEYS):
+                    if asks_for_something(k, e[k]):
+                        out.append(_not_supported(path, f"{where}[{j}].{k}"))
+                else:
+                    out.append(f"{path}: unknown key '{where}[{j}].{k}' ignored")
+    return out
 
 
 def _not_supported(path: Path | str, key: str) -> str:

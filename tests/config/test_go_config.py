@@ -139,3 +139,22 @@ def test_a_wrong_typed_rule_is_one_line_and_the_router_keeps_its_default(
     router = RouterRules.from_config(cfg.rules)
     assert getattr(router, key) == getattr(RouterRules(), key)
     assert router.local_threshold == -5  # a number written as a string is read, as before
+
+
+def test_unknown_keys_in_list_entries_are_named(tmp_path: Path) -> None:
+    data = json.loads(GO_FIXTURE.read_text())
+    data["agents"][1]["tools"] = [{"agent": "qwen", "descripton": "x"}]
+    mcp = [
+        {"name": "gh", "command": "gh-mcp", "tls_skip_verify": False, "oauth_client_id": ""},
+        {"name": "db", "url": "https://db", "transport": "http", "oauth_client_id": "abc", "x": 1},
+    ]
+    p = _go(
+        tmp_path, agents=data["agents"], mcp_servers=mcp, agent_tools=[{"agent": "qwen", "on": 1}]
+    )
+    _, warnings, _ = load_config(p)
+    assert warnings == [
+        f"{p}: key 'mcp_servers[1].oauth_client_id' is not supported by milk-tui yet; ignored",
+        f"{p}: unknown key 'mcp_servers[1].x' ignored",
+        f"{p}: unknown key 'agent_tools[0].on' ignored",
+        f"{p}: unknown key 'agents[1].tools[0].descripton' ignored",
+    ]
