@@ -29,8 +29,9 @@ def test_config_error_quoting_an_escape_sequence(tmp_path: Path, milk_home: Path
         'agent = "ghost\\u001b]0;PWNED\\u0007"\n'
         '[[agents]]\nname = "a"\nprovider = "local"\nurl = "http://127.0.0.1:1"\n'
     )
+    # A warning now (the run goes on with agent 'a', which is down: exit non-zero).
     err = _stderr(["-p", "hi"], tmp_path).decode()
-    assert "milk-tui: config error: " in err and f"no agent named 'ghost{SHOWN}'" in err
+    assert "key 'agent': " in err and f"no agent named 'ghost{SHOWN}'" in err
 
 
 def test_no_session_with_an_escape_sequence_in_its_name(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ from milk_tui.agents.round_backend import RoundParser, RoundResult, ToolRun
 from milk_tui.agents.text_call_round import TextCallRound
 from milk_tui.agents.tool_loop import LoopSettings, ToolLoop
 from milk_tui.agents.wire_log import WireLog
-from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, AgentConfig
+from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, SAMPLING_KEYS, AgentConfig
 
 AVAILABILITY_TIMEOUT_SECS = 1.0
 """A reachability probe must not delay start-up noticeably."""
@@ -47,7 +47,7 @@ KEEPALIVE_SECS = 120.0
 launch should still be there when the user has typed the first prompt."""
 TOKEN_CMD_TIMEOUT_SECS = 30.0
 """A credential helper that takes longer is hung; failing beats a frozen turn."""
-PASSTHROUGH_KEYS = ("temperature", "top_p", "max_tokens", "seed", "stop")
+PASSTHROUGH_KEYS = SAMPLING_KEYS
 """Optional sampling keys copied from the agent's config entry into each request."""
 RETRYABLE_STATUS = {408, 429, 500, 502, 503, 504}
 
@@ -100,8 +100,7 @@ class OpenAICompatAgent:
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
-        extra = config.model_extra or {}
-        self._extra_body = {k: extra[k] for k in PASSTHROUGH_KEYS if k in extra}
+        self._extra_body = {k: v for k in PASSTHROUGH_KEYS if (v := getattr(config, k)) is not None}
         self.text_call_format = ""
         """The format of tool calls this model wrote as text, once seen: preferred from
         then on, other formats stay text (docs/adr/0012-text-tool-calls-and-loop-detection.md)."""

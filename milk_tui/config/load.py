@@ -10,12 +10,21 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 from pydantic_settings import SettingsError
 
-from milk_tui.config.agent_tools import agent_tool_problems
+from milk_tui.config.agent_tools import AgentToolEntry
+from milk_tui.config.go_keys import RULES_KEYS, asks_for_something
 from milk_tui.config.loop_detection import loop_detection_warnings
+from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.mcp import config_warnings as mcp_config_warnings
-from milk_tui.config.paths import default_config_file
+from milk_tui.config.paths import resolve_config_file
+from milk_tui.config.repair import (
+    Unrepairable,
+    repair_selection,
+    usable_rules,
+    validate_keeping_valid,
+)
 from milk_tui.config.secrets import SECRET_AGENT_KEYS, header_secrets
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
 
@@ -29,7 +38,7 @@ never reads): accepted silently."""
 GO_UNSUPPORTED_KEYS = {
     "otel", "colorization", "debug_claude_code", "debug_local",
     "debug_subprocess", "aws_auth_refresh", "remote_oversight",
-    "config_editors", "experimental_permission_management",
+    "experimental_permission_management",
     "experimental_lazy_history_management", "direct_bash", "direct_bash_allow",
     "show_reasoning",
 }  # fmt: skip
@@ -75,49 +84,100 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
+def _without_nulls(value: Any) -> Any:
+    """``null`` means "the default" at any depth: Go writes its nil lists, maps and pointers
+    that way (``"mcp_servers": null``, ``"loop_detection": null``)."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def _unknown_key_warnings(path: Path | str, data: dict[str, Any]) -> list[str]:
     warnings = []
     known = set(MilkConfig.model_fields) | GO_ONLY_KEYS
     for k in data:
         if k not in known:
             warnings.append(f"{path}: unknown key '{k}' ignored")
-    # Only keys set to something: an empty list or a false flag asks for nothing we lack.
-    unsupported = [k for k in data if k in GO_UNSUPPORTED_KEYS and data[k]]
-    if unsupported:
-        warnings.append(f"{path}: {_not_supported(unsupported)}")
+    # Only keys set to something: an empty, false or Go-default value asks for nothing we lack.
+    warnings += [
+        _not_supported(path, k)
+        for k in data
+        if k in GO_UNSUPPORTED_KEYS and asks_for_something(k, data[k])
+    ]
     warnings += loop_detection_warnings(str(path), data.get("loop_detection"))
+    warnings += _entry_key_warnings(path, data)
+    rules = data.get("rules")
+    for k in rules if isinstance(rules, dict) else {}:
+        if k not in RULES_KEYS:
+            warnings.append(f"{path}: unknown key 'rules.{k}' ignored")
     agent_known = set(AgentConfig.model_fields) | GO_ONLY_AGENT_KEYS
     limit_known = set(AgentLimits.model_fields)
-    for i, a in enumerate(data.get("agents") or []):
+    agents = data.get("agents")
+    for i, a in enumerate(agents if isinstance(agents, list) else []):
         if not isinstance(a, dict):
             continue
         for k in a:
             if k not in agent_known:
                 warnings.append(f"{path}: unknown key 'agents[{i}].{k}' ignored")
-        unsupported = [f"agents[{i}].{k}" for k in a if k in UNSUPPORTED_AGENT_KEYS and a[k]]
-        if unsupported:
-            warnings.append(f"{path}: {_not_supported(unsupported)}")
+        warnings += [
+            _not_supported(path, f"agents[{i}].{k}")
+            for k in a
+            if k in UNSUPPORTED_AGENT_KEYS and asks_for_something(k, a[k])
+        ]
         for k in (a.get("limits") or {}) if isinstance(a.get("limits"), dict) else {}:
             if k not in limit_known:
                 warnings.append(f"{path}: unknown key 'agents[{i}].limits.{k}' ignored")
     return warnings
 
 
-def _not_supported(keys: list[str]) -> str:
-    names = ", ".join(f"'{k}'" for k in keys)
-    return f"not supported by milk-tui yet, ignored: {names}"
+GO_ONLY_MCP_KEYS = ("oauth_", "tls_skip_verify")
+"""Go keys (and prefixes) of an ``mcp_servers`` entry that load but do nothing here yet."""
+
+
+def _entry_key_warnings(path: Path | str, data: dict[str, Any]) -> list[str]:
+    """Unknown keys in the entries of ``mcp_servers``, ``agent_tools`` and an agent's
+    ``tools``; a Go-only MCP key is named as unsupported when it asks for something."""
+    lists: list[tuple[str, Any, set[str]]] = [
+        ("mcp_servers", data.get("mcp_servers"), set(McpServerConfig.model_fields)),
+        ("agent_tools", data.get("agent_tools"), set(AgentToolEntry.model_fields)),
+    ]
+    agents = data.get("agents")
+    for i, a in enumerate(agents if isinstance(agents, list) else []):
+        if isinstance(a, dict):
+            lists.append((f"agents[{i}].tools", a.get("tools"), set(AgentToolEntry.model_fields)))
+    out = []
+    for where, entries, known in lists:
+        for j, e in enumerate(entries if isinstance(entries, list) else []):
+            for k in e if isinstance(e, dict) else {}:
+                if k in known:
+                    continue
+                if where == "mcp_servers" and k.startswith(GO_ONLY_MCP_KEYS):
+                    if asks_for_something(k, e[k]):
+                        out.append(_not_supported(path, f"{where}[{j}].{k}"))
+                else:
+                    out.append(f"{path}: unknown key '{where}[{j}].{k}' ignored")
+    return out
+
+
+def _not_supported(path: Path | str, key: str) -> str:
+    return f"{path}: key '{key}' is not supported by milk-tui yet; ignored"
 
 
 def _format_validation(path: Path | None, err: ValidationError) -> str:
     first = err.errors()[0]
-    key = ".".join(
-        f"[{p}]" if isinstance(p, int) else str(p) for p in first.get("loc", ())
-    ).replace(".[", "[")
-    loc = first.get("loc", ())
+    return _format_error(path, tuple(first.get("loc", ())), first)
+
+
+def _format_error(path: Path | None, loc: tuple[Any, ...], error: ErrorDetails) -> str:
+    """One line: where (the variable of an override, else the file), the key, what was
+    expected and what was given (never a secret's value)."""
+    key = ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in loc).replace(".[", "[")
     env = _env_vars(str(loc[0])) if loc else []
     where = env[0] if env else (str(path) if path else "environment")
-    got = _describe_input(first.get("loc", ()), first.get("input"))
-    msg = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
+    got = _describe_input(loc, error.get("input"))
+    msg = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
     return f"{where}: key '{key}': {msg} ({got})"
 
 
@@ -149,23 +209,6 @@ def validation_warnings(cfg: MilkConfig) -> list[str]:
     refs = {a.name: a.mcp_servers for a in cfg.agents if a.mcp_servers}
     out.extend(mcp_config_warnings(cfg.mcp_servers, refs))
     return out
-
-
-def validation_error(cfg: MilkConfig) -> str:
-    """The first problem no run can work around ("" when none): an agent name used twice, or
-    ``agent`` / ``escalation_agent`` naming no entry (another agent must never stand in
-    silently for the one the user chose)."""
-    seen: set[str] = set()
-    for i, a in enumerate(cfg.agents):
-        if a.name.lower() in seen:
-            return f"key 'agents[{i}].name': agent name '{a.name}' is used twice"
-        seen.add(a.name.lower())
-    names = ", ".join(a.name for a in cfg.effective_agents())
-    for key in ("agent", "escalation_agent"):
-        value = getattr(cfg, key)
-        if value and cfg.find_agent(value) is None:
-            return f"key '{key}': no agent named '{value}' in agents[] (defined: {names})"
-    return ""
 
 
 def _env_vars(field: str) -> list[str]:
@@ -227,34 +270,52 @@ def secret_file_warning(path: Path, data: dict[str, Any]) -> str:
     return ""
 
 
-def load_config(path: Path | str | None = None) -> tuple[MilkConfig, list[str], Path | None]:
-    """Returns (config, warnings, the file used or None when running on defaults)."""
-    p = Path(path) if path else default_config_file()
+def load_config(
+    path: Path | str | None = None, *, skip_broken_file: bool = False
+) -> tuple[MilkConfig, list[str], Path | None]:
+    """Returns (config, warnings, the file used or None when running on defaults).
+
+    Bad values, entries and names are warnings and the valid rest loads (config/repair.py).
+    A file that cannot be read or parsed raises ``ConfigError`` — or, with
+    ``skip_broken_file`` (the TUI), is skipped with a warning starting "config error:"
+    (its path is still returned, so ``/config`` can open it).  An environment override
+    that cannot be used is always a ``ConfigError`` naming the variable."""
+    p, how = (Path(path), "--config") if path else resolve_config_file()
     data: dict[str, Any] = {}
     warnings: list[str] = []
+    if how == "Go milk":
+        warnings.append(f"reading the Go milk config {p} as is (no milk-tui config found)")
     if p is not None:
-        data = _read(p)
+        try:
+            data = _without_nulls(_read(p))
+        except ConfigError as e:
+            if not skip_broken_file:
+                raise
+            warnings.append(f"config error: {e}; started without it (/config open to fix it)")
         overridden = {k for k in data if _env_vars(k)}
         warnings.extend(
             _unknown_key_warnings(p, {k: v for k, v in data.items() if k not in overridden})
         )
         warnings.append(secret_file_warning(p, data))
         data = {k: v for k, v in data.items() if k not in GO_ONLY_KEYS}
+        if isinstance(data.get("rules"), dict):
+            data["rules"], problems = usable_rules(data["rules"])
+            warnings += [f"{p}: {problem}" for problem in problems]
     warnings.extend(_env_key_warnings())
     try:
-        cfg = MilkConfig(**data)
-    except ValidationError as e:
-        raise ConfigError(_format_validation(p, e)) from None
+        cfg, repaired, origin = validate_keeping_valid(
+            data, lambda loc, err: _format_error(p, loc, err), lambda key: bool(_env_vars(key))
+        )
+    except Unrepairable as e:
+        raise ConfigError(_format_error(p, tuple(e.error.get("loc", ())), e.error)) from None
     except SettingsError as e:
         raise ConfigError(_env_problem(e)) from None
-    problem = validation_error(cfg)
-    if problem:
-        field = problem.split("'")[1].split("[")[0]
-        env = _env_vars(field)
-        raise ConfigError(f"{env[0] if env else (p or 'environment')}: {problem}")
+    warnings.extend(repaired)
+
+    def where(key: str) -> str:
+        env = _env_vars(key)
+        return env[0] if env else str(p or "environment")
+
+    warnings.extend(repair_selection(cfg, where, {} if _env_vars("agents") else origin))
     warnings.extend(validation_warnings(cfg))
-    tool_errors, tool_warnings = agent_tool_problems(cfg)
-    if tool_errors:
-        raise ConfigError(f"{p or 'environment'}: {tool_errors[0]}")
-    warnings.extend(tool_warnings)
     return cfg, [w for w in warnings if w], p

@@ -45,16 +45,52 @@ def ensure_dir(p: Path) -> Path:
     return p
 
 
-def default_config_file() -> Path | None:
-    """The first existing config file: ``MILK_CONFIG``, then config.toml, then config.json."""
+CONFIG_NAMES = ("config.toml", "config.json")
+"""The files looked for in a config folder, in this order."""
+
+
+def go_config_file() -> Path:
+    """Where a Go milk install keeps its config (read unchanged when nothing else is found)."""
+    return Path.home() / ".milk" / "config.json"
+
+
+def resolve_config_file() -> tuple[Path | None, str]:
+    """The config file to use and how it was found ("" with None: running on defaults).
+
+    ``MILK_CONFIG``; then ``config.toml`` / ``config.json`` in ``MILK_HOME`` or, without it,
+    the platform config dir; then a Go install's ``~/.milk/config.json``.  ``MILK_HOME`` is
+    a whole home of its own (tests, a second profile): with it set, nothing outside it is
+    read.  ``--config`` comes before all of these and is handled by its caller."""
     explicit = os.environ.get("MILK_CONFIG")
     if explicit:
-        return Path(explicit)
+        return Path(explicit), "MILK_CONFIG"
     d = config_dir()
-    for name in ("config.toml", "config.json"):
+    for name in CONFIG_NAMES:
         if (d / name).exists():
-            return d / name
-    return None
+            return d / name, "MILK_HOME" if os.environ.get("MILK_HOME") else "config dir"
+    go = go_config_file()
+    if not os.environ.get("MILK_HOME") and go.is_file():
+        return go, "Go milk"
+    return None, ""
+
+
+def resolution_order() -> list[str]:
+    """The places looked at, in order, as a user reads them (``/config``)."""
+    d = config_dir()
+    where = "MILK_HOME" if os.environ.get("MILK_HOME") else "platform config dir"
+    order = [
+        "--config PATH",
+        "MILK_CONFIG",
+        f"{d / CONFIG_NAMES[0]} or {CONFIG_NAMES[1]} ({where})",
+    ]
+    if not os.environ.get("MILK_HOME"):
+        order.append(f"{go_config_file()} (a Go milk install, read as is)")
+    return order
+
+
+def default_config_file() -> Path | None:
+    """The file ``resolve_config_file`` finds (None: running on defaults)."""
+    return resolve_config_file()[0]
 
 
 def database_file() -> Path:

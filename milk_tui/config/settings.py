@@ -31,6 +31,8 @@ from milk_tui.config.defaults import (
 from milk_tui.config.loop_detection import LoopDetection
 from milk_tui.config.mcp import McpServerConfig
 
+SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "seed", "stop")
+"""``AgentConfig`` fields an HTTP agent sends with each request when set."""
 BEARERLESS_PROVIDERS = {"", "local", "bedrock", "claude-cli", "demo", "aider-cli", "subprocess"}
 EXTERNAL_PROCESS_PROVIDERS = {"claude-cli", "aider-cli", "subprocess"}
 
@@ -85,6 +87,16 @@ class AgentConfig(BaseModel):
     """This agent's own ``agent_tools`` entries (config/agent_tools.py)."""
     mcp_servers: list[str] | None = None
     """Names of the ``mcp_servers`` entries this agent gets (None: every enabled one)."""
+    temperature: float | None = None
+    """Sampling temperature sent with each request (HTTP agents; None: the server's)."""
+    top_p: float | None = None
+    """Nucleus sampling sent with each request (HTTP agents)."""
+    max_tokens: int | None = None
+    """Cap on a reply's tokens sent with each request (HTTP agents)."""
+    seed: int | None = None
+    """Sampling seed sent with each request (HTTP agents)."""
+    stop: str | list[str] | None = None
+    """Stop sequence(s) sent with each request (HTTP agents)."""
 
     @field_validator("provider")
     @classmethod
@@ -154,6 +166,8 @@ class MilkConfig(BaseSettings):
     classifier_fallback: str = ""
     loop_detection: LoopDetection = Field(default_factory=LoopDetection)
     mcp_servers: list[McpServerConfig] = Field(default_factory=list)
+    config_editors: list[str] = Field(default_factory=list)
+    """Editors tried in order by ``/config open`` and ``/open`` (then $VISUAL, $EDITOR, nano, vim, vi)."""
 
     @field_validator("loop_detection", mode="before")
     @classmethod

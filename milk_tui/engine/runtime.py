@@ -172,6 +172,7 @@ def build_runtime(
     permission_policy: Literal["ask", "allow", "deny"] = "ask",
     config: MilkConfig | None = None,
     cooperative: bool = False,
+    skip_broken_config: bool = False,
 ) -> Runtime:
     """Open everything a session needs.  ``cooperative`` wraps the agents so their streams
     yield to the event loop often (an interactive UI asks for it; headless runs do not)."""
@@ -179,7 +180,7 @@ def build_runtime(
     warnings: list[str] = []
     used_path: Path | None = None
     if config is None:
-        config, warnings, used_path = load_config(config_path)
+        config, warnings, used_path = load_config(config_path, skip_broken_file=skip_broken_config)
     db = Database(database_file())
     store = SessionStore(db)
     bus = EventBus()

@@ -140,6 +140,11 @@ class Application:
         return dict(self.runtime.config.keymap)
 
     @property
+    def config_editors(self) -> list[str]:
+        """The config's ``config_editors``: tried first by ``/config open`` and ``/open``."""
+        return list(self.runtime.config.config_editors)
+
+    @property
     def theme(self) -> str:
         """The configured theme ("" when the config names none)."""
         return self.runtime.config.theme

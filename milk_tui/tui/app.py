@@ -283,6 +283,7 @@ def run_app(args: argparse.Namespace) -> int:
             debug=bool(getattr(args, "debug", False)),
             permission_policy="ask",
             cooperative=True,
+            skip_broken_config=True,  # start without a file that does not parse; say so
         )
 
     app = MilkApp(runtime_factory=factory)

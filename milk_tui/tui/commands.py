@@ -62,6 +62,14 @@ COMMANDS: tuple[SlashCommand, ...] = (
         args="[<action> <server>]",
         busy_safe=True,
     ),
+    SlashCommand(
+        "/config",
+        "the config file in use; open: edit it; init: write a starter",
+        args="[open|init]",
+    ),
+    SlashCommand(
+        "/open", "open a file in $EDITOR (relative to the session folder)", args="<path|@path>"
+    ),
     SlashCommand("/think", "show or hide thinking", args="[on|off]", busy_safe=True),
     SlashCommand("/theme", "switch theme (no name: pick one)", args="[name]", busy_safe=True),
     SlashCommand("/export", "write the transcript as text", args="[path]", busy_safe=True),

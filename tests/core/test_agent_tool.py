@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from milk_tui.config.agent_tools import entries_for, tool_name
-from milk_tui.config.load import ConfigError, load_config
+from milk_tui.config.load import load_config
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.facade.application import start
 from milk_tui.model import events as ev
@@ -144,7 +144,9 @@ def _write(tmp_path: Path, data: dict[str, Any]) -> Path:
     return p
 
 
-def test_claude_as_a_tool_without_skipped_permissions_is_one_clear_error(tmp_path: Path) -> None:
+def test_claude_as_a_tool_without_skipped_permissions_is_one_line_and_left_out(
+    tmp_path: Path,
+) -> None:
     p = _write(
         tmp_path,
         {
@@ -155,11 +157,11 @@ def test_claude_as_a_tool_without_skipped_permissions_is_one_clear_error(tmp_pat
             "agent_tools": [{"agent": "claude"}],
         },
     )
-    with pytest.raises(ConfigError) as ei:
-        load_config(p)
-    message = str(ei.value)
+    cfg, warnings, _ = load_config(p)
+    [message] = [w for w in warnings if "agent_tools" in w]
     assert message.startswith(str(p)) and "agent_tools entry 'claude'" in message
-    assert "dangerously_skip_permissions" in message and "\n" not in message
+    assert "dangerously_skip_permissions" in message and message.endswith("left out")
+    assert cfg.agent_tools == []
 
 
 def test_claude_as_a_tool_with_skipped_permissions_loads(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from milk_tui.config.load import ConfigError, load_config
+from milk_tui.config.load import load_config
 from milk_tui.config.mcp import McpServerConfig, servers_for_agent
 
 
@@ -67,13 +67,15 @@ def test_unusable_entries_are_named(tmp_path: Path, entry: dict[str, str], warni
     [({"name": "x", "transport": "grpc"}, "transport"), ({"name": "x", "timeout": "soon"}, "timeout"),
      ({"name": "x", "auth": "magic"}, "auth")],
 )  # fmt: skip
-def test_bad_values_are_one_error_naming_the_key(
+def test_bad_values_are_one_line_naming_the_key_and_the_entry_is_left_out(
     tmp_path: Path, entry: dict[str, str], key: str
 ) -> None:
     f = tmp_path / "config.json"
-    f.write_text(json.dumps({"mcp_servers": [entry]}))
-    with pytest.raises(ConfigError, match=rf"key .mcp_servers\[0\]\.{key}."):
-        load_config(f)
+    f.write_text(json.dumps({"mcp_servers": [entry, {"name": "ok", "command": "true"}]}))
+    cfg, warnings, _ = load_config(f)
+    [line] = warnings
+    assert f"key 'mcp_servers[0].{key}'" in line and line.endswith("MCP server 'x' left out")
+    assert [s.name for s in cfg.mcp_servers] == ["ok"]
 
 
 def test_duplicate_names_keep_the_first() -> None:

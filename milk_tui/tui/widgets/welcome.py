@@ -45,7 +45,8 @@ def welcome_text(
             "/auto routes automatically again.\n"
         )
     for n in notes:
-        t.append("⚠ " + inert(n) + "\n", style="yellow")  # may quote a server's error
+        broken = n.startswith("config error:")  # the config file was not read at all
+        t.append("⚠ " + inert(n) + "\n", style="bold red" if broken else "yellow")
     if demo:
         where = config_path or str(config_dir() / "config.toml")
         t.append("To use a real model, add agents to ", style="dim")
