@@ -1,0 +1,43 @@
+"""Per-agent keys that only one kind of backend reads: set on another, each is named once.
+
+A Go milk config often carries keys copied between entries (``extra_args`` on an HTTP
+agent, ``settings`` on an aider entry); they are harmless, but silently ignoring them
+would hide a typo in ``provider``.
+"""
+
+from __future__ import annotations
+
+from milk_tui.config.settings import AgentConfig
+
+KEY_KINDS: dict[str, frozenset[str]] = {
+    "settings": frozenset({"claude-cli"}),
+    "extra_args": frozenset({"claude-cli", "aider-cli"}),
+    "tls_ca_cert": frozenset({"openai"}),
+    "tls_skip_verify": frozenset({"openai"}),
+    "aws_service": frozenset({"bedrock"}),
+    "prompt_caching": frozenset({"bedrock"}),
+    "system_prompt_tier": frozenset({"openai", "bedrock"}),
+    "action_type": frozenset({"subprocess"}),
+    "model_type": frozenset({"subprocess"}),
+    "smolagent_tools": frozenset({"subprocess"}),
+    "max_steps": frozenset({"subprocess"}),
+    "authorized_imports": frozenset({"subprocess"}),
+}
+"""Key → the adapter kinds (``AgentConfig.kind``) that read it."""
+
+
+def misplaced_key_warnings(agents: list[AgentConfig]) -> list[str]:
+    out = []
+    for ac in agents:
+        if ac.kind == "demo":
+            continue
+        misplaced = [
+            k for k in KEY_KINDS if k in ac.model_fields_set and ac.kind not in KEY_KINDS[k]
+        ]
+        for key in misplaced:
+            kinds = " or ".join(sorted(KEY_KINDS[key])).replace("openai", "an HTTP provider")
+            out.append(
+                f"agent '{ac.name}': key '{key}' applies only to {kinds}, not to provider "
+                f"'{ac.provider or 'local'}'; ignored"
+            )
+    return out
