@@ -7,6 +7,9 @@ would hide a typo in ``provider``.
 
 from __future__ import annotations
 
+import os
+import ssl
+
 from milk_tui.config.settings import AgentConfig
 
 KEY_KINDS: dict[str, frozenset[str]] = {
@@ -27,7 +30,7 @@ KEY_KINDS: dict[str, frozenset[str]] = {
 
 
 def misplaced_key_warnings(agents: list[AgentConfig]) -> list[str]:
-    out = []
+    out = [w for a in agents if (w := ca_cert_problem(a))]
     for ac in agents:
         if ac.kind == "demo":
             continue
@@ -41,3 +44,22 @@ def misplaced_key_warnings(agents: list[AgentConfig]) -> list[str]:
                 f"'{ac.provider or 'local'}'; ignored"
             )
     return out
+
+
+def ca_cert_problem(ac: AgentConfig) -> str:
+    """One line when an HTTP agent's ``tls_ca_cert`` cannot be loaded: the agent then
+    verifies with the default CA bundle only (agents/openai_compat.py ``tls_verify``)."""
+    if not ac.tls_ca_cert or ac.kind != "openai" or ac.tls_skip_verify:
+        return ""
+    path = os.path.expanduser(ac.tls_ca_cert)
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=path)
+    except FileNotFoundError:
+        why = "not found"
+    except PermissionError:
+        why = "permission denied"
+    except (OSError, ssl.SSLError) as e:
+        why = f"not a PEM certificate file ({getattr(e, 'reason', None) or e})"
+    else:
+        return ""
+    return f"agent '{ac.name}': tls_ca_cert {path}: {why}; verifying with the default CA bundle"
