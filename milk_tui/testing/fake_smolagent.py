@@ -17,7 +17,7 @@ Command line (what the agent passes): ``--model-type T [--model-id M] [--api-bas
 * ``error`` — a ``result`` with ``is_error`` and an ``error`` text;
 * ``slow`` — one delta, then sleeps (a turn to cancel).
 
-``FAKE_SMOLAGENT_RECORD`` — a file each call appends one JSON line to: argv and the text of
+``FAKE_SMOLAGENT_RECORD`` — a file each call appends one JSON line to: argv, its pid and the text of
 every context file.
 """
 
@@ -46,7 +46,7 @@ def _record(argv: list[str]) -> None:
         with open(f, encoding="utf-8") as fh:
             contexts.append(fh.read())
     with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps({"argv": argv, "contexts": contexts}) + "\n")
+        fh.write(json.dumps({"argv": argv, "contexts": contexts, "pid": os.getpid()}) + "\n")
 
 
 def main(argv: list[str]) -> int:

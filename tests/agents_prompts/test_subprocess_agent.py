@@ -218,3 +218,31 @@ async def test_aider_runs_from_path_with_its_argv_and_plain_text_reply(
     assert argv[-4:] == ["--file", "app.py", "--message", "fix the bug in app.py please"]
     assert call["key"] == "sk-config-key-123456" and call["anthropic"] is None
     assert not failed.ok and failed.error.endswith("aider exited with code 2")
+
+
+async def test_cancelling_a_turn_kills_the_adapter(milk_home, tmp_path, monkeypatch):
+    import asyncio
+    import os
+
+    from milk_tui.agents.base import AgentRequest, TextChunk
+
+    record = tmp_path / "calls.jsonl"
+    monkeypatch.setenv("FAKE_SMOLAGENT_MODE", "slow")
+    monkeypatch.setenv("FAKE_SMOLAGENT_RECORD", str(record))
+    agent = SubprocessAgent(_config().agents[0])
+    stream = agent.stream(AgentRequest(slot="primary", prompt="wait", cwd=str(tmp_path)))
+    first = asyncio.Event()
+
+    async def consume() -> None:
+        async for e in stream:
+            if isinstance(e, TextChunk):
+                first.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(first.wait(), 30)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    pid = json.loads(record.read_text())["pid"]
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
