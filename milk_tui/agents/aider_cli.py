@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -24,11 +23,7 @@ from milk_tui.agents.base import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from milk_tui.agents.child_process import ChildRun, exits_zero
-from milk_tui.agents.redact import Redactor
-from milk_tui.agents.subprocess_agent import render_messages
-from milk_tui.agents.wire_log import WireLog
-from milk_tui.config.settings import AgentConfig
+from milk_tui.agents.child_process import ChildAgent, exits_zero
 
 BASE_ARGS = (
     "--yes-always", "--no-pretty", "--no-auto-commits", "--edit-format", "diff",
@@ -79,27 +74,13 @@ class AiderLines:
         return [TextChunk(line + "\n")]
 
 
-class AiderCliAgent:
+class AiderCliAgent(ChildAgent):
     """Agent protocol over the aider command line (provider ``aider-cli``)."""
 
-    def __init__(self, config: AgentConfig, *, debug_log: Path | None = None) -> None:
-        self.config = config
-        self.name = config.name
-        self.model = config.model or config.name
-        self._wire = WireLog(debug_log, self.name, Redactor(config.api_key)) if debug_log else None
+    default_bin = "aider"
 
     async def available(self) -> bool:
         return await exits_zero([self._binary(), "--version"], self._environment())
-
-    async def aclose(self) -> None:
-        return None
-
-    def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
-        return self._run(request)
-
-    def _binary(self) -> str:
-        b = os.path.expanduser(self.config.bin or "aider")
-        return b if os.sep in b else (shutil.which(b) or b)
 
     def _environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in _STRIPPED_ENV}
@@ -125,24 +106,10 @@ class AiderCliAgent:
         return [*argv, "--message", request.prompt]
 
     async def _run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
-        child = ChildRun(self.name, [], cwd=request.cwd, env=self._environment())
-        try:
-            static = request.system_prompt or request.append_system_prompt
-            dynamic = render_messages(request.messages)
-            files = [child.context_file(t) for t in (static, dynamic) if t.strip()]
-            child.argv = self.build_argv(request, files)
-            await child.start()
-            lines = AiderLines()
-            async for raw in child.lines():
-                if self._wire:
-                    self._wire.data(raw if raw.endswith(b"\n") else raw + b"\n")
-                for ev in lines.feed(raw):
-                    yield ev
-            rc, stderr = await child.finish()
-            if rc != 0:
-                raise child.exit_error(rc, stderr)
-            yield Finished(stop_reason="end_turn")
-        finally:
-            await child.close()
-            if self._wire:
-                self._wire.flush()
+        async for ev in self.child_turn(
+            request,
+            lambda files: self.build_argv(request, files),
+            AiderLines().feed,
+        ):
+            yield ev
+        yield Finished(stop_reason="end_turn")

@@ -11,14 +11,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import tempfile
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
-from milk_tui.agents.base import AgentError
+from milk_tui.agents.base import AgentError, AgentEvent, AgentRequest, ChatMessage
 from milk_tui.agents.claude_cli import MAX_LINE_BYTES, _clean_stderr, _drain_tail, _read_lines
 from milk_tui.agents.process_tree import kill_tree, kill_tree_now
+from milk_tui.agents.redact import Redactor
+from milk_tui.agents.wire_log import WireLog
+from milk_tui.config.settings import AgentConfig
 
 HELP_TIMEOUT_S = 15.0
 
@@ -113,3 +118,89 @@ async def exits_zero(argv: list[str], env: dict[str, str]) -> bool:
     except TimeoutError:
         kill_tree_now(proc)
         return False
+
+
+def resolve_bin(configured: str, default: str) -> str:
+    """The program to run: ``~`` expanded, a bare name looked up on PATH."""
+    b = os.path.expanduser(configured or default)
+    return b if os.sep in b else (shutil.which(b) or b)
+
+
+def render_messages(messages: list[ChatMessage]) -> str:
+    """The history as text for a stateless program: one ``[role]`` block per message."""
+    return "\n\n".join(f"[{m.role}]\n{m.content}" for m in messages if m.content)
+
+
+async def run_child_turn(
+    name: str,
+    request: AgentRequest,
+    *,
+    env: dict[str, str],
+    argv_for: Callable[[list[str]], list[str]],
+    feed: Callable[[bytes], list[AgentEvent]],
+    wire: WireLog | None,
+) -> AsyncIterator[AgentEvent]:
+    """One turn: the system prompt and the pinned blocks + history as two context files,
+    ``argv_for(files)`` started, each stdout line ``feed`` into events; a failed exit is
+    one AgentError; the process tree and the files are gone when this ends."""
+    child = ChildRun(name, [], cwd=request.cwd, env=env)
+    try:
+        static = request.system_prompt or request.append_system_prompt
+        texts = (static, render_messages(request.messages))
+        child.argv = argv_for([child.context_file(t) for t in texts if t.strip()])
+        await child.start()
+        async for line in child.lines():
+            if wire:
+                wire.data(line if line.endswith(b"\n") else line + b"\n")
+            for ev in feed(line):
+                yield ev
+        rc, stderr = await child.finish()
+        if rc != 0:
+            raise child.exit_error(rc, stderr)
+    finally:
+        await child.close()
+        if wire:
+            wire.flush()
+
+
+class ChildAgent:
+    """What every child-process agent shares: its config, the agent protocol's plumbing,
+    and ``child_turn``; a subclass says how to start it and read its lines."""
+
+    default_bin = ""
+
+    def __init__(self, config: AgentConfig, *, debug_log: Path | None = None) -> None:
+        self.config = config
+        self.name = config.name
+        self.model = config.model or config.name
+        self._wire = WireLog(debug_log, self.name, Redactor(config.api_key)) if debug_log else None
+
+    async def aclose(self) -> None:
+        return None
+
+    def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
+        return self._run(request)
+
+    def _run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
+        raise NotImplementedError
+
+    def _binary(self) -> str:
+        return resolve_bin(self.config.bin, self.default_bin)
+
+    def _environment(self) -> dict[str, str]:
+        return dict(os.environ)
+
+    def child_turn(
+        self,
+        request: AgentRequest,
+        argv_for: Callable[[list[str]], list[str]],
+        feed: Callable[[bytes], list[AgentEvent]],
+    ) -> AsyncIterator[AgentEvent]:
+        return run_child_turn(
+            self.name,
+            request,
+            env=self._environment(),
+            argv_for=argv_for,
+            feed=feed,
+            wire=self._wire,
+        )

@@ -12,50 +12,24 @@ the user configured.  The wire protocol is in ``agents/subprocess_events.py``.
 from __future__ import annotations
 
 import os
-import shutil
 import uuid
 from collections.abc import AsyncIterator
-from pathlib import Path
 
-from milk_tui.agents.base import AgentError, AgentEvent, AgentRequest, ChatMessage, Finished
-from milk_tui.agents.child_process import ChildRun, exits_zero
-from milk_tui.agents.redact import Redactor
+from milk_tui.agents.base import AgentError, AgentEvent, AgentRequest, Finished
+from milk_tui.agents.child_process import ChildAgent, exits_zero
 from milk_tui.agents.subprocess_events import NdjsonParser
-from milk_tui.agents.wire_log import WireLog
 from milk_tui.agents.wire_shape import WireShapeError
-from milk_tui.config.settings import AgentConfig
 
 _STRIPPED_ENV = ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT", "CLAUDECODE")
 
 
-def render_messages(messages: list[ChatMessage]) -> str:
-    """The history as text: one block per message, labelled with its role."""
-    return "\n\n".join(f"[{m.role}]\n{m.content}" for m in messages if m.content)
-
-
-class SubprocessAgent:
+class SubprocessAgent(ChildAgent):
     """Agent protocol over an NDJSON adapter process (provider ``subprocess``)."""
-
-    def __init__(self, config: AgentConfig, *, debug_log: Path | None = None) -> None:
-        self.config = config
-        self.name = config.name
-        self.model = config.model or config.name
-        self._wire = WireLog(debug_log, self.name, Redactor(config.api_key)) if debug_log else None
 
     async def available(self) -> bool:
         return bool(self.config.bin) and await exits_zero(
             [self._binary(), "--help"], self._environment()
         )
-
-    async def aclose(self) -> None:
-        return None
-
-    def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
-        return self._run(request)
-
-    def _binary(self) -> str:
-        b = os.path.expanduser(self.config.bin)
-        return b if os.sep in b else (shutil.which(b) or b)
 
     def _environment(self) -> dict[str, str]:
         return {k: v for k, v in os.environ.items() if k not in _STRIPPED_ENV}
@@ -88,33 +62,22 @@ class SubprocessAgent:
                 agent=self.name,
             )
         session_id = str(uuid.uuid4())
-        child = ChildRun(self.name, [], cwd=request.cwd, env=self._environment())
-        try:
-            static = request.system_prompt or request.append_system_prompt
-            dynamic = render_messages(request.messages)
-            files = [child.context_file(t) for t in (static, dynamic) if t.strip()]
-            child.argv = self.build_argv(request, session_id, files)
-            await child.start()
-            parser = NdjsonParser(self.model)
-            async for line in child.lines():
-                if self._wire:
-                    self._wire.data(line if line.endswith(b"\n") else line + b"\n")
-                try:
-                    events = parser.feed(line)
-                except WireShapeError as e:
-                    raise AgentError(
-                        f"{self.name}: malformed NDJSON line: {e}", agent=self.name
-                    ) from None
-                for ev in events:
-                    yield ev
-            rc, stderr = await child.finish()
-            if rc != 0:
-                raise child.exit_error(rc, stderr)
-            if parser.result is not None and parser.result.is_error:
-                why = parser.result.error or "the adapter reported an error"
-                raise AgentError(f"{self.name}: {why}", agent=self.name)
-            yield Finished(stop_reason="end_turn")
-        finally:
-            await child.close()
-            if self._wire:
-                self._wire.flush()
+        parser = NdjsonParser(self.model)
+
+        def feed(line: bytes) -> list[AgentEvent]:
+            try:
+                return parser.feed(line)
+            except WireShapeError as e:
+                msg = f"{self.name}: malformed NDJSON line: {e}"
+                raise AgentError(msg, agent=self.name) from None
+
+        async for ev in self.child_turn(
+            request,
+            lambda files: self.build_argv(request, session_id, files),
+            feed,
+        ):
+            yield ev
+        if parser.result is not None and parser.result.is_error:
+            why = parser.result.error or "the adapter reported an error"
+            raise AgentError(f"{self.name}: {why}", agent=self.name)
+        yield Finished(stop_reason="end_turn")

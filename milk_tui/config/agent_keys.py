@@ -19,7 +19,7 @@ KEY_KINDS: dict[str, frozenset[str]] = {
     "tls_skip_verify": frozenset({"openai"}),
     "aws_service": frozenset({"bedrock"}),
     "prompt_caching": frozenset({"bedrock"}),
-    "system_prompt_tier": frozenset({"openai", "bedrock"}),
+    "system_prompt_tier": frozenset({"openai", "bedrock", "subprocess", "aider-cli"}),
     "action_type": frozenset({"subprocess"}),
     "model_type": frozenset({"subprocess"}),
     "smolagent_tools": frozenset({"subprocess"}),
