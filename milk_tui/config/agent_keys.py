@@ -34,9 +34,7 @@ def misplaced_key_warnings(agents: list[AgentConfig]) -> list[str]:
     for ac in agents:
         if ac.kind == "demo":
             continue
-        misplaced = [
-            k for k in KEY_KINDS if k in ac.model_fields_set and ac.kind not in KEY_KINDS[k]
-        ]
+        misplaced = [k for k in KEY_KINDS if ac.kind not in KEY_KINDS[k] and _set(ac, k)]
         for key in misplaced:
             kinds = " or ".join(sorted(KEY_KINDS[key])).replace("openai", "an HTTP provider")
             out.append(
@@ -44,6 +42,14 @@ def misplaced_key_warnings(agents: list[AgentConfig]) -> list[str]:
                 f"'{ac.provider or 'local'}'; ignored"
             )
     return out
+
+
+def _set(ac: AgentConfig, key: str) -> bool:
+    """Given a value other than the default: a Go config that writes every field with its
+    zero value (``"tls_skip_verify": false``) must not be warned about."""
+    value = getattr(ac, key)
+    default = AgentConfig.model_fields[key].get_default(call_default_factory=True)
+    return key in ac.model_fields_set and bool(value) and value != default
 
 
 def ca_cert_problem(ac: AgentConfig) -> str:

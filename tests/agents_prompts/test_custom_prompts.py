@@ -189,3 +189,19 @@ def test_a_key_of_another_provider_is_named_once(milk_home, tmp_path):
         "agent 'local': key 'max_steps' applies only to subprocess, not to provider 'local'; "
         "ignored",
     ]
+
+
+def test_a_go_config_writing_every_zero_value_is_not_warned_about(milk_home, tmp_path):
+    rt = _runtime(
+        milk_home,
+        tmp_path,
+        "http://127.0.0.1:9",
+        settings=None,
+        extra_args=[],
+        max_steps=15,
+        action_type="code",
+        aws_service="",
+        prompt_caching=False,
+        system_prompt_tier="",
+    )
+    assert rt.startup_notes == []
