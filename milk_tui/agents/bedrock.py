@@ -16,6 +16,7 @@ import threading
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -120,7 +121,9 @@ class BedrockAgent:
         )
         kwargs: dict[str, Any] = {"modelId": self.model, "messages": messages}
         if system:
-            kwargs["system"] = system
+            # prompt_caching: the system prompt is the same every round, so it is cached.
+            cache = [{"cachePoint": {"type": "default"}}] if self.config.prompt_caching else []
+            kwargs["system"] = [*system, *cache]
         if (tc := wire_fmt.tool_config(tools)) is not None:
             kwargs["toolConfig"] = tc
         return ConverseConversation(kwargs, tools_enabled=tc is not None)
@@ -179,6 +182,10 @@ class BedrockAgent:
             config=cfg,
             **static,
         )
+        if (service := self.config.aws_service) != "bedrock":  # a proxy signing as another name
+            self._client.meta.events.register(
+                "before-sign.bedrock-runtime.*", partial(_sign_as, service)
+            )
         self._client_generation = self._auth.generation
         return self._client
 
@@ -261,6 +268,11 @@ class BedrockAgent:
 
 _SESSION: Any = None
 _SESSION_LOCK = threading.Lock()
+
+
+def _sign_as(service: str, request: Any, **_: Any) -> None:
+    """botocore's ``before-sign`` hook: the SigV4 scope names ``service`` (``aws_service``)."""
+    request.context.setdefault("signing", {})["signing_name"] = service
 
 
 def _shared_session(boto3: Any) -> Any:

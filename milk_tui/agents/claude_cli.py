@@ -181,6 +181,7 @@ class ClaudeCliAgent:
     async def _run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         session_id = request.resume_session_id or str(uuid.uuid4())
         context_file = _write_context(request.append_system_prompt)
+        settings_file = _write_settings(self.config.settings)
         mcp_file = await mcp_config.write_mcp_config(self.mcp_servers, self._redact)
         proc: asyncio.subprocess.Process | None = None
         stderr_task: asyncio.Task[None] | None = None
@@ -188,6 +189,8 @@ class ClaudeCliAgent:
         try:
             argv = self.build_argv(request, session_id, context_file)
             argv += mcp_config.mcp_config_argv(mcp_file)
+            argv += ["--settings", settings_file] if settings_file else []
+            argv += self.config.extra_args  # last: the user's own flags win
             try:
                 proc = await asyncio.create_subprocess_exec(
                     *argv,
@@ -252,9 +255,10 @@ class ClaudeCliAgent:
             if stderr_task is not None and not stderr_task.done():
                 stderr_task.cancel()
             mcp_config.remove(mcp_file)
-            if context_file:
-                with contextlib.suppress(OSError):
-                    os.unlink(context_file)
+            for path in (context_file, settings_file):
+                if path:
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
             if self._wire:
                 self._wire.flush()  # lines held back for redaction (a key across deltas)
 
@@ -295,6 +299,16 @@ def _write_context(text: str) -> str | None:
     fd, path = tempfile.mkstemp(prefix="milk-ctx-", suffix=".txt")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
+    return path
+
+
+def _write_settings(settings: dict[str, Any] | None) -> str | None:
+    """The agent's ``settings`` object as a private temp file for ``--settings``."""
+    if settings is None:
+        return None
+    fd, path = tempfile.mkstemp(prefix="milk-settings-", suffix=".json")  # mode 0600
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(settings, f)
     return path
 
 

@@ -29,6 +29,14 @@ def build_agent(
 
         servers = servers_for_agent(config.mcp_servers, ac.mcp_servers)
         return ClaudeCliAgent(ac, debug_log=debug_log, mcp_servers=servers)
+    if kind == "subprocess":
+        from milk_tui.agents.subprocess_agent import SubprocessAgent
+
+        return SubprocessAgent(ac, debug_log=debug_log)
+    if kind == "aider-cli":
+        from milk_tui.agents.aider_cli import AiderCliAgent
+
+        return AiderCliAgent(ac, debug_log=debug_log)
     # Every API backend runs the same tool loop with the same limits.
     max_tool_iterations = config.resolve_max_tool_iterations(ac)
     tool_timeout = config.resolve_tool_timeout(ac)

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import certifi
 import httpx
 
 from milk_tui.agents import openai_wire as wire_fmt
@@ -192,7 +195,7 @@ class OpenAICompatAgent:
         t = self.config.timeout_secs or None
         return httpx.AsyncClient(
             transport=self._transport,
-            verify=not self.config.tls_skip_verify,
+            verify=tls_verify(self.config),
             timeout=httpx.Timeout(t, connect=min(t or CONNECT_TIMEOUT_SECS, CONNECT_TIMEOUT_SECS)),
             limits=httpx.Limits(keepalive_expiry=KEEPALIVE_SECS),
         )
@@ -326,3 +329,19 @@ async def _logged(source: AsyncIterator[bytes], wire: WireLog) -> AsyncIterator[
 
 def _reason(e: Exception) -> str:
     return str(e) or type(e).__name__
+
+
+def tls_verify(config: AgentConfig) -> bool | ssl.SSLContext:
+    """What httpx verifies the server with: nothing (``tls_skip_verify``), the default CA
+    bundle, or that bundle plus the agent's ``tls_ca_cert`` PEM file.  A file that cannot
+    be loaded leaves the default (named once at start-up by config/agent_keys.py)."""
+    if config.tls_skip_verify:
+        return False
+    if not config.tls_ca_cert:
+        return True
+    try:
+        ctx = ssl.create_default_context(cafile=certifi.where())
+        ctx.load_verify_locations(cafile=os.path.expanduser(config.tls_ca_cert))
+    except (OSError, ssl.SSLError):
+        return True
+    return ctx

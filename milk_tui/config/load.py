@@ -47,11 +47,9 @@ GO_UNSUPPORTED_KEYS = {
 GO_ONLY_KEYS = GO_INERT_KEYS | GO_UNSUPPORTED_KEYS
 
 GO_ONLY_AGENT_KEYS = {
-    "system_prompt_tier", "extra_args", "run_cmd", "api_format",
-    "tls_ca_cert", "aws_service", "prompt_caching", "settings", "action_type", "model_type",
-    "smolagent_tools", "max_steps", "authorized_imports",
+    "run_cmd", "api_format",
 }  # fmt: skip
-UNSUPPORTED_AGENT_KEYS = GO_ONLY_AGENT_KEYS | {"prompt", "prompt_file"}
+UNSUPPORTED_AGENT_KEYS = GO_ONLY_AGENT_KEYS
 """Agent keys that load but do nothing here yet (named in a warning when present)."""
 
 

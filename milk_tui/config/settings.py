@@ -8,7 +8,8 @@ docs/interfaces.md.
 
 from __future__ import annotations
 
-from typing import Any
+import shlex
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -77,7 +78,33 @@ class AgentConfig(BaseModel):
     endpoint_url: str = ""
     """Bedrock only: override the service endpoint (tests, VPC endpoints)."""
     prompt: str = ""
+    """A custom system prompt put before the role prompt; ``{{milk:memory}}``,
+    ``{{milk:need}}``, ``{{milk:escalation}}`` and ``{{milk:tools}}`` are filled in."""
     prompt_file: str = ""
+    """A file holding the custom prompt (``~`` expanded, relative to the working folder);
+    wins over ``prompt``."""
+    system_prompt_tier: Literal["minimal", "standard", "full"] = "standard"
+    """How much guidance the built-in role prompt carries (engine/prompts.py)."""
+    extra_args: list[str] = Field(default_factory=list)
+    """claude-cli / aider-cli: more command-line arguments (a string is split like a shell)."""
+    settings: dict[str, Any] | None = None
+    """claude-cli: a settings object written to a temp file and passed as ``--settings``."""
+    tls_ca_cert: str = ""
+    """HTTP agents: a PEM file of CA certificates to trust (with the system ones)."""
+    aws_service: str = "bedrock"
+    """Bedrock: the SigV4 signing name of the endpoint."""
+    prompt_caching: bool = False
+    """Bedrock: mark the end of the system prompt as a cache point."""
+    action_type: str = "code"
+    """subprocess: the smolagents action type (``code`` or ``tool_calling``)."""
+    model_type: str = "OpenAIModel"
+    """subprocess: the smolagents model class."""
+    smolagent_tools: list[str] = Field(default_factory=list)
+    """subprocess: smolagents tools to enable."""
+    max_steps: int = 15
+    """subprocess: the smolagents step limit."""
+    authorized_imports: list[str] = Field(default_factory=list)
+    """subprocess: modules the smolagents code action may import."""
     context_window_tokens: int = 0
     tls_skip_verify: bool = False
     timeout_secs: float = 60.0
@@ -97,6 +124,21 @@ class AgentConfig(BaseModel):
     """Sampling seed sent with each request (HTTP agents)."""
     stop: str | list[str] | None = None
     """Stop sequence(s) sent with each request (HTTP agents)."""
+
+    @field_validator("system_prompt_tier", mode="before")
+    @classmethod
+    def _norm_tier(cls, v: Any) -> Any:
+        return (v.strip().lower() or "standard") if isinstance(v, str) else v
+
+    @field_validator("extra_args", mode="before")
+    @classmethod
+    def _split_extra_args(cls, v: Any) -> Any:
+        return shlex.split(v) if isinstance(v, str) else v  # a Go config holds one string
+
+    @field_validator("aws_service", mode="before")
+    @classmethod
+    def _default_service(cls, v: Any) -> Any:
+        return v or "bedrock"
 
     @field_validator("provider")
     @classmethod
@@ -122,9 +164,10 @@ class AgentConfig(BaseModel):
 
     @property
     def kind(self) -> str:
-        """openai / bedrock / claude-cli / demo — which adapter serves this entry."""
+        """openai / bedrock / claude-cli / aider-cli / subprocess / demo — which adapter
+        serves this entry."""
         p = self.provider
-        if p in ("bedrock", "claude-cli", "demo"):
+        if p in ("bedrock", "claude-cli", "aider-cli", "subprocess", "demo"):
             return p
         return "openai"
 

@@ -14,6 +14,7 @@ from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.availability import AvailabilityCache
 from milk_tui.engine.bus import EventBus
+from milk_tui.engine.custom_prompt import CustomPrompts
 from milk_tui.engine.router import RouteFlags, Router
 from milk_tui.memory.service import MemoryService
 from milk_tui.model.session import PRIMARY, Session
@@ -45,6 +46,8 @@ class DispatchState:
     flags: RouteFlags = field(default_factory=RouteFlags)
     mcp: McpManager | None = None
     """The configured MCP servers; their ready tools join the API agents' tool boxes."""
+    prompts: CustomPrompts = field(default_factory=CustomPrompts)
+    """The agents' custom prompt files, re-read when they change (engine/custom_prompt.py)."""
 
     @property
     def primary_name(self) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 
-from milk_tui.agents.base import AgentRequest, AskPermission, AskUser, Slot, ToolBox
+from milk_tui.agents.base import AgentRequest, AskPermission, AskUser, ToolBox
 from milk_tui.agents.tools.box import CompositeToolBox, ToolFilter
 from milk_tui.agents.tools.builtin import BuiltinToolBox
 from milk_tui.agents.tools.specs import ACTION_TOOLS
@@ -24,6 +24,7 @@ from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.agent_stream import record_usage
 from milk_tui.engine.agent_tool import AgentToolBox, agent_tools
 from milk_tui.engine.context import assemble_messages
+from milk_tui.engine.custom_prompt import PromptValues, render, tools_text
 from milk_tui.engine.dispatch_state import DispatchState
 from milk_tui.engine.escalation_context import (
     build_dynamic_context,
@@ -34,7 +35,7 @@ from milk_tui.engine.escalation_context import (
 )
 from milk_tui.engine.handoff import HandoffPlan
 from milk_tui.engine.memory_tools import MemoryToolBox
-from milk_tui.engine.prompts import role_prompt
+from milk_tui.engine.prompts import carries_tag_instructions, role_prompt
 from milk_tui.engine.session_tools import SessionToolBox
 from milk_tui.engine.turn_publisher import TurnPublisher
 from milk_tui.engine.turn_scratch import TurnScratch
@@ -61,16 +62,18 @@ class RequestBuilder:
         assert st.primary is not None
         # The toolbox is made on the loop: MCP servers start from it and need the running loop.
         tools = self._toolbox(st.primary, scratch, prompt, allow_escalate=st.escalation is not None)
-        request, problem = await asyncio.to_thread(self._primary_request, prompt, tools)
-        self._warn(problem)
+        request, problems = await asyncio.to_thread(self._primary_request, prompt, tools)
+        self._warn(*problems)
         return request
 
-    def _primary_request(self, prompt: str, tools: CompositeToolBox) -> tuple[AgentRequest, str]:
+    def _primary_request(
+        self, prompt: str, tools: CompositeToolBox
+    ) -> tuple[AgentRequest, tuple[str, str]]:
         st = self._state
         slot, s, cfg = st.primary, st.session, st.config
         assert slot is not None
-        system = self._system_prompt(PRIMARY, slot.name, st.escalation_name, s.primary_nonce)
         block, problem = self._percepts_block(prompt, slot)
+        system, custom_problem = self._system_prompt(slot, st.escalation_name, block, tools)
         built = assemble_messages(
             s,
             self_agent=PRIMARY,
@@ -89,7 +92,7 @@ class RequestBuilder:
             ask_permission=self._ask_permission,
             ask_user=self._ask_user,
         )
-        return request, problem
+        return request, (problem, custom_problem)
 
     async def escalation_request(
         self, prompt: str, plan: HandoffPlan, scratch: TurnScratch
@@ -117,7 +120,9 @@ class RequestBuilder:
             ask_user=self._ask_user,
         )
         if slot.is_cli:  # the CLI keeps its own conversation: our context is appended to it
-            static = build_static_context(
+            custom, custom_problem = self._custom_prompt(slot, block, None)
+            self._warn(custom_problem)
+            static = custom + build_static_context(
                 s.escalation_nonce, block, plan.mode, inject, st.primary_name, slot.name
             )
             dynamic = build_dynamic_context(s, plan.mode)
@@ -126,7 +131,9 @@ class RequestBuilder:
             request.resume_session_id = plan.resume_session_id
             return request, context_text
         orientation = orientation_for_http(s, plan.mode)
-        system = self._system_prompt(ESCALATION, slot.name, st.primary_name, s.escalation_nonce)
+        tools = self._toolbox(slot, scratch, prompt, allow_escalate=False)
+        system, custom_problem = self._system_prompt(slot, st.primary_name, block, tools)
+        self._warn(custom_problem)
         built = assemble_messages(
             s,
             self_agent=ESCALATION,
@@ -136,18 +143,43 @@ class RequestBuilder:
             history_start=plan.history_start,
         )
         request.system_prompt, request.messages = system, built.messages
-        request.tools = self._toolbox(slot, scratch, prompt, allow_escalate=False)
+        request.tools = tools
         return request, orientation + block
 
-    def _system_prompt(self, role: Slot, name: str, other: str, nonce: str) -> str:
-        """The role, then how to write the need and percept tags with this slot's nonce."""
+    def _system_prompt(
+        self, slot: AgentSlot, other: str, facts: str, tools: ToolBox
+    ) -> tuple[str, str]:
+        """(the agent's custom prompt, the role in its tier, then — unless the tier is
+        minimal — how to write the need and percept tags with this slot's nonce; a warning
+        about the custom prompt or "")."""
         st = self._state
-        return (
-            role_prompt(role, name, other, st.cwd)
-            + "\n"
-            + need_instruction(nonce)
-            + memory_instruction(nonce, st.primary_name, st.escalation_name)
+        tier = slot.config.system_prompt_tier
+        custom, problem = self._custom_prompt(slot, facts, tools)
+        text = custom + role_prompt(slot.slot, slot.name, other, st.cwd, tier)
+        if carries_tag_instructions(tier):
+            nonce = (
+                st.session.primary_nonce if slot.slot == PRIMARY else st.session.escalation_nonce
+            )
+            text += (
+                "\n"
+                + need_instruction(nonce)
+                + memory_instruction(nonce, st.primary_name, st.escalation_name)
+            )
+        return text, problem
+
+    def _custom_prompt(self, slot: AgentSlot, facts: str, tools: ToolBox | None) -> tuple[str, str]:
+        """The rendered ``prompt`` / ``prompt_file`` followed by a blank line, or ""."""
+        st = self._state
+        template, problem = st.prompts.template(slot.config, st.cwd)
+        if not template.strip():
+            return "", problem
+        values = PromptValues(
+            memory=facts,
+            need=st.session.current_need,
+            escalation=st.session.last_escalation_summary,
+            tools=tools_text(tools.specs()) if tools is not None else "",
         )
+        return render(template, values).rstrip() + "\n\n", problem
 
     def _toolbox(
         self, slot: AgentSlot, scratch: TurnScratch, prompt: str, *, allow_escalate: bool
@@ -230,6 +262,7 @@ class RequestBuilder:
             return "", f"remembered facts unavailable this turn: {e}"
         return memory.format_block(facts), ""
 
-    def _warn(self, problem: str) -> None:
-        if problem:
-            self._publisher.notice(problem, level="warning")
+    def _warn(self, *problems: str) -> None:
+        for problem in problems:
+            if problem:
+                self._publisher.notice(problem, level="warning")

@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from milk_tui.agents.factory import build_agent
+from milk_tui.config.agent_keys import misplaced_key_warnings
 from milk_tui.config.load import load_config
 from milk_tui.config.paths import data_dir, database_file, ensure_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.cooperative import make_cooperative
+from milk_tui.engine.custom_prompt import startup_warnings
 from milk_tui.engine.dispatch import AgentSlot, Dispatcher
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
@@ -232,6 +234,8 @@ def build_runtime(
         permission_policy=permission_policy,
     )
     dispatcher.state.mcp = _mcp_manager(config, bus, cwd)
+    notes += startup_warnings(dispatcher.state.prompts, config.effective_agents(), cwd)
+    notes += misplaced_key_warnings(config.agents)
     if cooperative:
         make_cooperative(dispatcher)
     return Runtime(

@@ -53,8 +53,12 @@ MODELS_BODY = json.dumps({"object": "list", "data": [{"id": "fake-model", "objec
 class FakeOpenAIServer:
     """Threaded asyncio HTTP/1.1 server speaking just enough of the OpenAI API."""
 
-    def __init__(self, *, port: int = 0, chat_path: str = "/v1/chat/completions") -> None:
+    def __init__(
+        self, *, port: int = 0, chat_path: str = "/v1/chat/completions", tls: Any = None
+    ) -> None:
         self.port = port
+        self.tls = tls
+        """An ``ssl.SSLContext`` to serve HTTPS with (a self-signed certificate in tests)."""
         self.chat_path = chat_path
         self.requests: list[RecordedRequest] = []
         self.default_reply = FakeReply(
@@ -87,7 +91,7 @@ class FakeOpenAIServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def _next_reply(self, req: RecordedRequest) -> FakeReply:
         return self._replies.next(req, self.responder, self.default_reply)
@@ -135,7 +139,9 @@ class FakeOpenAIServer:
         self._stop = asyncio.Event()
         handlers: set[asyncio.Task[None]] = set()
         self._handlers = handlers
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+        self._server = await asyncio.start_server(
+            self._handle, "127.0.0.1", self.port, ssl=self.tls
+        )
         self.port = self._server.sockets[0].getsockname()[1]
         self._ready.set()
         await self._stop.wait()
