@@ -36,8 +36,9 @@ Responses counterpart (the API refuses unknown fields), so they are not sent her
 
 def message(role: str, content: str) -> Item:
     """An input message: https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
-    (roles ``system``, ``developer``, ``user``, ``assistant``; string content)."""
-    return {"role": role, "content": content}
+    (roles ``system``, ``developer``, ``user``, ``assistant``; string content).  ``type``
+    is optional for OpenAI, but llama.cpp refuses an assistant message without it."""
+    return {"type": "message", "role": role, "content": content}
 
 
 def function_call(call_id: str, name: str, arguments: str) -> Item:
@@ -111,7 +112,7 @@ def assistant_items(result: RoundResult) -> list[Item]:
 def tool_result_items(runs: list[ToolRun], text_call_format: str = "") -> list[Item]:
     """Results in call order; for calls the model wrote as text, one user message."""
     if text_call_format:
-        return [text_call_results(runs, text_call_format)]
+        return [message("user", text_call_results(runs, text_call_format)["content"])]
     return [function_call_output(r.call.call_id, envelope(r.outcome)) for r in runs]
 
 
