@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from milk_tui.agents import openai_responses_wire as ev
-from milk_tui.agents.base import TextChunk, ThinkingChunk, UsageEvent
+from milk_tui.agents.base import TextChunk, ThinkingChunk
 from milk_tui.agents.openai_sse import (
     SSEBackendError,
     SSEFormatError,
@@ -155,21 +155,14 @@ class ResponsesParser(SSEParser):
             s = payload.decode()
         except UnicodeDecodeError:
             raise SSEFormatError(_excerpt(payload)) from None
-        for sk in (self._text_sk, self._think_sk):
-            if sk is None:
-                continue
-            if s.startswith(sk.head) and (sk.kind == _TEXT or sk.key == self._think_key):
-                t = sk.match(s, len(sk.head), sk.tail)
-                if t is not None:
-                    if t:
-                        pieces.append((sk.kind, t))
-                    return
-        try:
-            obj = json.loads(s)
-        except ValueError:
-            raise SSEFormatError(_excerpt(payload)) from None
-        if type(obj) is not dict:
-            raise SSEFormatError(_excerpt(payload))
+        sk = self._skeleton_of(s)
+        if sk is not None:
+            t = sk.match(s, len(sk.head), sk.tail)
+            if t is not None:
+                if t:
+                    pieces.append((sk.kind, t))
+                return
+        obj = _json_object(s, payload)
         kind = obj.get("type")
         if type(kind) is not str:
             raise SSEFormatError(str(wrong("type", kind, "a string")))
@@ -177,6 +170,14 @@ class ResponsesParser(SSEParser):
             self._event(kind, obj, s, pieces)
         except WireShapeError as e:
             raise SSEFormatError(f"{kind}: {e}") from None
+
+    def _skeleton_of(self, s: str) -> Skeleton | None:
+        """The skeleton whose head ``s`` starts with (a thinking one only within its part)."""
+        for sk in (self._text_sk, self._think_sk):
+            if sk is not None and s.startswith(sk.head):
+                if sk.kind == _TEXT or sk.key == self._think_key:
+                    return sk
+        return None
 
     # ----- events -------------------------------------------------------------------------
 
@@ -266,8 +267,8 @@ class ResponsesParser(SSEParser):
         self.status = get(resp, "status", str, "response") or ""
         usage = get(resp, "usage", dict, "response")
         if usage is not None:
-            self.usage = usage
             self._check_usage(usage)
+            self.usage = chat_usage(usage)
         if kind == ev.INCOMPLETE:
             details = get(resp, "incomplete_details", dict, "response") or {}
             reason = get(details, "reason", str, "response.incomplete_details")
@@ -352,17 +353,7 @@ class ResponsesParser(SSEParser):
     def result(self) -> RoundResult:
         if not self.complete:
             raise SSEIncompleteError("stream ended unexpectedly (no response.completed)")
-        usage = None
-        if self.usage:
-            fresh, completion, cached = normalise_usage(self.usage)
-            usage = UsageEvent(self.model, fresh, completion, cache_read=cached)
-        return RoundResult(
-            text=self.text,
-            reasoning=self.reasoning,
-            tool_calls=self.tool_calls(),
-            finish_reason=self.finish_reason or "stop",
-            usage=usage,
-        )
+        return super().result()
 
 
 def _is_json_int(s: str) -> bool:
@@ -370,13 +361,27 @@ def _is_json_int(s: str) -> bool:
     return s.isdigit() and s.isascii() and (s[0] != "0" or len(s) == 1)
 
 
-def normalise_usage(u: dict[str, Any]) -> tuple[int, int, int]:
-    """(fresh input, output, cache_read): ``input_tokens`` INCLUDES the cached ones
+def chat_usage(u: dict[str, Any]) -> dict[str, Any]:
+    """The usage in chat-completions names, read by ``SSEParser.result``: both count the
+    cached tokens inside the prompt's
     (https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage)."""
-    prompt = int(u.get("input_tokens") or 0)
     details = u.get("input_tokens_details") or {}
-    cached = int(details.get("cached_tokens") or 0)
-    return max(prompt - cached, 0), int(u.get("output_tokens") or 0), cached
+    return {
+        "prompt_tokens": u.get("input_tokens"),
+        "completion_tokens": u.get("output_tokens"),
+        "prompt_tokens_details": {"cached_tokens": details.get("cached_tokens")},
+    }
+
+
+def _json_object(s: str, payload: bytes) -> dict[str, Any]:
+    """The event as a JSON object, or SSEFormatError quoting the start of the line."""
+    try:
+        obj = json.loads(s)
+    except ValueError:
+        obj = None
+    if type(obj) is not dict:
+        raise SSEFormatError(_excerpt(payload))
+    return obj
 
 
 def _count(v: Any, where: str) -> None:
