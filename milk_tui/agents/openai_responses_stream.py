@@ -64,6 +64,8 @@ class Skeleton:
     """``tail`` and the blank line that ends the event."""
     used: bool = False
     """Matched at least once since it was learned."""
+    digits: int = 1
+    """Length of the last sequence number matched on the hot path."""
 
     def match(self, s: str, i: int, tail: str) -> str | None:
         """The delta of ``s`` (its ``head`` ending at ``i``) when ``s`` is this event
@@ -132,10 +134,15 @@ class ResponsesParser(SSEParser):
             return self._feed(data)
         mid = sk.bmid
         if mid is not None:
-            j = data.find(mid, i)
-            if j < 0 or not data[i:j].isdigit() or (data[i] == 48 and j - i > 1):
+            # The number has as many digits as the last one, almost always: look there
+            # first, search only when it grew.
+            k = sk.digits
+            if not data.startswith(mid, i + k):
+                k = data.find(mid, i) - i
+                sk.digits = k
+            if k <= 0 or not data[i : i + k].isdigit() or (data[i] == 48 and k > 1):
                 return self._feed(data)  # (48: a leading "0" JSON does not allow)
-            i = j + len(mid)
+            i += k + len(mid)
         try:
             s = data.decode()
             t, end = scanstring(s, i)
