@@ -110,7 +110,6 @@ class ResponsesParser(SSEParser):
         self._think_key: tuple[str, str, int] | None = None
         self._text_sk: Skeleton | None = None
         self._think_sk: Skeleton | None = None
-        self.status = ""
 
     # ----- feeding ------------------------------------------------------------------------
 
@@ -233,10 +232,10 @@ class ResponsesParser(SSEParser):
             self._finish(kind, get(obj, "response", dict, "") or {})
         elif kind == ev.FAILED:
             resp = get(obj, "response", dict, "") or {}
-            raise SSEBackendError(_error_text(get(resp, "error", dict, "response"), "failed"))
+            raise SSEBackendError(ev.error_text(get(resp, "error", dict, "response"), "failed"))
         elif kind == ev.ERROR:
             err = obj.get("error")
-            raise SSEBackendError(_error_text(err if type(err) is dict else obj, "error"))
+            raise SSEBackendError(ev.error_text(err if type(err) is dict else obj, "error"))
 
     def _call_item(self, item: dict[str, Any], index: int | None, done: bool) -> None:
         item_id = get(item, "id", str, "item") or ""
@@ -271,11 +270,9 @@ class ResponsesParser(SSEParser):
         return call
 
     def _finish(self, kind: str, resp: dict[str, Any]) -> None:
-        self.status = get(resp, "status", str, "response") or ""
         usage = get(resp, "usage", dict, "response")
         if usage is not None:
-            self._check_usage(usage)
-            self.usage = chat_usage(usage)
+            self.usage = ev.chat_usage(usage)
         if kind == ev.INCOMPLETE:
             details = get(resp, "incomplete_details", dict, "response") or {}
             reason = get(details, "reason", str, "response.incomplete_details")
@@ -283,16 +280,6 @@ class ResponsesParser(SSEParser):
         else:
             self.finish_reason = "tool_calls" if self.tool_calls() else "stop"
         self.done = True
-
-    @staticmethod
-    def _check_usage(u: dict[str, Any]) -> None:
-        for key in ("input_tokens", "output_tokens"):
-            _count(u.get(key), f"response.usage.{key}")
-        details = get(u, "input_tokens_details", dict, "response.usage")
-        if details is not None:
-            _count(
-                details.get("cached_tokens"), "response.usage.input_tokens_details.cached_tokens"
-            )
 
     # ----- skeletons ----------------------------------------------------------------------
 
@@ -368,18 +355,6 @@ def _is_json_int(s: str) -> bool:
     return s.isdigit() and s.isascii() and (s[0] != "0" or len(s) == 1)
 
 
-def chat_usage(u: dict[str, Any]) -> dict[str, Any]:
-    """The usage in chat-completions names, read by ``SSEParser.result``: both count the
-    cached tokens inside the prompt's
-    (https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage)."""
-    details = u.get("input_tokens_details") or {}
-    return {
-        "prompt_tokens": u.get("input_tokens"),
-        "completion_tokens": u.get("output_tokens"),
-        "prompt_tokens_details": {"cached_tokens": details.get("cached_tokens")},
-    }
-
-
 def _json_object(s: str, payload: bytes) -> dict[str, Any]:
     """The event as a JSON object, or SSEFormatError quoting the start of the line."""
     try:
@@ -389,19 +364,6 @@ def _json_object(s: str, payload: bytes) -> dict[str, Any]:
     if type(obj) is not dict:
         raise SSEFormatError(_excerpt(payload))
     return obj
-
-
-def _count(v: Any, where: str) -> None:
-    if v is None or (type(v) is int and v >= 0) or (type(v) is float and 0 <= v < 1e18):
-        return
-    raise wrong(where, v, "a token count")
-
-
-def _error_text(err: dict[str, Any] | None, fallback: str) -> str:
-    if not err:
-        return f"response {fallback} without an error message"
-    msg = err.get("message") or err.get("code") or err.get("type")
-    return str(msg) if msg else json.dumps(err)[:300]
 
 
 def _excerpt(b: bytes, n: int = 120) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from milk_tui.agents.base import AgentRequest, ChatMessage, ToolSpec
 from milk_tui.agents.openai_wire import envelope, text_call_results, wire_call
 from milk_tui.agents.round_backend import RoundResult, ToolRun
+from milk_tui.agents.wire_shape import get, wrong
 
 Item = dict[str, Any]
 """One ``input`` item (a message, a function call or a function call's output)."""
@@ -154,3 +155,33 @@ FAILED = "response.failed"
 ERROR = "error"
 
 THINKING_DELTAS = (REASONING_SUMMARY_DELTA, REASONING_TEXT_DELTA)
+
+
+def chat_usage(u: dict[str, Any]) -> dict[str, Any]:
+    """``response.usage`` type-checked and renamed for ``SSEParser.result``: both APIs count
+    the cached tokens inside the prompt's
+    (https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage)."""
+    for key in ("input_tokens", "output_tokens"):
+        _count(u.get(key), f"response.usage.{key}")
+    details = get(u, "input_tokens_details", dict, "response.usage") or {}
+    cached = details.get("cached_tokens")
+    _count(cached, "response.usage.input_tokens_details.cached_tokens")
+    return {
+        "prompt_tokens": u.get("input_tokens"),
+        "completion_tokens": u.get("output_tokens"),
+        "prompt_tokens_details": {"cached_tokens": cached},
+    }
+
+
+def _count(v: Any, where: str) -> None:
+    if v is None or (type(v) is int and v >= 0) or (type(v) is float and 0 <= v < 1e18):
+        return
+    raise wrong(where, v, "a token count")
+
+
+def error_text(err: dict[str, Any] | None, ended: str) -> str:
+    """The message of a ``response.failed`` error or an ``error`` event."""
+    if not err:
+        return f"response {ended} without an error message"
+    msg = err.get("message") or err.get("code") or err.get("type")
+    return str(msg) if msg else json.dumps(err)[:300]
