@@ -89,10 +89,10 @@ async def run(chunks: int, rounds: int, tmp: Path) -> dict[str, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    a = ap.parse_args()
-    chunks, rounds = (2000, 3) if a.quick else (20000, 7)
+    ap = argparse.ArgumentParser(description="a Responses API turn beside a chat turn")
+    ap.add_argument("--quick", action="store_true", help="2,000 deltas, 3 rounds")
+    quick = ap.parse_args().quick
+    chunks, rounds = (2000, 3) if quick else (20000, 7)
     with tempfile.TemporaryDirectory() as tmp:
         med, cpu = asyncio.run(run(chunks, rounds, Path(tmp)))
     print(f"headless turn, responses vs chat: {chunks} deltas, {rounds} alternating rounds")

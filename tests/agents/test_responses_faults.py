@@ -14,16 +14,19 @@ from milk_tui.testing.fake_openai_responses import FakeResponsesServer, Response
 from milk_tui.testing.llama_server import free_port
 
 
-async def fail(url: str, **kw: object) -> AgentError:
-    agent = OpenAIResponsesAgent(
-        AgentConfig(name="resp", url=url, api_format="responses", timeout_secs=5, **kw)
-    )
+async def drain(agent: OpenAIResponsesAgent) -> list[object]:
+    """One turn's events; the agent's connections are closed either way."""
     try:
-        with pytest.raises(AgentError) as e:
-            async for _ in agent.stream(primary_request("hi")):
-                pass
+        return [e async for e in agent.stream(primary_request("hi"))]
     finally:
         await agent.aclose()
+
+
+async def fail(url: str, **kw: object) -> AgentError:
+    """The one AgentError a turn against ``url`` ends with; it names the agent."""
+    config = AgentConfig(name="resp", url=url, api_format="responses", timeout_secs=5, **kw)
+    with pytest.raises(AgentError) as e:
+        await drain(OpenAIResponsesAgent(config))
     assert e.value.agent == "resp"
     return e.value
 
@@ -154,8 +157,8 @@ async def test_nothing_listening() -> None:
 async def test_incomplete_keeps_what_came(fake: FakeResponsesServer) -> None:
     """Cut short by the server's own limit: the text so far is the answer, not a fault."""
     fake.enqueue(ResponsesReply(text=["a long", " answ"], incomplete="max_output_tokens"))
-    agent = OpenAIResponsesAgent(AgentConfig(name="resp", url=fake.url, api_format="responses"))
-    events = [e async for e in agent.stream(primary_request("x"))]
-    await agent.aclose()
+    events = await drain(
+        OpenAIResponsesAgent(AgentConfig(name="resp", url=fake.url, api_format="responses"))
+    )
     assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "a long answ"
     assert events[-1] == Finished(stop_reason="max_output_tokens")

