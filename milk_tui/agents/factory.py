@@ -51,7 +51,12 @@ def build_agent(
         )
     from milk_tui.agents.openai_compat import OpenAICompatAgent
 
-    return OpenAICompatAgent(
+    http_agent = OpenAICompatAgent
+    if ac.api_format == "responses":
+        from milk_tui.agents.openai_responses import OpenAIResponsesAgent
+
+        http_agent = OpenAIResponsesAgent
+    return http_agent(
         ac,
         slot=slot,
         max_tool_iterations=max_tool_iterations,

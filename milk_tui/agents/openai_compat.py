@@ -66,6 +66,9 @@ class ChatConversation:
 
 
 class OpenAICompatAgent:
+    parser_class: type[SSEParser] = SSEParser
+    """The stream's parser (``OpenAIResponsesAgent`` reads Responses API events)."""
+
     def __init__(
         self,
         config: AgentConfig,
@@ -152,7 +155,7 @@ class OpenAICompatAgent:
     async def open_round(
         self, conv: ChatConversation
     ) -> AsyncIterator[tuple[AsyncIterator[bytes], RoundParser]]:
-        body = wire_fmt.request_body(self.model, conv.messages, conv.tools, self._extra_body)
+        body = self._round_body(conv)
         try:
             async with self._open(body) as resp:
                 plain = resp.headers.get("content-encoding", "identity") == "identity"
@@ -160,15 +163,7 @@ class OpenAICompatAgent:
                 source = resp.aiter_raw() if plain else resp.aiter_bytes()
                 if self._wire:
                     source = _logged(source, self._wire)
-                parser: RoundParser = SSEParser(self.model)
-                if conv.tools:
-                    parser = TextCallRound(
-                        parser,
-                        [t["function"]["name"] for t in conv.tools],
-                        prefer=self.text_call_format,
-                        on_format=self._remember_format,
-                    )
-                yield source, parser
+                yield source, self._round_parser(conv)
         except SSEIncompleteError as e:
             if self._wire:
                 self._wire.note("stream ended before [DONE] / finish_reason")
@@ -178,6 +173,26 @@ class OpenAICompatAgent:
         finally:
             if self._wire:
                 self._wire.flush()  # the records held back for redaction
+
+    def _round_body(self, conv: ChatConversation) -> bytes:
+        """The request of one round (the Responses agent sends its own format)."""
+        return wire_fmt.request_body(self.model, conv.messages, conv.tools, self._extra_body)
+
+    def _round_parser(self, conv: ChatConversation) -> RoundParser:
+        """The stream's parser; calls the model writes as text are found in its text."""
+        parser: RoundParser = self.parser_class(self.model)
+        if conv.tools:
+            parser = TextCallRound(
+                parser,
+                self._tool_names(conv),
+                prefer=self.text_call_format,
+                on_format=self._remember_format,
+            )
+        return parser
+
+    @staticmethod
+    def _tool_names(conv: ChatConversation) -> list[str]:
+        return [t["function"]["name"] for t in conv.tools]
 
     def _remember_format(self, fmt: str) -> None:
         self.text_call_format = fmt

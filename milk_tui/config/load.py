@@ -47,7 +47,7 @@ GO_UNSUPPORTED_KEYS = {
 GO_ONLY_KEYS = GO_INERT_KEYS | GO_UNSUPPORTED_KEYS
 
 GO_ONLY_AGENT_KEYS = {
-    "run_cmd", "api_format",
+    "run_cmd",
 }  # fmt: skip
 UNSUPPORTED_AGENT_KEYS = GO_ONLY_AGENT_KEYS
 """Agent keys that load but do nothing here yet (named in a warning when present)."""

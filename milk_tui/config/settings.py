@@ -36,6 +36,8 @@ SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "seed", "stop")
 """``AgentConfig`` fields an HTTP agent sends with each request when set."""
 BEARERLESS_PROVIDERS = {"", "local", "bedrock", "claude-cli", "demo", "aider-cli", "subprocess"}
 EXTERNAL_PROCESS_PROVIDERS = {"claude-cli", "aider-cli", "subprocess"}
+DEFAULT_CHAT_PATH = "/v1/chat/completions"
+API_FORMATS = ("", "chat_completions", "responses")
 
 
 class AgentLimits(BaseModel):
@@ -65,7 +67,14 @@ class AgentConfig(BaseModel):
     api_key: str = Field(default="", repr=False)
     token_cmd: str = ""
     headers: dict[str, str] = Field(default_factory=dict)
-    chat_path: str = "/v1/chat/completions"
+    chat_path: str = DEFAULT_CHAT_PATH
+    api_format: str = ""
+    """"responses": speak the OpenAI Responses API, POSTing to ``chat_path`` when set to
+    another path than the chat default, else to /v1/responses; "" or "chat_completions":
+    chat completions."""
+    reasoning: dict[str, Any] | None = None
+    """Responses API only: the request's ``reasoning`` object, e.g. ``{"effort": "low",
+    "summary": "auto"}`` (OpenAI streams reasoning summaries only when asked)."""
     bin: str = ""
     dangerously_skip_permissions: bool = False
     allowed_tools: list[str] = Field(default_factory=list)
@@ -144,6 +153,14 @@ class AgentConfig(BaseModel):
     @classmethod
     def _norm_provider(cls, v: str) -> str:
         return (v or "").strip().lower()
+
+    @field_validator("api_format")
+    @classmethod
+    def _check_api_format(cls, v: str) -> str:
+        v = (v or "").strip().lower()
+        if v not in API_FORMATS:
+            raise ValueError('expected "chat_completions" or "responses"')
+        return v
 
     @field_validator("url", "endpoint_url")
     @classmethod
