@@ -38,7 +38,7 @@ GO_UNSUPPORTED_KEYS = {
 GO_ONLY_KEYS = GO_INERT_KEYS | GO_UNSUPPORTED_KEYS
 
 GO_ONLY_AGENT_KEYS = {
-    "system_prompt_tier", "extra_args", "run_cmd", "api_format",
+    "system_prompt_tier", "extra_args", "api_format",
     "tls_ca_cert", "aws_service", "prompt_caching", "settings", "action_type", "model_type",
     "smolagent_tools", "max_steps", "authorized_imports",
 }  # fmt: skip

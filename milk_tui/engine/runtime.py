@@ -19,6 +19,7 @@ from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.cooperative import make_cooperative
 from milk_tui.engine.dispatch import AgentSlot, Dispatcher
+from milk_tui.engine.server_on_demand import LocalServers
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
 from milk_tui.model.session import Session
@@ -51,6 +52,8 @@ class Runtime:
     memory: MemoryService
     demo: bool
     startup_notes: list[str] = field(default_factory=list)
+    servers: LocalServers | None = None
+    """Agents' ``run_cmd`` servers: started on demand, stopped on exit (``aclose``)."""
 
     @property
     def session(self) -> Session:
@@ -79,6 +82,8 @@ class Runtime:
     async def aclose(self) -> None:
         """Release what start-up opened: each agent's connections, then the database."""
         try:
+            if self.servers is not None:
+                await self.servers.aclose()
             if self.dispatcher.state.mcp is not None:
                 await self.dispatcher.state.mcp.aclose()
             for slot in (self.dispatcher.primary, self.dispatcher.escalation):
@@ -231,6 +236,8 @@ def build_runtime(
         permission_policy=permission_policy,
     )
     dispatcher.state.mcp = _mcp_manager(config, bus, cwd)
+    servers = LocalServers(data_dir(), bus.publish)
+    availability.starter = lambda slot: _start_slot(servers, dispatcher, slot)
     if cooperative:
         make_cooperative(dispatcher)
     return Runtime(
@@ -243,4 +250,11 @@ def build_runtime(
         memory=memory,
         demo=running_demo,
         startup_notes=[*warnings, *notes],
+        servers=servers,
     )
+
+
+async def _start_slot(servers: LocalServers, dispatcher: Dispatcher, slot: str) -> bool:
+    """The availability cache's starter: the agent now in ``slot`` (after a switch, too)."""
+    agent = dispatcher.primary if slot == "primary" else dispatcher.escalation
+    return agent is not None and await servers.ensure(agent.config)

@@ -369,3 +369,45 @@ def parse_event(data: str | bytes | dict[str, Any]) -> AnyEvent:
     if isinstance(data, dict):
         return event_adapter.validate_python(data)
     return event_adapter.validate_json(data)
+
+
+# ----- local inference servers (an agent's run_cmd; engine/server_on_demand.py) -------------
+
+
+class ServerStarting(BusEvent):
+    """An agent's ``run_cmd`` was launched; readiness is awaited for ``timeout_s``."""
+
+    type: Literal["server_starting"] = "server_starting"
+    agent: str
+    url: str
+    log: str
+    timeout_s: float
+
+
+class ServerCountdown(BusEvent):
+    """Once a second while a started server is not ready yet."""
+
+    type: Literal["server_countdown"] = "server_countdown"
+    agent: str
+    remaining_s: int
+
+
+class ServerReady(BusEvent):
+    type: Literal["server_ready"] = "server_ready"
+    agent: str
+    url: str
+    after_s: float
+
+
+class ServerFailed(BusEvent):
+    """The server did not come up (``error`` is one line naming the agent and the cause)."""
+
+    type: Literal["server_failed"] = "server_failed"
+    agent: str
+    error: str
+
+
+class ServerStopped(BusEvent):
+    type: Literal["server_stopped"] = "server_stopped"
+    agent: str
+    pid: int

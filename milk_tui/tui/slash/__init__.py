@@ -18,6 +18,7 @@ from milk_tui.tui.slash.memory import MemoryCommands
 from milk_tui.tui.slash.permissions import PermissionCommands
 from milk_tui.tui.slash.presentation import PresentationCommands
 from milk_tui.tui.slash.routing import RoutingCommands
+from milk_tui.tui.slash.servers import ServerCommands
 from milk_tui.tui.slash.sessions import SessionCommands
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     McpCommands,
     PermissionCommands,
     PresentationCommands,
+    ServerCommands,
 )
 
 
