@@ -105,7 +105,10 @@ class LocalServers:
         # by another milk-tui, or answering "loading"): wait for it instead of starting one.
         timeout = cfg.run_cmd_timeout_secs
         log = record.log if record else ""
-        self._publish(ev.ServerStarting(agent=name, url=cfg.url, log=log, timeout_s=timeout))
+        pid = proc.record.pid if proc else 0
+        self._publish(
+            ev.ServerStarting(agent=name, url=cfg.url, log=log, timeout_s=timeout, pid=pid)
+        )
         try:
             return await self._wait_ready(cfg, record, proc)
         except asyncio.CancelledError:

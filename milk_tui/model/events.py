@@ -382,6 +382,8 @@ class ServerStarting(BusEvent):
     url: str
     log: str
     timeout_s: float
+    pid: int = 0
+    """The started process (its group's leader); 0 when waiting for one started earlier."""
 
 
 class ServerCountdown(BusEvent):
