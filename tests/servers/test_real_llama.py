@@ -71,8 +71,9 @@ async def test_tui_starts_llama_cpp_for_the_turn_and_stops_it_on_quit(milk_home:
         assert any(n.startswith("starting the server of 'smol'") for n in notices)
         assert any(n.startswith("the server of 'smol' is ready after") for n in notices)
         starting = next(e for e in seen if isinstance(e, ev.ServerStarting))
-        usage = [e for e in seen if isinstance(e, ev.Usage)]
-        assert usage[-1].completion_tokens in generated_tokens(Path(starting.log))
         assert not group_gone(starting.pid)
         await app.action_quit()
     assert group_gone(starting.pid)
+    # Read once the server has stopped: it logs a generation's timing after the reply ends.
+    usage = [e for e in seen if isinstance(e, ev.Usage)]
+    assert usage[-1].completion_tokens in generated_tokens(Path(starting.log))
