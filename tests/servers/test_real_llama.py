@@ -54,7 +54,7 @@ def test_print_mode_starts_llama_cpp_answers_from_the_model_and_stops_it(milk_ho
 
 
 async def test_tui_starts_llama_cpp_for_the_turn_and_stops_it_on_quit(milk_home: Path) -> None:
-    from tui.conftest import type_and_send
+    from tui.conftest import settle, type_and_send, until
 
     port = free_port()
     config = write_config(milk_home, port, llama_cmd(smollm2_gguf(), port), max_tokens=MAX_TOKENS)
@@ -64,6 +64,8 @@ async def test_tui_starts_llama_cpp_for_the_turn_and_stops_it_on_quit(milk_home:
     app = MilkApp(application, ui_state=UIState())
     async with app.run_test(size=(120, 40)) as pilot:
         await type_and_send(pilot, "Say hello.")
+        await until(pilot, lambda: not app.facade.busy, timeout=90)  # a model loads, answers
+        await settle(pilot, app)
         conv = app.main_screen.query_one(Conversation)
         replies = [it.text for it in conv.items if it.kind == "reply"]
         notices = [it.text for it in conv.items if it.kind == "notice"]
