@@ -64,8 +64,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand(
         "/server",
-        "agents' local servers (run_cmd): status, start or stop one",
-        args="[status|start [name]|stop [name]]",
+        "the agents' local servers (their run_cmd): status, start, stop",
+        args="[status|start|stop] [name]",
         busy_safe=True,
     ),
     SlashCommand("/think", "show or hide thinking", args="[on|off]", busy_safe=True),
