@@ -19,7 +19,6 @@ from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.cooperative import make_cooperative
 from milk_tui.engine.dispatch import AgentSlot, Dispatcher
-from milk_tui.engine.server_on_demand import LocalServers
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
 from milk_tui.model.session import Session
@@ -28,6 +27,7 @@ from milk_tui.storage.sessions import SessionStore
 
 if TYPE_CHECKING:
     from milk_tui.agents.mcp.manager import McpManager
+    from milk_tui.engine.server_on_demand import LocalServers
 
 LOCAL_SERVER_PROBES = (
     ("llama.cpp", "http://127.0.0.1:8080"),
@@ -58,6 +58,23 @@ class Runtime:
     @property
     def session(self) -> Session:
         return self.dispatcher.session
+
+    def local_servers(self) -> LocalServers:
+        """The agents' ``run_cmd`` servers, made on first use (most sessions have none)."""
+        if self.servers is None:
+            from milk_tui.engine.server_on_demand import LocalServers
+
+            self.servers = LocalServers(data_dir(), self.bus.publish)
+        return self.servers
+
+    async def start_server(self, slot: str) -> bool:
+        """The availability cache's starter: start the server of the agent now in ``slot``
+        (after a switch, too) when it has a ``run_cmd``; True once it answers."""
+        d = self.dispatcher
+        agent = d.primary if slot == "primary" else d.escalation
+        if agent is None or not agent.config.run_cmd:
+            return False
+        return await self.local_servers().ensure(agent.config)
 
     def make_cooperative(self) -> None:
         """Let the agents' streams yield to the event loop every few ms (interactive use)."""
@@ -236,11 +253,9 @@ def build_runtime(
         permission_policy=permission_policy,
     )
     dispatcher.state.mcp = _mcp_manager(config, bus, cwd)
-    servers = LocalServers(data_dir(), bus.publish)
-    availability.starter = lambda slot: _start_slot(servers, dispatcher, slot)
     if cooperative:
         make_cooperative(dispatcher)
-    return Runtime(
+    runtime = Runtime(
         config=config,
         config_path=used_path,
         db=db,
@@ -250,11 +265,6 @@ def build_runtime(
         memory=memory,
         demo=running_demo,
         startup_notes=[*warnings, *notes],
-        servers=servers,
     )
-
-
-async def _start_slot(servers: LocalServers, dispatcher: Dispatcher, slot: str) -> bool:
-    """The availability cache's starter: the agent now in ``slot`` (after a switch, too)."""
-    agent = dispatcher.primary if slot == "primary" else dispatcher.escalation
-    return agent is not None and await servers.ensure(agent.config)
+    availability.starter = runtime.start_server
+    return runtime

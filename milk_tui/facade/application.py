@@ -230,12 +230,10 @@ class Application:
     @property
     def servers(self) -> Servers:
         """The agents' ``run_cmd`` servers: state, ``/server start|stop``."""
-        from milk_tui.facade.servers import Servers, local_servers
+        from milk_tui.facade.servers import Servers
 
         rt = self.runtime
-        if rt.servers is None:  # a runtime built by hand (tests)
-            rt.servers = local_servers(rt.bus.publish)
-        return Servers(rt.servers, lambda: list(rt.config.agents))
+        return Servers(rt.local_servers(), lambda: list(rt.config.agents))
 
     @property
     def permissions(self) -> FolderPermissions:

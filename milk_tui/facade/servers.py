@@ -10,21 +10,21 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from milk_tui.config.load import load_config
 from milk_tui.config.paths import data_dir
 from milk_tui.config.settings import AgentConfig
-from milk_tui.engine.server_on_demand import LocalServers, ServerStatus
 from milk_tui.model import events as ev
 
+if TYPE_CHECKING:  # loaded when a server is first managed: the TUI's widgets import this
+    from milk_tui.engine.server_on_demand import LocalServers, ServerStatus
+
 __all__ = [
-    "ServerStatus",
     "Servers",
     "countdown_line",
     "describe",
     "event_line",
-    "local_servers",
     "open_servers",
 ]
 
@@ -107,16 +107,14 @@ class Servers:
         return [n for n in names if await self._servers.stop(n)]
 
 
-def local_servers(publish: Callable[[ev.BusEvent], None]) -> LocalServers:
-    return LocalServers(data_dir(), publish)
-
-
 @contextlib.asynccontextmanager
 async def open_servers(
     config_path: str | Path | None, on_event: Callable[[ev.BusEvent], None]
 ) -> AsyncIterator[Servers]:
     """The configured agents' servers for a command that outlives no session: what it starts
     keeps running after it.  Raises ``ConfigError``."""
+    from milk_tui.engine.server_on_demand import LocalServers
+
     config, _, _ = load_config(config_path)
     servers = LocalServers(data_dir(), on_event)
     try:
