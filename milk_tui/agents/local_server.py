@@ -27,6 +27,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from milk_tui.config.paths import ensure_dir
+from milk_tui.model.errors import StorageError
+
 if TYPE_CHECKING:
     import httpx
 
@@ -51,16 +54,11 @@ def safe_name(agent: str) -> str:
 
 
 def servers_dir(data: Path) -> Path:
-    d = data / "servers"
-    if d.exists() and not d.is_dir():
-        raise ServerError(f"{d}: not a directory")
+    """``<data>/servers`` (0700), or ServerError naming why it cannot be used."""
     try:
-        d.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError as e:
-        raise ServerError(f"cannot create {d} ({e.strerror or e})") from None
-    if not os.access(d, os.W_OK | os.X_OK):
-        raise ServerError(f"{d}: the directory is not writable")
-    return d
+        return ensure_dir(data / "servers")
+    except StorageError as e:
+        raise ServerError(str(e)) from None
 
 
 def _start_ticks(pid: int) -> int | None:

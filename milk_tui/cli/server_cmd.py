@@ -20,12 +20,14 @@ EXIT_FAILED = 1
 def add_server_parser(subparsers: argparse._SubParsersAction) -> None:
     sp = subparsers.add_parser("server", help="the agents' local inference servers (run_cmd)")
     ssub = sp.add_subparsers(dest="server_cmd", required=True)
-    st = ssub.add_parser("status", help="each agent with a run_cmd, and every recorded server")
-    st.add_argument("--json", action="store_true")
-    start = ssub.add_parser("start", help="start an agent's server and wait until it answers")
-    start.add_argument("name")
-    stop = ssub.add_parser("stop", help="stop an agent's server (no name: every recorded one)")
-    stop.add_argument("name", nargs="?")
+    ssub.add_parser("status", help="each agent with a run_cmd and its state").add_argument(
+        "--json", action="store_true"
+    )
+    for verb, nargs, what in (
+        ("start", None, "start an agent's server and wait until it answers"),
+        ("stop", "?", "stop an agent's server (no name: every recorded one)"),
+    ):
+        ssub.add_parser(verb, help=what).add_argument("name", nargs=nargs)
 
 
 def run_server(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

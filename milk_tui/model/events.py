@@ -374,11 +374,15 @@ def parse_event(data: str | bytes | dict[str, Any]) -> AnyEvent:
 # ----- local inference servers (an agent's run_cmd; engine/server_on_demand.py) -------------
 
 
-class ServerStarting(BusEvent):
+class _ServerEvent(BusEvent):
+    agent: str
+    """The agent whose ``run_cmd`` server this is about."""
+
+
+class ServerStarting(_ServerEvent):
     """An agent's ``run_cmd`` was launched; readiness is awaited for ``timeout_s``."""
 
     type: Literal["server_starting"] = "server_starting"
-    agent: str
     url: str
     log: str
     timeout_s: float
@@ -386,30 +390,25 @@ class ServerStarting(BusEvent):
     """The started process (its group's leader); 0 when waiting for one started earlier."""
 
 
-class ServerCountdown(BusEvent):
+class ServerCountdown(_ServerEvent):
     """Once a second while a started server is not ready yet."""
 
     type: Literal["server_countdown"] = "server_countdown"
-    agent: str
     remaining_s: int
 
 
-class ServerReady(BusEvent):
+class ServerReady(_ServerEvent):
     type: Literal["server_ready"] = "server_ready"
-    agent: str
     url: str
     after_s: float
 
 
-class ServerFailed(BusEvent):
-    """The server did not come up (``error`` is one line naming the agent and the cause)."""
-
+class ServerFailed(_ServerEvent):
     type: Literal["server_failed"] = "server_failed"
-    agent: str
     error: str
+    """Why the server did not come up: one line naming the agent and the cause."""
 
 
-class ServerStopped(BusEvent):
+class ServerStopped(_ServerEvent):
     type: Literal["server_stopped"] = "server_stopped"
-    agent: str
     pid: int
