@@ -62,6 +62,13 @@ class LocalServers:
             self._client = httpx.AsyncClient(trust_env=False)
         return self._client
 
+    def _reap(self) -> None:
+        """Forget servers of ours that exited (reaping them: a zombie still holds its group)."""
+        for name, proc in list(self._started.items()):
+            if proc.exit_code() is not None:
+                del self._started[name]
+                proc.record.forget(self._data)
+
     async def _probe(self, cfg: AgentConfig) -> ls.Probe:
         return await ls.probe(self._http(), cfg.url, cfg.chat_path, dict(cfg.headers))
 
@@ -73,6 +80,7 @@ class LocalServers:
         if not cfg.run_cmd or not cfg.url:
             return False
         async with self._locks.setdefault(cfg.name, asyncio.Lock()):
+            self._reap()
             state = await self._probe(cfg)
             if state == "ready":
                 return True
@@ -212,6 +220,7 @@ class LocalServers:
 
     async def status(self, agents: Iterable[AgentConfig]) -> list[ServerStatus]:
         """Each agent with a ``run_cmd`` (and any other recorded server), with its state."""
+        self._reap()
         by_name = {a.name: a for a in agents if a.run_cmd}
         records = {r.agent: r for r in ls.read_records(self._data)}
         out = []

@@ -50,7 +50,8 @@ def event_line(event: ev.BusEvent) -> str | None:
     (the countdown and every other event: shown by each UI its own way)."""
     match event:
         case ev.ServerStarting(agent=agent, log=log, timeout_s=timeout):
-            return f"starting the server of '{agent}' (up to {timeout:g} s; log {log})"
+            where = f"; log {log}" if log else ""
+            return f"starting the server of '{agent}' (up to {timeout:g} s{where})"
         case ev.ServerReady(agent=agent, after_s=after):
             return f"the server of '{agent}' is ready after {after:g} s"
         case ev.ServerFailed(error=error):

@@ -4,6 +4,7 @@ get ready, cannot log, or meet a port held by something else."""
 
 from __future__ import annotations
 
+import asyncio
 import stat
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import httpx
 from milk_tui.agents import local_server as ls
 from milk_tui.engine.server_on_demand import LocalServers
 from milk_tui.model import events as ev
-from servers.peers import agent, fake_cmd, free_port, group_gone, port_taken
+from servers.peers import agent, fake_cmd, free_port, group_gone, port_taken, process_gone
 
 
 def servers(home: Path) -> tuple[LocalServers, list[ev.BusEvent]]:
@@ -168,3 +169,28 @@ def test_probe_paths() -> None:
     assert ls.models_path("/chat/completions") == "/models"
     assert ls.models_path("custom") == "/v1/models"
     assert ls.safe_name("../a b/c") == "_a_b_c"
+
+
+async def test_a_server_that_died_is_started_again(milk_home: Path) -> None:
+    import os
+    import signal
+
+    port = free_port()
+    local, seen = servers(milk_home)
+    cfg = agent("fake", port, fake_cmd(port))
+    assert await local.ensure(cfg)
+    first = ls.read_record(milk_home, "fake")
+    assert first is not None
+    os.killpg(first.pgid, signal.SIGKILL)
+    for _ in range(500):  # until it is a zombie (or gone): only then can it be reaped
+        if process_gone(first.pid):
+            break
+        await asyncio.sleep(0.01)
+    [row] = await local.status([cfg])
+    assert (row.state, row.pid) == ("down", 0)  # reaped and forgotten, not "starting"
+    assert await local.ensure(cfg)
+    second = ls.read_record(milk_home, "fake")
+    assert second is not None and second.pid != first.pid
+    assert kinds(seen) == ["server_starting", "server_ready"] * 2
+    await local.aclose()
+    assert group_gone(second.pgid)
