@@ -39,10 +39,9 @@ def llama_cmd(gguf: Path, port: int) -> str:
 
 
 def agent(name: str, port: int, run_cmd: str, **extra: object) -> AgentConfig:
-    return AgentConfig(
-        name=name, provider="local", url=f"http://127.0.0.1:{port}", model="tiny",
-        run_cmd=run_cmd, **extra,  # type: ignore[arg-type]  # the test's own keys, checked by pydantic
-    )  # fmt: skip
+    """A local agent at ``port`` with ``run_cmd`` (``extra``: more keys, as a config has them)."""
+    keys = {"name": name, "provider": "local", "url": f"http://127.0.0.1:{port}", "model": "tiny"}
+    return AgentConfig.model_validate({**keys, "run_cmd": run_cmd, **extra})
 
 
 def write_config(home: Path, port: int, run_cmd: str, **keys: object) -> Path:
