@@ -105,3 +105,13 @@ def test_run_cmd_is_no_longer_reported_as_ignored(milk_home: Path) -> None:
     assert r.returncode == 0, r.stderr
     ignored = [ln for ln in r.stderr.splitlines() if "ignored" in ln]
     assert not [ln for ln in ignored if "agents[0].run_cmd" in ln], ignored
+
+
+def test_print_mode_log_folder_that_cannot_be_made(milk_home: Path) -> None:
+    port = free_port()
+    write_config(milk_home, port, fake_cmd(port))
+    (milk_home / "servers").write_text("not a folder")
+    r = milk(milk_home, "-p", "hello")
+    assert r.returncode == 1
+    assert f"milk-tui: agent 'smol': {milk_home / 'servers'}: not a directory\n" in r.stderr
+    assert "Traceback" not in r.stderr
