@@ -95,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_import_parser(sub)
     add_permissions_parser(sub)
     add_mcp_parser(sub)
+    from milk_tui.cli.server_cmd import add_server_parser
+
+    add_server_parser(sub)
     return p
 
 
@@ -115,6 +118,9 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         permission_policy="allow" if args.allow_tools else "deny",
     )
     stream_json = args.output_format == "stream-json"
+    from milk_tui.cli.server_cmd import ServerProgress
+
+    server_progress = ServerProgress(err)  # before wrapping: its countdown rewrites a line
     out, err = inert_out(out, json=stream_json), inert_out(err)
     for note in app.startup_notes:
         print(f"milk-tui: {note}", file=err)
@@ -135,6 +141,14 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             case ev.EscalationStarted() if last_char[0] != "\n":
                 out.write("\n\n")  # keep the primary's hand-off line apart from the new answer
                 last_char[0] = "\n"
+            case (
+                ev.ServerStarting()
+                | ev.ServerCountdown()
+                | ev.ServerReady()
+                | ev.ServerFailed()
+                | ev.ServerStopped()
+            ):
+                server_progress(event)
             case ev.Notice(level=level, message=message) if level != "info":
                 print(f"milk-tui: {message}", file=err)
             case ev.PermissionsDenied(agent_name=agent, denials=denials):
@@ -299,6 +313,10 @@ def main(argv: list[str] | None = None) -> int:
             from milk_tui.cli.permissions_cmd import run_permissions
 
             return run_permissions(args, os.getcwd(), sys.stdout, sys.stderr)
+        if args.command == "server":
+            from milk_tui.cli.server_cmd import run_server
+
+            return run_server(args, sys.stdout, sys.stderr)
         if args.command == "mcp":
             from milk_tui.cli.mcp_cmd import run_mcp
 

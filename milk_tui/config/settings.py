@@ -148,6 +148,12 @@ class AgentConfig(BaseModel):
     @classmethod
     def _default_service(cls, v: Any) -> Any:
         return v or "bedrock"
+    run_cmd: str = ""
+    """Shell command (``sh -c``) that starts this agent's server when its URL does not answer."""
+    run_cmd_timeout_secs: float = 60.0
+    """Seconds ``run_cmd``'s server gets to answer before its process group is killed."""
+    run_cmd_keep: bool = False
+    """Leave a server milk-tui started running when milk-tui exits."""
 
     @field_validator("provider")
     @classmethod
@@ -172,7 +178,7 @@ class AgentConfig(BaseModel):
                 raise ValueError("expected an http:// or https:// URL")
         return v
 
-    @field_validator("timeout_secs")
+    @field_validator("timeout_secs", "run_cmd_timeout_secs")
     @classmethod
     def _positive_timeout(cls, v: float) -> float:
         if not v > 0:

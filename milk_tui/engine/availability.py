@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from milk_tui.agents.base import Agent, AgentError, Slot
@@ -42,6 +42,8 @@ class AvailabilityCache:
         self._locks: dict[str, asyncio.Lock] = {}
         self.probes = 0
         """How many times ``available()`` was really called (tests and benches read it)."""
+        self.starter: Callable[[str], Awaitable[bool]] | None = None
+        """Starts a down slot's own server (``engine/server_on_demand.py``); True when up."""
 
     def agent_name(self, slot: str) -> str:
         agent = self._agents.get(slot)
@@ -84,6 +86,14 @@ class AvailabilityCache:
             self._entries[slot] = _Entry(ok, reason, self._clock())
             return ok
 
+    async def _check_or_start(self, slot: str) -> bool:
+        if await self.check(slot):
+            return True
+        if self.starter is None or not await self.starter(slot):
+            return False
+        self.invalidate(slot)
+        return await self.check(slot)
+
     def _fresh(self, slot: str) -> _Entry | None:
         e = self._entries.get(slot)
         if e is not None and self._clock() - e.at < self._ttl:
@@ -106,9 +116,9 @@ class AvailabilityCache:
         cached = self._entries.get(target)
         if chosen_by_user and cached is not None and not cached.ok:
             self.invalidate(target)
-        if await self.check(target):
+        if await self._check_or_start(target):
             return target, "", None
-        if await self.check(other):
+        if await self._check_or_start(other):
             notice = (
                 f"{target} agent '{self.agent_name(target)}' unavailable "
                 f"({self.reason(target)}); using {other} agent "

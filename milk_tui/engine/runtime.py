@@ -29,6 +29,7 @@ from milk_tui.storage.sessions import SessionStore
 
 if TYPE_CHECKING:
     from milk_tui.agents.mcp.manager import McpManager
+    from milk_tui.engine.server_on_demand import LocalServers
 
 LOCAL_SERVER_PROBES = (
     ("llama.cpp", "http://127.0.0.1:8080"),
@@ -53,10 +54,29 @@ class Runtime:
     memory: MemoryService
     demo: bool
     startup_notes: list[str] = field(default_factory=list)
+    servers: LocalServers | None = None
+    """Agents' ``run_cmd`` servers: started on demand, stopped on exit (``aclose``)."""
 
     @property
     def session(self) -> Session:
         return self.dispatcher.session
+
+    def local_servers(self) -> LocalServers:
+        """The agents' ``run_cmd`` servers, made on first use (most sessions have none)."""
+        if self.servers is None:
+            from milk_tui.engine.server_on_demand import LocalServers
+
+            self.servers = LocalServers(data_dir(), self.bus.publish)
+        return self.servers
+
+    async def start_server(self, slot: str) -> bool:
+        """The availability cache's starter: start the server of the agent now in ``slot``
+        (after a switch, too) when it has a ``run_cmd``; True once it answers."""
+        d = self.dispatcher
+        agent = d.primary if slot == "primary" else d.escalation
+        if agent is None or not agent.config.run_cmd:
+            return False
+        return await self.local_servers().ensure(agent.config)
 
     def make_cooperative(self) -> None:
         """Let the agents' streams yield to the event loop every few ms (interactive use)."""
@@ -81,6 +101,8 @@ class Runtime:
     async def aclose(self) -> None:
         """Release what start-up opened: each agent's connections, then the database."""
         try:
+            if self.servers is not None:
+                await self.servers.aclose()
             if self.dispatcher.state.mcp is not None:
                 await self.dispatcher.state.mcp.aclose()
             for slot in (self.dispatcher.primary, self.dispatcher.escalation):
@@ -238,7 +260,7 @@ def build_runtime(
     notes += misplaced_key_warnings(config.agents)
     if cooperative:
         make_cooperative(dispatcher)
-    return Runtime(
+    runtime = Runtime(
         config=config,
         config_path=used_path,
         db=db,
@@ -249,3 +271,5 @@ def build_runtime(
         demo=running_demo,
         startup_notes=[*warnings, *notes],
     )
+    availability.starter = runtime.start_server
+    return runtime

@@ -31,6 +31,7 @@ from milk_tui.model.session import Session, Turn
 
 if TYPE_CHECKING:
     from milk_tui.facade.mcp import McpServers
+    from milk_tui.facade.servers import Servers
 
 Listener = Callable[[ev.BusEvent], None]
 P = ParamSpec("P")
@@ -230,6 +231,14 @@ class Application:
         from milk_tui.facade.mcp import McpServers
 
         return McpServers(self.runtime.dispatcher.state.mcp)
+
+    @property
+    def servers(self) -> Servers:
+        """The agents' ``run_cmd`` servers: state, ``/server start|stop``."""
+        from milk_tui.facade.servers import Servers
+
+        rt = self.runtime
+        return Servers(rt.local_servers(), lambda: list(rt.config.agents))
 
     @property
     def permissions(self) -> FolderPermissions:

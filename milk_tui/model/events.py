@@ -369,3 +369,46 @@ def parse_event(data: str | bytes | dict[str, Any]) -> AnyEvent:
     if isinstance(data, dict):
         return event_adapter.validate_python(data)
     return event_adapter.validate_json(data)
+
+
+# ----- local inference servers (an agent's run_cmd; engine/server_on_demand.py) -------------
+
+
+class _ServerEvent(BusEvent):
+    agent: str
+    """The agent whose ``run_cmd`` server this is about."""
+
+
+class ServerStarting(_ServerEvent):
+    """An agent's ``run_cmd`` was launched; readiness is awaited for ``timeout_s``."""
+
+    type: Literal["server_starting"] = "server_starting"
+    url: str
+    log: str
+    timeout_s: float
+    pid: int = 0
+    """The started process (its group's leader); 0 when waiting for one started earlier."""
+
+
+class ServerCountdown(_ServerEvent):
+    """Once a second while a started server is not ready yet."""
+
+    type: Literal["server_countdown"] = "server_countdown"
+    remaining_s: int
+
+
+class ServerReady(_ServerEvent):
+    type: Literal["server_ready"] = "server_ready"
+    url: str
+    after_s: float
+
+
+class ServerFailed(_ServerEvent):
+    type: Literal["server_failed"] = "server_failed"
+    error: str
+    """Why the server did not come up: one line naming the agent and the cause."""
+
+
+class ServerStopped(_ServerEvent):
+    type: Literal["server_stopped"] = "server_stopped"
+    pid: int

@@ -70,6 +70,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "/open", "open a file in $EDITOR (relative to the session folder)", args="<path|@path>"
     ),
+    SlashCommand(
+        "/server",
+        "the agents' local servers (their run_cmd): status, start, stop",
+        args="[status|start|stop] [name]",
+        busy_safe=True,
+    ),
     SlashCommand("/think", "show or hide thinking", args="[on|off]", busy_safe=True),
     SlashCommand("/theme", "switch theme (no name: pick one)", args="[name]", busy_safe=True),
     SlashCommand("/export", "write the transcript as text", args="[path]", busy_safe=True),

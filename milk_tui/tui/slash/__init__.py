@@ -19,6 +19,7 @@ from milk_tui.tui.slash.memory import MemoryCommands
 from milk_tui.tui.slash.permissions import PermissionCommands
 from milk_tui.tui.slash.presentation import PresentationCommands
 from milk_tui.tui.slash.routing import RoutingCommands
+from milk_tui.tui.slash.servers import ServerCommands
 from milk_tui.tui.slash.sessions import SessionCommands
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     PermissionCommands,
     PresentationCommands,
     ConfigCommands,
+    ServerCommands,
 )
 
 

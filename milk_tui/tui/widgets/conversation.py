@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from milk_tui.facade.servers import event_line
 from milk_tui.model import events as ev
 from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.transcript import Item, Kind
@@ -310,6 +311,9 @@ class Conversation(VerticalScroll):
                     self.add_line("error", f"{who}{e.error}")
             case ev.Notice():
                 self.add_line("notice" if e.level == "info" else e.level, e.message)
+            case ev.ServerStarting() | ev.ServerReady() | ev.ServerFailed() | ev.ServerStopped():
+                kind: Kind = "error" if isinstance(e, ev.ServerFailed) else "notice"
+                self.add_line(kind, event_line(e) or "")
 
     def _reply_for(self, slot: str) -> ReplyBlock:
         r = self._reply

@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widget import Widget
 
+from milk_tui.facade.servers import countdown_line
 from milk_tui.model import events as ev
 from milk_tui.model.session import STATE_WORDS, TokenUsage
 from milk_tui.tui.widgets.fit_line import KEEP, fit
@@ -124,6 +125,10 @@ class StatusLine(Widget):
                 self.add_class("-permission")
             case ev.PermissionDecided():
                 self.remove_class("-permission")
+            case ev.ServerCountdown():
+                turn.hint = countdown_line(e)
+            case ev.ServerReady() | ev.ServerFailed():
+                turn.hint = ""
             case ev.TurnCompleted() | ev.TurnFailed():
                 turn.busy, turn.tool = False, ""
                 self.remove_class("-permission")
