@@ -15,6 +15,7 @@ from pydantic_settings import SettingsError
 from milk_tui.config.agent_tools import agent_tool_problems
 from milk_tui.config.loop_detection import loop_detection_warnings
 from milk_tui.config.mcp import config_warnings as mcp_config_warnings
+from milk_tui.config.otel import otel_warnings
 from milk_tui.config.paths import default_config_file
 from milk_tui.config.secrets import SECRET_AGENT_KEYS, header_secrets
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
@@ -27,7 +28,7 @@ GO_INERT_KEYS = {
 never reads): accepted silently."""
 
 GO_UNSUPPORTED_KEYS = {
-    "otel", "colorization", "debug_claude_code", "debug_local",
+    "colorization", "debug_claude_code", "debug_local",
     "debug_subprocess", "aws_auth_refresh", "remote_oversight",
     "config_editors", "experimental_permission_management",
     "experimental_lazy_history_management", "direct_bash", "direct_bash_allow",
@@ -86,6 +87,7 @@ def _unknown_key_warnings(path: Path | str, data: dict[str, Any]) -> list[str]:
     if unsupported:
         warnings.append(f"{path}: {_not_supported(unsupported)}")
     warnings += loop_detection_warnings(str(path), data.get("loop_detection"))
+    warnings += otel_warnings(str(path), data.get("otel"))
     agent_known = set(AgentConfig.model_fields) | GO_ONLY_AGENT_KEYS
     limit_known = set(AgentLimits.model_fields)
     for i, a in enumerate(data.get("agents") or []):

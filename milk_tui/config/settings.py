@@ -30,6 +30,7 @@ from milk_tui.config.defaults import (
 )
 from milk_tui.config.loop_detection import LoopDetection
 from milk_tui.config.mcp import McpServerConfig
+from milk_tui.config.otel import OtelConfig
 
 BEARERLESS_PROVIDERS = {"", "local", "bedrock", "claude-cli", "demo", "aider-cli", "subprocess"}
 EXTERNAL_PROCESS_PROVIDERS = {"claude-cli", "aider-cli", "subprocess"}
@@ -154,8 +155,10 @@ class MilkConfig(BaseSettings):
     classifier_fallback: str = ""
     loop_detection: LoopDetection = Field(default_factory=LoopDetection)
     mcp_servers: list[McpServerConfig] = Field(default_factory=list)
+    otel: OtelConfig = Field(default_factory=OtelConfig)
+    """OpenTelemetry export of turns and tool calls (config/otel.py)."""
 
-    @field_validator("loop_detection", mode="before")
+    @field_validator("loop_detection", "otel", mode="before")
     @classmethod
     def _null_loop_detection(cls, v: Any) -> Any:
         return {} if v is None else v  # a Go config writes null for "defaults"

@@ -6,6 +6,7 @@ ports becomes the primary; otherwise both slots run the demo agents and a notice
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.cooperative import make_cooperative
 from milk_tui.engine.dispatch import AgentSlot, Dispatcher
+from milk_tui.engine.telemetry import TurnTelemetry, start_telemetry
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
 from milk_tui.model.session import Session
@@ -51,6 +53,8 @@ class Runtime:
     memory: MemoryService
     demo: bool
     startup_notes: list[str] = field(default_factory=list)
+    telemetry: TurnTelemetry | None = None
+    """OpenTelemetry export, when the ``otel`` config asks for it (engine/telemetry.py)."""
 
     @property
     def session(self) -> Session:
@@ -79,6 +83,8 @@ class Runtime:
     async def aclose(self) -> None:
         """Release what start-up opened: each agent's connections, then the database."""
         try:
+            if self.telemetry is not None:
+                await asyncio.to_thread(self.telemetry.shutdown)
             if self.dispatcher.state.mcp is not None:
                 await self.dispatcher.state.mcp.aclose()
             for slot in (self.dispatcher.primary, self.dispatcher.escalation):
@@ -243,4 +249,5 @@ def build_runtime(
         memory=memory,
         demo=running_demo,
         startup_notes=[*warnings, *notes],
+        telemetry=start_telemetry(config.otel, bus, dispatcher.state.agent),
     )
