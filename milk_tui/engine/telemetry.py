@@ -72,9 +72,7 @@ class _Turn:
 class TurnTelemetry:
     """Turns and tool calls as spans; the bus listener and the exporter's bookkeeping."""
 
-    def __init__(
-        self, cfg: OtelConfig, bus: EventBus, agent: AgentOf, version: str
-    ) -> None:
+    def __init__(self, cfg: OtelConfig, bus: EventBus, agent: AgentOf, version: str) -> None:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
@@ -280,7 +278,11 @@ def _reporting(inner: SpanExporter, telemetry: TurnTelemetry) -> SpanExporter:
         def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
             try:
                 result = inner.export(spans)
-                error = "" if result is SpanExportResult.SUCCESS else "the collector did not accept the spans"
+                error = (
+                    ""
+                    if result is SpanExportResult.SUCCESS
+                    else "the collector did not accept the spans"
+                )
             except Exception as e:  # noqa: BLE001 — an export fault must not reach a turn
                 result, error = SpanExportResult.FAILURE, str(e) or type(e).__name__
             telemetry.exported(len(spans), not error, error)

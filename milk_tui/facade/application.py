@@ -30,7 +30,9 @@ from milk_tui.model import events as ev
 from milk_tui.model.session import Session, Turn
 
 if TYPE_CHECKING:
+    from milk_tui.engine.telemetry import TelemetryStatus
     from milk_tui.facade.mcp import McpServers
+    from milk_tui.facade.transcript import SessionTranscript
 
 Listener = Callable[[ev.BusEvent], None]
 P = ParamSpec("P")
@@ -225,6 +227,20 @@ class Application:
         from milk_tui.facade.mcp import McpServers
 
         return McpServers(self.runtime.dispatcher.state.mcp)
+
+    @property
+    def transcript(self) -> SessionTranscript:
+        """The live session as a document (``/export``) and its last exchange (``/drop``)."""
+        from milk_tui.facade.transcript import SessionTranscript
+
+        return SessionTranscript(self.runtime.dispatcher)
+
+    def telemetry_status(self) -> TelemetryStatus:
+        """``/otel``: whether turns are exported over OpenTelemetry, where, how it went."""
+        from milk_tui.engine.telemetry import inactive_status
+
+        t = self.runtime.telemetry
+        return t.status() if t is not None else inactive_status(self.runtime.config.otel)
 
     @property
     def permissions(self) -> FolderPermissions:

@@ -107,7 +107,9 @@ async def test_collector_down_the_turn_goes_on_with_one_warning(tmp_path, milk_h
             assert result.ok and result.text == "Hello from the fake."
             telemetry.flush(3)
         await app.aclose()
-    warnings = [e.message for e in events if isinstance(e, ev.Notice) and "OpenTelemetry" in e.message]
+    warnings = [
+        e.message for e in events if isinstance(e, ev.Notice) and "OpenTelemetry" in e.message
+    ]
     assert len(warnings) == 1 and dead in warnings[0]
     status = telemetry.status()
     assert status.failed >= 2 and status.exported == 0 and status.last_error
