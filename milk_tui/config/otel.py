@@ -53,15 +53,11 @@ GO_FILE_KEYS: dict[str, Any] = {
 
 
 def otel_warnings(where: str, data: object) -> list[str]:
-    """Warnings for an ``otel`` object as written in a config file."""
-    if not isinstance(data, dict):
-        return []
-    known = set(OtelConfig.model_fields)
-    out = []
-    for k, v in data.items():
-        if k in GO_FILE_KEYS:
-            if v and v != GO_FILE_KEYS[k]:
-                out.append(f"{where}: otel.{k} is not used (milk-tui writes no local OTel files)")
-        elif k not in known:
-            out.append(f"{where}: unknown key 'otel.{k}' ignored")
-    return out
+    """Warnings for an ``otel`` object as written in a config file (a wrong type is the
+    validation's error, not a warning)."""
+    data = data if isinstance(data, dict) else {}
+    go_set = [k for k, v in data.items() if k in GO_FILE_KEYS and v and v != GO_FILE_KEYS[k]]
+    unknown = [k for k in data if k not in GO_FILE_KEYS and k not in OtelConfig.model_fields]
+    return [
+        f"{where}: otel.{k} is not used (milk-tui writes no local OTel files)" for k in go_set
+    ] + [f"{where}: unknown key 'otel.{k}' ignored" for k in unknown]

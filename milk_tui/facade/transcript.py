@@ -18,14 +18,7 @@ from milk_tui.engine.dispatch import Dispatcher
 from milk_tui.engine.turn_drop import DroppedExchange, drop_last_exchange, last_exchange_start
 from milk_tui.facade.export import SUFFIXES, ExportFormat, render
 
-__all__ = ["DroppedExchange", "ExportRequest", "Exported", "SessionTranscript", "parse_export"]
-
-
-@dataclass(frozen=True)
-class ExportRequest:
-    fmt: ExportFormat
-    path: str
-    """As typed ("" → the default name in the session's folder)."""
+__all__ = ["DroppedExchange", "Exported", "SessionTranscript", "parse_export"]
 
 
 @dataclass(frozen=True)
@@ -35,9 +28,9 @@ class Exported:
     records: int
 
 
-def parse_export(arg: str) -> ExportRequest:
-    """``/export [md|json|txt] [path]``: a format word, a path, or both; the path's suffix
-    chooses the format when no word does (Markdown by default)."""
+def parse_export(arg: str) -> tuple[ExportFormat, str]:
+    """``/export [md|json|txt] [path]`` → (format, path as typed): a format word, a path, or
+    both; the path's suffix chooses the format when no word does (Markdown by default)."""
     words = arg.strip().split(maxsplit=1)
     named: ExportFormat | None = None
     if words and words[0].lower() in ("md", "markdown", "json", "txt", "text"):
@@ -45,26 +38,27 @@ def parse_export(arg: str) -> ExportRequest:
         words = words[1:]
     path = words[0] if words else ""
     fmt = named or SUFFIXES.get(Path(path).suffix.lower(), "md")
-    return ExportRequest(fmt, path)
+    return fmt, path
 
 
 class SessionTranscript:
     def __init__(self, dispatcher: Dispatcher) -> None:
         self._d = dispatcher
 
-    async def export(self, req: ExportRequest) -> Exported:
-        """Write the live session; raises ``ValueError`` naming the file when it cannot."""
+    async def export(self, fmt: ExportFormat, path_text: str = "") -> Exported:
+        """Write the live session to ``path_text`` ("" → a default name in the session's
+        folder); raises ``ValueError`` naming the file when it cannot."""
         s = copy.copy(self._d.session)  # rendered in a thread: a turn may commit meanwhile
         s.history, s.tokens = list(s.history), dict(s.tokens)
-        path = Path(req.path or f"milk-transcript-{s.id[:8]}.{req.fmt}").expanduser()
+        path = Path(path_text or f"milk-transcript-{s.id[:8]}.{fmt}").expanduser()
         if not path.is_absolute():
             path = Path(self._d.cwd) / path
-        text = await asyncio.to_thread(render, s, req.fmt, now=time.time())
+        text = await asyncio.to_thread(render, s, fmt, now=time.time())
         try:
             await asyncio.to_thread(_write_private, path, text)
         except OSError as e:
             raise ValueError(f"cannot write {path}: {e.strerror or e}") from None
-        return Exported(path, req.fmt, len(s.history))
+        return Exported(path, fmt, len(s.history))
 
     def last_prompt(self) -> str | None:
         """The prompt ``drop_last`` would forget; None when there is nothing to drop."""

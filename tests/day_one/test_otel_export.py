@@ -152,3 +152,29 @@ def test_without_an_endpoint_the_sdk_is_never_imported(tmp_path, milk_home):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:2] == ["[]", "[]"]
+
+
+async def test_a_hand_off_is_one_turn_span_ending_with_the_escalation(rig):
+    from milk_tui.config.otel import OtelConfig
+    from milk_tui.engine.telemetry import TurnTelemetry
+    from milk_tui.testing.scripted_agent import say
+
+    with OtlpReceiver() as rx:
+        t = TurnTelemetry(OtelConfig(endpoint=rx.url), rig.bus, rig.dispatcher.state.agent, "t")
+        rig.primary.push(say("over to you", escalation_reason="too hard"))
+        rig.escalation.push(say("done."))
+        await rig.dispatcher.run_turn("fix the build")
+        rig.primary.delay = 0.05
+        rig.primary.push(say("a", "b", "c", "d", "e"))
+        task = rig.dispatcher.submit("slow", force="primary")
+        while not rig.dispatcher.busy:
+            await asyncio.sleep(0)
+        rig.dispatcher.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        t.shutdown()
+        spans = rx.wait_for(2)
+    handoff, cancelled = sorted(spans, key=lambda s: s.start_ns)
+    assert handoff.attributes["milk.slot"] == "escalation"
+    assert handoff.attributes["gen_ai.agent.name"] == "claude"
+    assert handoff.attributes["milk.handoff.mode"] == "first" and handoff.status_code == 1
+    assert cancelled.attributes["milk.cancelled"] is True and cancelled.status_code == 2

@@ -33,7 +33,7 @@ class PresentationCommands(SlashGroup):
     async def cmd_export(self, arg: str) -> None:
         from milk_tui.facade.transcript import parse_export
 
-        done = await self.facade.transcript.export(parse_export(arg))
+        done = await self.facade.transcript.export(*parse_export(arg))
         self.say(f"exported {done.records} records as {done.fmt} to {done.path}")
 
     async def cmd_help(self, arg: str) -> None:
