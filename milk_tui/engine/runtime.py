@@ -20,7 +20,6 @@ from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.cooperative import make_cooperative
 from milk_tui.engine.dispatch import AgentSlot, Dispatcher
-from milk_tui.engine.telemetry import TurnTelemetry, start_telemetry
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
 from milk_tui.model.session import Session
@@ -29,6 +28,7 @@ from milk_tui.storage.sessions import SessionStore
 
 if TYPE_CHECKING:
     from milk_tui.agents.mcp.manager import McpManager
+    from milk_tui.engine.telemetry import TurnTelemetry
 
 LOCAL_SERVER_PROBES = (
     ("llama.cpp", "http://127.0.0.1:8080"),
@@ -237,6 +237,11 @@ def build_runtime(
         permission_policy=permission_policy,
     )
     dispatcher.state.mcp = _mcp_manager(config, bus, cwd)
+    telemetry = None
+    if config.otel.active:  # the exporter and its SDK load only when configured
+        from milk_tui.engine.telemetry import start_telemetry
+
+        telemetry = start_telemetry(config.otel, bus, dispatcher.state.agent)
     if cooperative:
         make_cooperative(dispatcher)
     return Runtime(
@@ -249,5 +254,5 @@ def build_runtime(
         memory=memory,
         demo=running_demo,
         startup_notes=[*warnings, *notes],
-        telemetry=start_telemetry(config.otel, bus, dispatcher.state.agent),
+        telemetry=telemetry,
     )

@@ -108,6 +108,8 @@ class TurnTelemetry:
     # ----- bus → spans --------------------------------------------------------------------
 
     def on_event(self, event: ev.BusEvent) -> None:
+        if type(event) not in _HANDLED:
+            return  # text and thinking deltas: one set lookup on the streaming path
         t = self._turn
         match event:
             case ev.TurnStarted():
@@ -260,6 +262,12 @@ class TurnTelemetry:
         done = threading.Thread(target=self._provider.shutdown, daemon=True)
         done.start()
         done.join(SHUTDOWN_WAIT_S)
+
+
+_HANDLED = frozenset(
+    {ev.TurnStarted, ev.RouteDecided, ev.EscalationStarted, ev.Usage, ev.ToolCall,
+     ev.ToolResult, ev.TurnCompleted, ev.TurnFailed}
+)  # fmt: skip
 
 
 def _finish(span: Span, ts: float, error: str) -> None:

@@ -148,7 +148,7 @@ def test_without_an_endpoint_the_sdk_is_never_imported(tmp_path, milk_home):
         f"app = start(cwd={str(tmp_path)!r}, config_path={str(cfg)!r}, demo=True)\n"
         "assert app.runtime.telemetry is None\n"
         "print([n for n in app.startup_notes if 'otel' in n])\n"
-        "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('opentelemetry', 'milk_tui.engine.tele'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:2] == ["[]", "[]"]
