@@ -80,11 +80,18 @@ class Runtime:
             except Exception:  # noqa: BLE001 — best effort: the first turn reports a failure
                 continue
 
+    async def close_telemetry(self) -> None:
+        """Send the last spans (bounded); a failure's warning is published before this
+        returns, so a caller's listeners still see it."""
+        t, self.telemetry = self.telemetry, None
+        if t is not None:
+            await asyncio.to_thread(t.shutdown)
+            await asyncio.sleep(0)  # the exporter thread queued its warning on this loop
+
     async def aclose(self) -> None:
         """Release what start-up opened: each agent's connections, then the database."""
         try:
-            if self.telemetry is not None:
-                await asyncio.to_thread(self.telemetry.shutdown)
+            await self.close_telemetry()
             if self.dispatcher.state.mcp is not None:
                 await self.dispatcher.state.mcp.aclose()
             for slot in (self.dispatcher.primary, self.dispatcher.escalation):

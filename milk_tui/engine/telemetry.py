@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 AgentOf = Callable[[Slot], AgentSlot | None]
 """The agent now in a slot (agents can change during a session)."""
-SHUTDOWN_WAIT_S = 3.0
-"""Leaving waits at most this long for the last spans to go out."""
+FLUSH_WAIT_S = 1.0
+"""Leaving waits about this long for the last spans to go out (twice at worst)."""
 
 
 @dataclass(frozen=True)
@@ -227,8 +227,7 @@ class TurnTelemetry:
                 return
             self._warned = True
         message = (
-            f"OpenTelemetry export to {self.endpoint} failed ({error}); "
-            "turns go on, /otel shows the state"
+            f"OpenTelemetry export to {self.endpoint} failed ({error}); turns are not affected"
         )
         loop = self._loop
         if loop is not None and not loop.is_closed():
@@ -244,24 +243,32 @@ class TurnTelemetry:
                 True, self.endpoint, self._exported, self._failed, self._last_error
             )
 
-    def flush(self, timeout_s: float = SHUTDOWN_WAIT_S) -> bool:
+    def flush(self, timeout_s: float = FLUSH_WAIT_S) -> bool:
         """Send what is queued now (tests, and leaving); False when it did not finish."""
         return self._provider.force_flush(int(timeout_s * 1000))
 
     def shutdown(self) -> None:
-        """Close the open spans and send them, waiting at most ``SHUTDOWN_WAIT_S``; a
-        collector already known to be down is not waited for."""
+        """Close the open spans and send them, waiting at most ``FLUSH_WAIT_S`` (a collector
+        that is down is not waited for: its retry back-off is cut short)."""
         self._remove()
         if self._turn is not None:
             t = self._turn
             self._end_turn(t, t.last_ts or time.time(), "" if t.last_ts else "unfinished")
         with self._lock:
-            down = self._failed > 0 and bool(self._last_error)
-        if down:
-            self._inner.shutdown()  # ends the exporter's retry back-off at once
-        done = threading.Thread(target=self._provider.shutdown, daemon=True)
-        done.start()
-        done.join(SHUTDOWN_WAIT_S)
+            down = self._failed > 0
+        if not down:
+            # The SDK's force_flush exports in the calling thread and ignores its timeout
+            # while the exporter backs off between retries: bound it from outside.
+            _bounded(self._provider.force_flush)
+        self._inner.shutdown()  # a retry back-off still running ends at once
+        _bounded(self._provider.shutdown)
+
+
+def _bounded(call: Callable[[], object]) -> None:
+    """Run ``call`` on a daemon thread, waiting at most ``FLUSH_WAIT_S`` for it."""
+    worker = threading.Thread(target=call, daemon=True)
+    worker.start()
+    worker.join(FLUSH_WAIT_S)
 
 
 _HANDLED = frozenset(

@@ -321,6 +321,7 @@ class Application:
 
     async def aclose(self) -> None:
         """Close the agents' connections and the database (on the loop they were opened on)."""
+        await self.runtime.close_telemetry()  # its last warning still reaches our listeners
         self._remove()
         await self.runtime.aclose()
 

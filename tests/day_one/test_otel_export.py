@@ -178,3 +178,22 @@ async def test_a_hand_off_is_one_turn_span_ending_with_the_escalation(rig):
     assert handoff.attributes["gen_ai.agent.name"] == "claude"
     assert handoff.attributes["milk.handoff.mode"] == "first" and handoff.status_code == 1
     assert cancelled.attributes["milk.cancelled"] is True and cancelled.status_code == 2
+
+
+def test_print_mode_exports_and_a_dead_collector_is_one_stderr_line(tmp_path, milk_home):
+    from milk_tui.testing.cli_run import run_milk
+
+    with OtlpReceiver() as gone:
+        dead = gone.url
+    with FakeOpenAIServer() as llm, OtlpReceiver() as rx:
+        _config(milk_home, llm.url, {"endpoint": rx.url})
+        r = run_milk("-p", "hi", "--primary", cwd=tmp_path)
+        assert r.returncode == 0 and r.stderr == ""
+        assert [s.name for s in rx.wait_for(1)] == ["milk.turn"]
+        _config(milk_home, llm.url, {"endpoint": dead})
+        r = run_milk("-p", "hi", "--primary", cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout == "Hello from the fake.\n"
+    assert r.stderr.splitlines() == [
+        f"milk-tui: OpenTelemetry export to {dead}/v1/traces failed (the collector did not "
+        "accept the spans); turns are not affected"
+    ]
