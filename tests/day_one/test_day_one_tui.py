@@ -107,3 +107,20 @@ def test_every_redirect_parses_and_none_shadows_a_command_built_elsewhere() -> N
         assert name not in built_elsewhere
         parsed = parse_slash(f"{key} something")
         assert parsed is not None and parsed[0].name == name and parsed[0].busy_safe
+
+
+async def test_otel_shows_where_spans_go_and_how_many_went(tmp_path: Path) -> None:
+    from milk_tui.config.otel import OtelConfig
+    from milk_tui.config.settings import MilkConfig
+    from milk_tui.testing.otlp_receiver import OtlpReceiver
+
+    with OtlpReceiver() as rx:
+        cfg = MilkConfig(otel=OtelConfig(endpoint=rx.url))
+        app = make_app(cwd=str(tmp_path), session="otel", config=cfg)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await type_and_send(pilot, "/primary hello")
+            assert app.runtime.telemetry is not None
+            app.runtime.telemetry.flush()
+            await type_and_send(pilot, "/otel")
+            last = lines(app, "notice")[-1]
+    assert last == f"OpenTelemetry export: on → {rx.url}/v1/traces; 1 spans sent"
