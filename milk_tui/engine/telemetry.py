@@ -64,8 +64,6 @@ class _Turn:
     model: str = ""
     slot: str = ""
     tool_calls: int = 0
-    awaiting_escalation: bool = False
-    """The primary handed off: the escalation's answer ends the turn."""
     last_ts: float = 0.0
 
 
@@ -124,7 +122,7 @@ class TurnTelemetry:
                     }
                 )
             case ev.EscalationStarted() if t is not None:
-                t.slot, t.awaiting_escalation = "escalation", False
+                t.slot = "escalation"
                 t.span.set_attributes(
                     {"gen_ai.agent.name": event.agent_name, "milk.slot": "escalation",
                      "milk.handoff.mode": event.mode}
@@ -142,9 +140,7 @@ class TurnTelemetry:
             case ev.TurnCompleted() if t is not None:
                 t.span.set_attribute("gen_ai.agent.name", event.agent_name)
                 t.last_ts = event.ts
-                if event.self_escalated:
-                    t.awaiting_escalation = True  # ended by the escalation's answer
-                else:
+                if not event.self_escalated:  # else the escalation's answer ends the turn
                     self._end_turn(t, event.ts, "")
             case ev.TurnFailed() if t is not None:
                 why = "cancelled" if event.cancelled else (event.error or "failed")
