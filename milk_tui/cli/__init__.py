@@ -36,12 +36,31 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the installed package's version, looked up only when asked (start-up
+    never pays for reading the package metadata)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kw: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help=str(kw.get("help", "")))
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            line = f"milk-tui {version('milk-tui')}"
+        except PackageNotFoundError:
+            line = "milk-tui (version unknown: the package is not installed)"
+        print(line)
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="milk-tui",
         description="Work with a cheap primary agent and a stronger escalation agent as one.",
     )
     _common(p)
+    p.add_argument("-V", "--version", action=_VersionAction, help="print the version and exit")
     p.add_argument("--new", action="store_true", help="start a new session instead of resuming")
     p.add_argument(
         "--session", metavar="NAME", default="", help="resume or create the named session"

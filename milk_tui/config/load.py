@@ -18,6 +18,7 @@ from milk_tui.config.go_keys import RULES_KEYS, asks_for_something
 from milk_tui.config.loop_detection import loop_detection_warnings
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.mcp import config_warnings as mcp_config_warnings
+from milk_tui.config.otel import otel_warnings
 from milk_tui.config.paths import resolve_config_file
 from milk_tui.config.repair import (
     Unrepairable,
@@ -36,7 +37,7 @@ GO_INERT_KEYS = {
 never reads): accepted silently."""
 
 GO_UNSUPPORTED_KEYS = {
-    "otel", "colorization", "debug_claude_code", "debug_local",
+    "colorization", "debug_claude_code", "debug_local",
     "debug_subprocess", "aws_auth_refresh", "remote_oversight",
     "experimental_permission_management",
     "experimental_lazy_history_management", "direct_bash", "direct_bash_allow",
@@ -109,6 +110,7 @@ def _unknown_key_warnings(path: Path | str, data: dict[str, Any]) -> list[str]:
     for k in rules if isinstance(rules, dict) else {}:
         if k not in RULES_KEYS:
             warnings.append(f"{path}: unknown key 'rules.{k}' ignored")
+    warnings += otel_warnings(str(path), data.get("otel"))
     agent_known = set(AgentConfig.model_fields) | GO_ONLY_AGENT_KEYS
     limit_known = set(AgentLimits.model_fields)
     agents = data.get("agents")

@@ -31,6 +31,7 @@ from milk_tui.config.defaults import (
 )
 from milk_tui.config.loop_detection import LoopDetection
 from milk_tui.config.mcp import McpServerConfig
+from milk_tui.config.otel import OtelConfig
 
 SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "seed", "stop")
 """``AgentConfig`` fields an HTTP agent sends with each request when set."""
@@ -148,6 +149,7 @@ class AgentConfig(BaseModel):
     @classmethod
     def _default_service(cls, v: Any) -> Any:
         return v or "bedrock"
+
     run_cmd: str = ""
     """Shell command (``sh -c``) that starts this agent's server when its URL does not answer."""
     run_cmd_timeout_secs: float = 60.0
@@ -234,8 +236,10 @@ class MilkConfig(BaseSettings):
     mcp_servers: list[McpServerConfig] = Field(default_factory=list)
     config_editors: list[str] = Field(default_factory=list)
     """Editors tried in order by ``/config open`` and ``/open`` (then $VISUAL, $EDITOR, nano, vim, vi)."""
+    otel: OtelConfig = Field(default_factory=OtelConfig)
+    """OpenTelemetry export of turns and tool calls (config/otel.py)."""
 
-    @field_validator("loop_detection", mode="before")
+    @field_validator("loop_detection", "otel", mode="before")
     @classmethod
     def _null_loop_detection(cls, v: Any) -> Any:
         return {} if v is None else v  # a Go config writes null for "defaults"

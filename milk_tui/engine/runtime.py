@@ -6,6 +6,7 @@ ports becomes the primary; otherwise both slots run the demo agents and a notice
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from milk_tui.storage.sessions import SessionStore
 if TYPE_CHECKING:
     from milk_tui.agents.mcp.manager import McpManager
     from milk_tui.engine.server_on_demand import LocalServers
+    from milk_tui.engine.telemetry import TurnTelemetry
 
 LOCAL_SERVER_PROBES = (
     ("llama.cpp", "http://127.0.0.1:8080"),
@@ -56,6 +58,8 @@ class Runtime:
     startup_notes: list[str] = field(default_factory=list)
     servers: LocalServers | None = None
     """Agents' ``run_cmd`` servers: started on demand, stopped on exit (``aclose``)."""
+    telemetry: TurnTelemetry | None = None
+    """OpenTelemetry export, when the ``otel`` config asks for it (engine/telemetry.py)."""
 
     @property
     def session(self) -> Session:
@@ -98,11 +102,20 @@ class Runtime:
             except Exception:  # noqa: BLE001 — best effort: the first turn reports a failure
                 continue
 
+    async def close_telemetry(self) -> None:
+        """Send the last spans (bounded); a failure's warning is published before this
+        returns, so a caller's listeners still see it."""
+        t, self.telemetry = self.telemetry, None
+        if t is not None:
+            await asyncio.to_thread(t.shutdown)
+            await asyncio.sleep(0)  # the exporter thread queued its warning on this loop
+
     async def aclose(self) -> None:
         """Release what start-up opened: each agent's connections, then the database."""
         try:
             if self.servers is not None:
                 await self.servers.aclose()
+            await self.close_telemetry()
             if self.dispatcher.state.mcp is not None:
                 await self.dispatcher.state.mcp.aclose()
             for slot in (self.dispatcher.primary, self.dispatcher.escalation):
@@ -258,6 +271,11 @@ def build_runtime(
     dispatcher.state.mcp = _mcp_manager(config, bus, cwd)
     notes += startup_warnings(dispatcher.state.prompts, config.effective_agents(), cwd)
     notes += misplaced_key_warnings(config.agents)
+    telemetry = None
+    if config.otel.active:  # the exporter and its SDK load only when configured
+        from milk_tui.engine.telemetry import start_telemetry
+
+        telemetry = start_telemetry(config.otel, bus, dispatcher.state.agent)
     if cooperative:
         make_cooperative(dispatcher)
     runtime = Runtime(
@@ -270,6 +288,7 @@ def build_runtime(
         memory=memory,
         demo=running_demo,
         startup_notes=[*warnings, *notes],
+        telemetry=telemetry,
     )
     availability.starter = runtime.start_server
     return runtime

@@ -30,8 +30,10 @@ from milk_tui.model import events as ev
 from milk_tui.model.session import Session, Turn
 
 if TYPE_CHECKING:
+    from milk_tui.engine.telemetry import TelemetryStatus
     from milk_tui.facade.mcp import McpServers
     from milk_tui.facade.servers import Servers
+    from milk_tui.facade.transcript import SessionTranscript
 
 Listener = Callable[[ev.BusEvent], None]
 P = ParamSpec("P")
@@ -241,6 +243,20 @@ class Application:
         return Servers(rt.local_servers(), lambda: list(rt.config.agents))
 
     @property
+    def transcript(self) -> SessionTranscript:
+        """The live session as a document (``/export``) and its last exchange (``/drop``)."""
+        from milk_tui.facade.transcript import SessionTranscript
+
+        return SessionTranscript(self.runtime.dispatcher)
+
+    def telemetry_status(self) -> TelemetryStatus:
+        """``/otel``: whether turns are exported over OpenTelemetry, where, how it went."""
+        from milk_tui.engine.telemetry import inactive_status
+
+        t = self.runtime.telemetry
+        return t.status() if t is not None else inactive_status(self.runtime.config.otel)
+
+    @property
     def permissions(self) -> FolderPermissions:
         """This folder's stored grants and the session's skip-permissions switch."""
         broker = self.runtime.dispatcher.permissions
@@ -319,6 +335,7 @@ class Application:
 
     async def aclose(self) -> None:
         """Close the agents' connections and the database (on the loop they were opened on)."""
+        await self.runtime.close_telemetry()  # its last warning still reaches our listeners
         self._remove()
         await self.runtime.aclose()
 

@@ -213,6 +213,27 @@ class SessionStore:
                 also(db)
         s.stored = {**row_fields(s), "version": version + 1}
 
+    def drop_turns(self, s: Session, dropped: builtins.list[Turn]) -> None:
+        """Delete the session's last stored turns — ``dropped``, already removed from
+        ``s.history`` — and save its state, in one transaction.  Refused (StorageError) when
+        the stored tail is not those turns (another process committed meanwhile)."""
+        with self.db.transaction() as db:
+            version = self._merge_stored(db, s)
+            rows = db.execute(
+                "SELECT id, role, content FROM turns WHERE session_id = ? ORDER BY id DESC LIMIT ?",
+                (s.id, len(dropped)),
+            ).fetchall()
+            if [(r["role"], r["content"]) for r in reversed(rows)] != [
+                (t.role, t.content) for t in dropped
+            ]:
+                raise StorageError("the session's last turns changed in another process")
+            db.executemany("DELETE FROM turns WHERE id = ?", [(r["id"],) for r in rows])
+            db.execute(
+                "UPDATE sessions SET state = ?, meta = ?, version = version + 1 WHERE id = ?",
+                (s.state.value, meta_json(s), s.id),
+            )
+        s.stored = {**row_fields(s), "version": version + 1}
+
     def _merge_stored(self, db: sqlite3.Connection, s: Session) -> int:
         """The row's version; when another process committed since ``s.stored`` was taken,
         its changes are merged into ``s`` first (storage/session_rows.py)."""

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from milk_tui.tui.redirects import REDIRECTS
+
 
 @dataclass(frozen=True)
 class SlashCommand:
@@ -78,11 +80,25 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("/think", "show or hide thinking", args="[on|off]", busy_safe=True),
     SlashCommand("/theme", "switch theme (no name: pick one)", args="[name]", busy_safe=True),
-    SlashCommand("/export", "write the transcript as text", args="[path]", busy_safe=True),
+    SlashCommand(
+        "/export",
+        "write the session as Markdown (default), JSON or text; a path's suffix picks one",
+        args="[md|json|txt] [path]",
+        busy_safe=True,
+    ),
+    SlashCommand("/drop", "forget the last exchange: its prompt and answers (asks first)"),
+    SlashCommand("/otel", "OpenTelemetry export: where turns go and how it went", busy_safe=True),
     SlashCommand("/help", "commands and keys", busy_safe=True),
     SlashCommand("/quit", "quit milk-tui", busy_safe=True),
 )
 BY_NAME = {c.name: c for c in COMMANDS}
+REDIRECTED = {
+    name: SlashCommand(name, f"not in milk-tui: {hint}", args=args, busy_safe=True)
+    for name, (args, hint) in REDIRECTS.items()
+    if " " not in name and name not in BY_NAME
+}
+"""Go milk commands answered with one line saying what to use (tui/redirects.py); parsed so
+that their arguments never reach a model, left out of /help and completion."""
 ALIASES = {"/exit": "/quit", "/list": "/sessions"}
 
 
@@ -96,7 +112,7 @@ def parse_slash(text: str) -> tuple[SlashCommand, str] | None:
     if not head:
         return None
     name = ALIASES.get(head.lower(), head.lower())
-    cmd = BY_NAME.get(name)
+    cmd = BY_NAME.get(name) or REDIRECTED.get(name)
     if cmd is None:
         return None
     return cmd, " ".join(rest.split()) if cmd.name not in (
@@ -183,7 +199,8 @@ PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
     PaletteAction("Toggle thinking", "/think", "toggle_thinking"),
     PaletteAction("Toggle side panes", "F2", "toggle_side"),
     PaletteAction("Hand-off context: what the escalation agent saw", "F4", "show_context"),
-    slash_entry("Export transcript", "/export"),
+    slash_entry("Export the session as Markdown", "/export"),
+    slash_entry("Drop: forget the last exchange", "/drop"),
     PaletteAction("Cancel the running turn", "Ctrl+C", "interrupt"),
     PaletteAction("Next theme", "F8", "cycle_theme"),
     PaletteAction("Search input history", "Ctrl+R", "history_search"),

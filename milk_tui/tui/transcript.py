@@ -1,4 +1,5 @@
-"""The conversation as data: what the windowed transcript mounts and what /export writes.
+"""The conversation as data: what the windowed transcript mounts (``/export`` writes the
+session itself: facade/export.py).
 
 Widgets exist only for the mounted window; every block also lives here as a small
 dataclass so that a 2,000-turn session costs a list, not 4,000 widgets.
@@ -49,21 +50,3 @@ def items_from_history(history: list[Turn], first: int = 1) -> list[Item]:
         elif t.role == "tool_result":
             out.append(Item("tool", "", agent_name="result", detail=t.content))
     return out
-
-
-def export_text(items: list[Item]) -> str:
-    """Plain-text transcript (no markup, no thinking) for ``/export``."""
-    lines: list[str] = []
-    for it in items:
-        if it.kind == "user":
-            lines.append(f"❯ {it.text}" + (f"    [→ {it.agent_name}]" if it.agent_name else ""))
-        elif it.kind == "reply":
-            lines.append(f"{it.agent_name}:\n{it.text.rstrip()}")
-        elif it.kind == "tool":
-            lines.append(f"⚙ {it.agent_name} {it.text}".rstrip())
-        elif it.kind in ("marker", "notice", "warning", "error"):
-            lines.append(f"[{it.text}]")
-        else:
-            continue
-        lines.append("")
-    return "\n".join(lines).rstrip() + "\n"

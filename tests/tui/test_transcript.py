@@ -8,10 +8,11 @@ from typing import Any
 
 from textual.pilot import Pilot
 
+from milk_tui.facade.export import session_text
 from milk_tui.model.session import Turn
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.facts.browser import FactBrowser
-from milk_tui.tui.transcript import export_text, items_from_history
+from milk_tui.tui.transcript import items_from_history
 from milk_tui.tui.widgets.conversation import MAX_MOUNTED, PAGE, WINDOW, Conversation
 from milk_tui.tui.widgets.stream_view import StreamView
 from tui.conftest import SNAP_CWD, SNAP_SESSION, make_app, settle, type_and_send
@@ -99,7 +100,7 @@ def test_export_text_and_history_items() -> None:
     ]
     items = items_from_history(hist)
     assert [it.kind for it in items] == ["user", "thinking", "reply"]
-    text = export_text(items)
+    text = session_text(hist)
     assert text == "❯ hi    [→ p]\n\np:\nhello\n"
     assert "hmm" not in text
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from milk_tui.facade.errors import StorageError
 from milk_tui.tui.commands import SlashCommand
+from milk_tui.tui.redirects import redirect
 from milk_tui.tui.slash.base import SlashGroup
 from milk_tui.tui.slash.config import ConfigCommands
 from milk_tui.tui.slash.mcp import McpCommands
@@ -21,6 +22,8 @@ from milk_tui.tui.slash.presentation import PresentationCommands
 from milk_tui.tui.slash.routing import RoutingCommands
 from milk_tui.tui.slash.servers import ServerCommands
 from milk_tui.tui.slash.sessions import SessionCommands
+from milk_tui.tui.slash.telemetry import TelemetryCommands
+from milk_tui.tui.slash.transcript import TranscriptCommands
 
 if TYPE_CHECKING:
     from milk_tui.tui.screens.main import MainScreen
@@ -34,6 +37,8 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     PresentationCommands,
     ConfigCommands,
     ServerCommands,
+    TranscriptCommands,
+    TelemetryCommands,
 )
 
 
@@ -53,6 +58,9 @@ class SlashHandler(SlashGroup):
         raise LookupError(f"no handler for {cmd.name}")
 
     async def run(self, cmd: SlashCommand, arg: str) -> None:
+        if hint := redirect(cmd.name, arg):
+            self.say(hint)
+            return
         try:
             await self.handler(cmd)(arg)
         except StorageError as e:

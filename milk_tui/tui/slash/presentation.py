@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-from typing import TYPE_CHECKING
-
 from milk_tui.tui.slash.base import SlashGroup
-from milk_tui.tui.transcript import export_text
-
-if TYPE_CHECKING:
-    pass
 
 
 class PresentationCommands(SlashGroup):
@@ -39,21 +31,10 @@ class PresentationCommands(SlashGroup):
         self.say(f"theme: {name}")
 
     async def cmd_export(self, arg: str) -> None:
-        from milk_tui.tui.widgets.conversation import Conversation
+        from milk_tui.facade.transcript import parse_export
 
-        path = Path(arg.strip() or f"milk-transcript-{self.facade.session_id[:8]}.txt").expanduser()
-        if not path.is_absolute():
-            path = Path(self.facade.cwd) / path
-        items = self.screen.query_one(Conversation).items
-        try:
-            # A transcript holds whatever the session held: created 0600 like the database
-            # (docs/adr/0015-no-secret-on-disk.md); an existing file keeps its mode.
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(export_text(items))
-        except OSError as e:
-            raise ValueError(f"cannot write {path}: {e.strerror or e}") from None
-        self.say(f"exported {len(items)} blocks to {path}")
+        done = await self.facade.transcript.export(*parse_export(arg))
+        self.say(f"exported {done.records} records as {done.fmt} to {done.path}")
 
     async def cmd_help(self, arg: str) -> None:
         self.screen.action_help()

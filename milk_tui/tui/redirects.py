@@ -1,0 +1,43 @@
+"""Go milk commands milk-tui does not have, each answered with what to use instead.
+
+A user of the Go original types these by habit; each gets one line rather than "unknown
+command" (or, with arguments, being sent to the model as a prompt).  A key with a space is a
+sub-command of a command milk-tui has (``/memory show``).  Commands milk-tui has are not
+listed here: their own handlers answer.
+"""
+
+from __future__ import annotations
+
+REDIRECTS: dict[str, tuple[str, str]] = {
+    "/panel": ("[memory|tasks|workflow]",
+               "F2 or Ctrl+B shows or hides the side panes; F6 opens the memory browser"),
+    "/tasks": ("", "no task list — /need shows and sets what you are working on"),
+    "/task": ("[done <id>]", "no task list — /need shows and sets what you are working on"),
+    "/colorize": ("[mode]", "replies are always rendered as Markdown with highlighted code; "
+                            "/theme changes the colours"),
+    "/history": ("[global|session]", "Up/Down walk this session's prompts, Ctrl+Up/Ctrl+Down "
+                                     "every session's, Ctrl+R searches them"),
+    "/metrics": ("", "/usage shows tokens, cache hits and cost per model and role; /otel "
+                     "the OpenTelemetry export"),
+    "/bash": ("[list|allow|deny]", "no direct shell — ask the agent (its bash tool asks "
+                                   "first); /permissions lists what runs without asking"),
+    "/setup": ("[telegram]", "no remote (Telegram) oversight"),
+    "/update": ("[check|install|skip]", "milk-tui is updated by the tool that installed it "
+                                        "(pipx upgrade milk-tui, uv tool upgrade milk-tui)"),
+    "/workflow": ("[…]", "no designer/generator/evaluator workflow — /escalate hands a task "
+                         "to the escalation agent"),
+    "/memory show": ("", "/memory (F6) opens the fact browser; Enter on a fact shows it whole"),
+    "/memory global": ("", "/memory (F6) opens the fact browser; its filter picks global facts"),
+    "/memory session": ("", "/memory (F6) opens the fact browser; its filter picks this "
+                            "session's facts"),
+}  # fmt: skip
+"""command (or "command sub-command") → (its arguments in Go milk, what to use instead)."""
+
+
+def redirect(name: str, arg: str) -> str:
+    """The one line answering ``name arg``, or "" when milk-tui handles it."""
+    words = arg.split(maxsplit=1)
+    for key in (f"{name} {words[0].lower()}" if words else "", name):
+        if key in REDIRECTS:
+            return f"{key}: not in milk-tui — {REDIRECTS[key][1]}"
+    return ""
