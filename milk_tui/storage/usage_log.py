@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import accumulate
 
 from milk_tui.model.session import TokenUsage
 from milk_tui.model.usage import UsagePoint, UsageRow, UsageScope
@@ -152,7 +153,17 @@ class UsageLog:
                 n + r.prompt + r.completion + r.cache_read + r.cache_creation,
                 c + r.cost_usd,
             )
-        return [UsagePoint(_label(scope, b), n, c) for b, (n, c) in sorted(points.items())]
+        label = self._question_label(key) if scope == "session" else _day_label
+        return [UsagePoint(label(b), n, c) for b, (n, c) in sorted(points.items())]
+
+    def _question_label(self, session_id: str) -> Callable[[int], str]:
+        """A session's bucket is its history length after the turn: labelled with the
+        number of the question answered (user records up to there); 0 is "earlier"."""
+        roles = self.db.query(
+            "SELECT role FROM turns WHERE session_id = ? ORDER BY id", (session_id,)
+        )
+        asked = list(accumulate((r[0] == "user" for r in roles), initial=0))
+        return lambda b: str(asked[min(b, len(asked) - 1)]) if b else "earlier"
 
     def _earlier(self, scope: UsageScope, key: str) -> list[_Earlier]:
         """What ``tokens`` holds beyond the log, per session, model and role, with the
@@ -231,7 +242,5 @@ def _plus(a: UsageRow, b: UsageRow) -> UsageRow:
     )
 
 
-def _label(scope: UsageScope, bucket: int) -> str:
-    if scope == "session":
-        return str(bucket) if bucket else "earlier"
+def _day_label(bucket: int) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(bucket * DAY_S))

@@ -19,6 +19,7 @@ from milk_tui.tui.slash.permissions import PermissionCommands
 from milk_tui.tui.slash.presentation import PresentationCommands
 from milk_tui.tui.slash.routing import RoutingCommands
 from milk_tui.tui.slash.sessions import SessionCommands
+from milk_tui.tui.slash.usage import UsageCommands
 
 if TYPE_CHECKING:
     from milk_tui.tui.screens.main import MainScreen
@@ -30,6 +31,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     McpCommands,
     PermissionCommands,
     PresentationCommands,
+    UsageCommands,
 )
 
 
