@@ -41,7 +41,7 @@ def _cells(r: UsageRow, model: str | None = None) -> tuple[str | Text, ...]:
     # Model names come from servers' replies: shown inert, never as markup.
     return (
         Text(inert(r.model if model is None else model)),
-        Text(inert(r.role)),
+        Text(inert(r.role if model is None else "")),
         *(Text(c, justify="right") for c in right),
     )
 
@@ -108,22 +108,42 @@ class UsageScreen(ModalScreen[None]):
         self._plot(su)
 
     def _plot(self, su: ScopeUsage) -> None:
+        """Tokens as bars and, when anything was priced, cost as a line in a second plot
+        beside it (a line drawn over the bars would cut holes in them; one above the other
+        leaves each a few rows on an 80×24 terminal)."""
         widget = self.query_one(f"#usage-plot-{su.scope}", PlotextPlot)
         plt = widget.plt
         plt.clear_figure()
         per = "turn" if su.scope == "session" else "day"
-        plt.title(f"tokens (bars) and cost $ (line) per {per}")
+        costs = [p.cost_usd for p in su.series]
+        xs = [float(x) for x in range(1, len(su.series) + 1)]
+        step = max(1, -(-len(xs) // MAX_TICKS))
+        ticks = (xs[::step], [_tick(su.series[int(x) - 1].label, per) for x in xs[::step]])
+        charts = 2 if any(costs) else 1
+        if charts == 2:
+            plt.subplots(1, 2)
+        tok = plt.subplot(1, 1) if charts == 2 else plt
+        tok.title(f"tokens per {per}")
         if su.series:
-            xs = list(range(1, len(su.series) + 1))
-            plt.bar(xs, [p.tokens for p in su.series], label="tokens")
-            plt.plot(
-                xs, [p.cost_usd for p in su.series], label="cost $", yside="right", marker="braille"
+            tokens = [p.tokens for p in su.series]
+            tok.bar(xs, tokens, width=0.6)
+            top = max(tokens) or 1
+            tok.yticks(
+                [top * i / 2 for i in range(3)], [fmt_tokens(top * i // 2) for i in range(3)]
             )
-            step = max(1, -(-len(xs) // MAX_TICKS))
-            ticks = xs[::step]
-            plt.xticks(
-                [float(x) for x in ticks], [_tick(su.series[x - 1].label, per) for x in ticks]
+            tok.xlim(0.4, len(xs) + 0.6)
+            tok.xticks(*ticks)
+        if charts == 2:
+            cost = plt.subplot(1, 2)
+            cost.title(f"cost $ per {per}")
+            cost.plot(xs, costs, marker="braille")
+            top_cost = max(costs)
+            cost.ylim(0, top_cost * 1.05)
+            cost.yticks(
+                [top_cost * i / 2 for i in range(3)], [f"{top_cost * i / 2:.4f}" for i in range(3)]
             )
+            cost.xlim(0.4, len(xs) + 0.6)
+            cost.xticks(*ticks)
         widget.refresh()
 
     def action_scope(self, scope: str) -> None:
