@@ -45,7 +45,6 @@ def _m004_usage_log(db: MigrationConnection) -> None:
             cache_creation INTEGER NOT NULL DEFAULT 0,
             cost_usd REAL NOT NULL DEFAULT 0
         );
-        CREATE INDEX usage_log_ts ON usage_log(ts);
         CREATE INDEX usage_log_cwd ON usage_log(cwd, ts);
         CREATE INDEX usage_log_session ON usage_log(session_id, turn);
         """
@@ -169,16 +168,20 @@ class UsageLog:
         """What ``tokens`` holds beyond the log, per session, model and role, with the
         session's answered turns of that role not in the log given to its largest row."""
         where, params = _where(scope, key, "t.session_id", "s.cwd")
+        # The log is summed only for the sessions in scope (its session index), so one
+        # session's or folder's read does not scan every folder's rows.
         rows = self.db.query(
-            "SELECT t.session_id AS sid, s.last_used AS last_used, t.model AS model, "
+            "WITH scoped AS (SELECT t.*, s.last_used AS last_used FROM tokens t "
+            f"JOIN sessions s ON s.id = t.session_id {where}), "
+            "logged AS (SELECT session_id, model, role, "
+            + ", ".join(f"SUM({c}) AS {c}" for c in _COUNTS)
+            + " FROM usage_log WHERE session_id IN (SELECT session_id FROM scoped) "
+            "GROUP BY session_id, model, role) "
+            "SELECT t.session_id AS sid, t.last_used AS last_used, t.model AS model, "
             "t.role AS role, "
             + ", ".join(f"t.{c} - IFNULL(l.{c}, 0) AS {c}" for c in _COUNTS)
-            + " FROM tokens t JOIN sessions s ON s.id = t.session_id LEFT JOIN ("
-            "SELECT session_id, model, role, "
-            + ", ".join(f"SUM({c}) AS {c}" for c in _COUNTS)
-            + " FROM usage_log GROUP BY session_id, model, role) l "
-            "ON l.session_id = t.session_id AND l.model = t.model AND l.role = t.role "
-            f"{where}",
+            + " FROM scoped t LEFT JOIN logged l ON l.session_id = t.session_id "
+            "AND l.model = t.model AND l.role = t.role",
             params,
         )
         left = [r for r in rows if r["prompt"] > 0 or r["completion"] > 0 or r["cost_usd"] > 1e-12
