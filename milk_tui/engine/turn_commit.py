@@ -9,6 +9,7 @@ session back as for any failed turn.
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from typing import Any
 
@@ -167,28 +168,15 @@ class TurnCommitter:
         spent, st.router.classifier_usage[:] = list(st.router.classifier_usage), []
         deltas = []
         for u in spent:
-            d = TokenUsage(
-                u.model or (st.primary.model if st.primary else "primary"),
-                CLASSIFIER,
-                u.prompt_tokens,
-                u.completion_tokens,
-                u.cache_read,
-                u.cache_creation,
-                u.cost_usd,
-            )
+            fields = dataclasses.asdict(u)  # the bus event's token fields, by the same names
+            del fields["role_suffix"]
+            fields["model"] = u.model or (st.primary.model if st.primary else "primary")
+            d = TokenUsage(fields["model"], CLASSIFIER, u.prompt_tokens, u.completion_tokens,
+                           u.cache_read, u.cache_creation, u.cost_usd)  # fmt: skip
             if st.session.add_tokens(d.model, d.role, *token_counts(d)):
                 deltas.append(d)
                 self._publisher.publish(
-                    ev.Usage(
-                        role=CLASSIFIER,
-                        session_id=st.session.id,
-                        model=d.model,
-                        prompt_tokens=d.prompt,
-                        completion_tokens=d.completion,
-                        cache_read=d.cache_read,
-                        cache_creation=d.cache_creation,
-                        cost_usd=d.cost_usd,
-                    )
+                    ev.Usage(role=CLASSIFIER, session_id=st.session.id, **fields)
                 )
         return deltas
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from milk_tui.model.session import TokenUsage
+
 UsageScope = Literal["session", "folder", "all"]
 SCOPES: tuple[UsageScope, ...] = ("session", "folder", "all")
 SCOPE_TITLES: dict[UsageScope, str] = {
@@ -32,23 +34,22 @@ def cache_hit_pct(prompt: int, cache_read: int, cache_creation: int) -> float | 
     return None if total <= 0 else 100.0 * cache_read / total
 
 
-@dataclass(frozen=True, slots=True)
-class UsageRow:
-    """One (model, role) over a scope."""
+@dataclass
+class UsageRow(TokenUsage):
+    """One (model, role) over a scope: the token counts and the turns that made them."""
 
-    model: str
-    role: str
     turns: int = 0
     """Turns (and classifier calls) that used this model in this role."""
-    prompt: int = 0
-    completion: int = 0
-    cache_read: int = 0
-    cache_creation: int = 0
-    cost_usd: float = 0.0
 
     @property
     def cache_hit_pct(self) -> float | None:
         return cache_hit_pct(self.prompt, self.cache_read, self.cache_creation)
+
+    def plus(self, other: TokenUsage, turns: int = 0) -> UsageRow:
+        out = UsageRow(self.model, self.role, turns=self.turns + turns)
+        for u in (self, other):
+            out.add(u.prompt, u.completion, u.cache_read, u.cache_creation, u.cost_usd)
+        return out
 
     def as_json(self, scope: UsageScope) -> dict[str, object]:
         """The ``milk-tui usage --json`` row (docs/interfaces.md)."""
@@ -69,16 +70,10 @@ class UsageRow:
 
 def total_row(rows: list[UsageRow]) -> UsageRow:
     """All rows added up (model and role ``*``)."""
-    return UsageRow(
-        "*",
-        "*",
-        sum(r.turns for r in rows),
-        sum(r.prompt for r in rows),
-        sum(r.completion for r in rows),
-        sum(r.cache_read for r in rows),
-        sum(r.cache_creation for r in rows),
-        sum(r.cost_usd for r in rows),
-    )
+    out = UsageRow("*", "*")
+    for r in rows:
+        out = out.plus(r, r.turns)
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,12 +37,9 @@ def _m004_usage_log(db: MigrationConnection) -> None:
             cwd TEXT NOT NULL,
             ts REAL NOT NULL,
             turn INTEGER NOT NULL DEFAULT 0,
-            model TEXT NOT NULL,
-            role TEXT NOT NULL,
-            prompt INTEGER NOT NULL DEFAULT 0,
-            completion INTEGER NOT NULL DEFAULT 0,
-            cache_read INTEGER NOT NULL DEFAULT 0,
-            cache_creation INTEGER NOT NULL DEFAULT 0,
+            model TEXT NOT NULL, role TEXT NOT NULL,
+            prompt INTEGER NOT NULL DEFAULT 0, completion INTEGER NOT NULL DEFAULT 0,
+            cache_read INTEGER NOT NULL DEFAULT 0, cache_creation INTEGER NOT NULL DEFAULT 0,
             cost_usd REAL NOT NULL DEFAULT 0
         );
         CREATE INDEX usage_log_cwd ON usage_log(cwd, ts);
@@ -109,9 +106,7 @@ class UsageLog:
         """Per (model, role), most expensive first (then most tokens)."""
         where, params = _where(scope, key, "session_id", "cwd")
         sums = {
-            (r["model"], r["role"]): UsageRow(
-                r["model"], r["role"], r["n"], *(r[c] for c in _COUNTS)
-            )
+            (r["model"], r["role"]): _row(r["model"], r["role"], r["n"], [r[c] for c in _COUNTS])
             for r in self.db.query(
                 "SELECT model, role, COUNT(*) AS n, SUM(prompt) AS prompt, "
                 "SUM(completion) AS completion, SUM(cache_read) AS cache_read, "
@@ -122,7 +117,7 @@ class UsageLog:
         }
         for e in self._earlier(scope, key):
             k = (e.row.model, e.row.role)
-            sums[k] = _plus(sums[k], e.row) if k in sums else e.row
+            sums[k] = sums[k].plus(e.row, e.row.turns) if k in sums else e.row
         return sorted(
             sums.values(),
             key=lambda r: (-r.cost_usd, -(r.prompt + r.cache_read + r.completion), r.model, r.role),
@@ -198,9 +193,9 @@ class UsageLog:
         for r in left:
             k = (r["sid"], r["role"])
             turns = unlogged.get(k, 0) if biggest[k] is r else 0
-            counts = (max(r[c], 0) for c in _COUNTS)
+            counts = [max(r[c], 0) for c in _COUNTS]
             out.append(
-                _Earlier(r["sid"], r["last_used"], UsageRow(r["model"], r["role"], turns, *counts))
+                _Earlier(r["sid"], r["last_used"], _row(r["model"], r["role"], turns, counts))
             )
         return out
 
@@ -228,21 +223,15 @@ class UsageLog:
         }
 
 
+def _row(model: str, role: str, turns: int, counts: list) -> UsageRow:
+    """A row from the five counts in ``_COUNTS`` order (``TokenUsage.add``'s)."""
+    row = UsageRow(model, role, turns=turns)
+    row.add(*counts)
+    return row
+
+
 def _size(r: sqlite3.Row) -> int:
     return int(r["prompt"] + r["completion"] + r["cache_read"] + r["cache_creation"])
-
-
-def _plus(a: UsageRow, b: UsageRow) -> UsageRow:
-    return UsageRow(
-        a.model,
-        a.role,
-        a.turns + b.turns,
-        a.prompt + b.prompt,
-        a.completion + b.completion,
-        a.cache_read + b.cache_read,
-        a.cache_creation + b.cache_creation,
-        a.cost_usd + b.cost_usd,
-    )
 
 
 def _day_label(bucket: int) -> str:

@@ -35,7 +35,7 @@ def test_cache_hit_is_cached_share_of_all_input() -> None:
     # 200 fresh + 700 read + 100 written = 1000 input tokens, 700 of them from the cache.
     assert cache_hit_pct(200, 700, 100) == pytest.approx(70.0)
     assert cache_hit_pct(0, 0, 0) is None
-    assert UsageRow("m", "primary", 1, 50, 3, 50, 0).cache_hit_pct == pytest.approx(50.0)
+    assert UsageRow("m", "primary", 50, 3, 50, 0, turns=1).cache_hit_pct == pytest.approx(50.0)
 
 
 def test_a_turn_writes_one_row_per_model_and_role_in_its_commit(
@@ -56,8 +56,8 @@ def test_a_turn_writes_one_row_per_model_and_role_in_its_commit(
     assert {r["session_id"] for r in rows} == {s.id} and {r["cwd"] for r in rows} == {s.cwd}
     assert len({r["turn"] for r in rows}) == 1
     totals = UsageLog(db).totals("session", s.id)
-    assert totals[0] == UsageRow("claude", "escalation", 1, 7, 70, 0, 0, 0.25)
-    assert totals[1] == UsageRow("m", "primary", 1, 150, 15, 850, 20, 0.0)
+    assert totals[0] == UsageRow("claude", "escalation", 7, 70, 0, 0, 0.25, turns=1)
+    assert totals[1] == UsageRow("m", "primary", 150, 15, 850, 20, 0.0, turns=1)
 
 
 def test_a_failed_commit_logs_nothing(db: Database, store: SessionStore, tmp_path: Path) -> None:
@@ -134,6 +134,6 @@ def test_usage_older_than_the_log_counts_once(
     s = store.load(s.id) or s
     _turn(store, s, TokenUsage("m", "primary", 1, 1, 0, 0, 0.25))
     (row,) = UsageLog(db).totals("folder", s.cwd)
-    assert row == UsageRow("m", "primary", 4, 101, 11, 40, 0, 0.75)
+    assert row == UsageRow("m", "primary", 101, 11, 40, 0, 0.75, turns=4)
     series = UsageLog(db).series("session", s.id)
     assert [(p.label, p.tokens) for p in series] == [("earlier", 150), ("4", 2)]

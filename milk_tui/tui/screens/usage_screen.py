@@ -48,14 +48,15 @@ def _cells(r: UsageRow, model: str | None = None) -> tuple[str | Text, ...]:
 
 class UsageScreen(ModalScreen[None]):
     DEFAULT_CSS = """
-    UsageScreen { align: center middle; }
-    UsageScreen > Vertical { width: 96%; height: 92%; border: thick $secondary; background: $surface; padding: 0 1; }
-    UsageScreen .usage-title { height: auto; color: $secondary; text-style: bold; }
-    UsageScreen TabbedContent { height: 1fr; }
-    UsageScreen TabPane { padding: 0; height: 1fr; }
-    UsageScreen DataTable { height: auto; max-height: 45%; }
-    UsageScreen PlotextPlot { height: 1fr; min-height: 6; }
-    UsageScreen .usage-empty { height: auto; color: $text-muted; }
+    UsageScreen {
+        align: center middle;
+        & > Vertical { width: 96%; height: 92%; border: thick $secondary; background: $surface; padding: 0 1; }
+        .usage-title { height: auto; color: $secondary; text-style: bold; }
+        TabbedContent, TabPane { height: 1fr; }
+        TabPane { padding: 0; }
+        DataTable { height: auto; max-height: 45%; }
+        PlotextPlot { height: 1fr; min-height: 6; }
+    }
     """
     BINDINGS = [
         Binding("escape,q", "close", "Close", id="milk.usage.close"),

@@ -100,7 +100,7 @@ class EscalationPane(Vertical):
         totals = TokenTotals()
         for u in e.tokens:
             if _is_escalation_role(u.role):
-                totals.add(u.prompt, u.completion, u.cost_usd, u.cache_read, u.cache_creation)
+                totals.add(u.prompt, u.completion, u.cache_read, u.cache_creation, u.cost_usd)
         self.totals = totals
 
     def handle_bus_event(self, e: ev.BusEvent) -> None:
@@ -144,9 +144,9 @@ class EscalationPane(Vertical):
                     self.totals.add(
                         e.prompt_tokens,
                         e.completion_tokens,
-                        e.cost_usd,
                         e.cache_read,
                         e.cache_creation,
+                        e.cost_usd,
                     )
             case ev.TurnFailed() if self.active:
                 self.active = False  # a cancelled or failed turn ends the escalation with it

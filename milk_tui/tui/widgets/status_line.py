@@ -77,7 +77,7 @@ class StatusLine(Widget):
         roles: dict[str, TokenTotals] = {}
         for u in tokens:
             roles.setdefault(u.role.split(":")[0], TokenTotals()).add(
-                u.prompt, u.completion, u.cost_usd, u.cache_read, u.cache_creation
+                u.prompt, u.completion, u.cache_read, u.cache_creation, u.cost_usd
             )
         self.model.roles = roles
 
@@ -118,7 +118,7 @@ class StatusLine(Widget):
                 turn.tool = ""
             case ev.Usage():
                 m.roles.setdefault(e.role.split(":")[0], TokenTotals()).add(
-                    e.prompt_tokens, e.completion_tokens, e.cost_usd, e.cache_read, e.cache_creation
+                    e.prompt_tokens, e.completion_tokens, e.cache_read, e.cache_creation, e.cost_usd
                 )
             case ev.PermissionRequested():
                 self.add_class("-permission")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from milk_tui.model.session import TokenUsage
 from milk_tui.model.usage import cache_hit_pct
 
 
@@ -12,26 +13,11 @@ def fmt_tokens(n: int) -> str:
 
 
 @dataclass
-class TokenTotals:
-    prompt: int = 0
-    completion: int = 0
-    cost_usd: float = 0.0
-    cache_read: int = 0
-    cache_creation: int = 0
+class TokenTotals(TokenUsage):
+    """A role's (or a pane's) tokens and cost, whatever the model."""
 
-    def add(
-        self,
-        prompt: int,
-        completion: int,
-        cost_usd: float,
-        cache_read: int = 0,
-        cache_creation: int = 0,
-    ) -> None:
-        self.prompt += prompt
-        self.completion += completion
-        self.cost_usd += cost_usd
-        self.cache_read += cache_read
-        self.cache_creation += cache_creation
+    model: str = ""
+    role: str = ""
 
     def is_empty(self) -> bool:
         return not (self.prompt or self.completion or self.cost_usd or self.cache_read)
