@@ -13,7 +13,7 @@ import asyncio
 import json
 import socket
 import threading
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from milk_tui.agents import bedrock_wire as wire_fmt
-from milk_tui.agents.base import AgentError, AgentEvent, AgentRequest, ToolSpec
+from milk_tui.agents.base import AgentError, AgentEvent, AgentRequest, ToolSpec, UsageEvent
 from milk_tui.agents.bedrock_auth import BedrockAuth, resolve_region
-from milk_tui.agents.bedrock_events import ConverseStreamParser
+from milk_tui.agents.bedrock_events import ConverseStreamParser, converse_usage
 from milk_tui.agents.round_backend import RoundResult, ToolRun
 from milk_tui.agents.thread_stream import iterate_in_thread
 from milk_tui.agents.tool_loop import LoopSettings, ToolLoop
@@ -96,8 +96,11 @@ class BedrockAgent:
     def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         return ToolLoop(self, self.loop_settings).run(request)
 
-    async def complete(self, prompt: str, *, system: str = "") -> str:
-        """One non-streaming ``converse`` call → its text (the router's classifier uses it)."""
+    async def complete(
+        self, prompt: str, *, system: str = "", on_usage: Callable[[UsageEvent], None] | None = None
+    ) -> str:
+        """One non-streaming ``converse`` call → its text (the router's classifier uses it);
+        ``on_usage`` gets the tokens it spent."""
         kwargs: dict[str, Any] = {
             "modelId": self.model,
             "messages": wire_fmt.append_prompt([], prompt),
@@ -109,6 +112,8 @@ class BedrockAgent:
             resp = await asyncio.to_thread(lambda: client.converse(**kwargs))
         except Exception as e:
             raise self._error(e) from None
+        if on_usage is not None and isinstance(u := resp.get("usage"), dict):
+            on_usage(converse_usage(self.model, u))
         blocks = resp.get("output", {}).get("message", {}).get("content", [])
         return next((b["text"] for b in blocks if "text" in b), "")
 

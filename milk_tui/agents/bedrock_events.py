@@ -32,6 +32,21 @@ def _obj(ev: dict[str, Any], key: str) -> dict[str, Any]:
 _USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheWriteInputTokens")
 
 
+def converse_usage(model: str, u: dict[str, Any]) -> UsageEvent:
+    """A Converse ``usage`` object (streamed ``metadata.usage`` or ``converse``'s ``usage``)."""
+    # Bedrock counts are already additive: inputTokens excludes cache reads/writes.
+    n = {k: _get(u, k, int, "metadata.usage") or 0 for k in _USAGE_KEYS}
+    if min(n.values()) < 0:
+        raise WireShapeError("metadata.usage holds a negative token count")
+    return UsageEvent(
+        model=model,
+        prompt_tokens=n["inputTokens"],
+        completion_tokens=n["outputTokens"],
+        cache_read=n["cacheReadInputTokens"],
+        cache_creation=n["cacheWriteInputTokens"],
+    )
+
+
 class ConverseStreamParser:
     def __init__(self, model: str) -> None:
         self.model = model
@@ -90,19 +105,8 @@ class ConverseStreamParser:
         return []
 
     def _usage(self, u: dict[str, Any]) -> None:
-        if not u:
-            return
-        # Bedrock counts are already additive: inputTokens excludes cache reads/writes.
-        n = {k: _get(u, k, int, "metadata.usage") or 0 for k in _USAGE_KEYS}
-        if min(n.values()) < 0:
-            raise WireShapeError("metadata.usage holds a negative token count")
-        self.usage = UsageEvent(
-            model=self.model,
-            prompt_tokens=n["inputTokens"],
-            completion_tokens=n["outputTokens"],
-            cache_read=n["cacheReadInputTokens"],
-            cache_creation=n["cacheWriteInputTokens"],
-        )
+        if u:
+            self.usage = converse_usage(self.model, u)
 
     def close(self) -> list[Chunk]:
         return []

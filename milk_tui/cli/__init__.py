@@ -109,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     from milk_tui.cli.mcp_cmd import add_mcp_parser
     from milk_tui.cli.memory_cmd import add_import_parser, add_memory_parser
     from milk_tui.cli.permissions_cmd import add_permissions_parser
+    from milk_tui.cli.usage_cmd import add_usage_parser
 
     add_memory_parser(sub)
     add_import_parser(sub)
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     from milk_tui.cli.server_cmd import add_server_parser
 
     add_server_parser(sub)
+    add_usage_parser(sub)
     return p
 
 
@@ -336,6 +338,10 @@ def main(argv: list[str] | None = None) -> int:
             from milk_tui.cli.server_cmd import run_server
 
             return run_server(args, sys.stdout, sys.stderr)
+        if args.command == "usage":
+            from milk_tui.cli.usage_cmd import run_usage
+
+            return run_usage(args, sys.stdout, sys.stderr)
         if args.command == "mcp":
             from milk_tui.cli.mcp_cmd import run_mcp
 

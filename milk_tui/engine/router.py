@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from milk_tui.agents.base import UsageEvent
 from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.router_rules import RouterRules
 from milk_tui.model.session import ESCALATION, PRIMARY, Session, State
@@ -84,6 +85,9 @@ class Router:
         self.config = config
         self.cwd = cwd
         self.classifier = classifier
+        self.classifier_usage: list[UsageEvent] = []
+        """Tokens the classifier spent, recorded (role ``classifier``) with the next turn
+        that commits (engine/turn_commit.py)."""
         self.rules = RouterRules.from_config(dict(config.rules or {}))
 
     @property
@@ -271,13 +275,16 @@ def _open_question_prefix(text: str, prefixes: list[str]) -> str:
 
 
 def make_agent_classifier(
-    agent: Any, available: Callable[[], Awaitable[bool]] | None = None
+    agent: Any,
+    available: Callable[[], Awaitable[bool]] | None = None,
+    on_usage: Callable[[UsageEvent], None] | None = None,
 ) -> Classifier:
     """A classifier over the primary agent: ``complete()`` when it has one (Bedrock's
     ``converse``), otherwise one tool-less streamed turn whose text is collected.
 
     ``available`` (e.g. the AvailabilityCache's cached check) skips the model call when the
     primary is known to be down, so an inconclusive prompt costs no failed connection.
+    ``on_usage`` receives the tokens each call spent.
     """
 
     async def classify(text: str) -> str:
@@ -285,13 +292,15 @@ def make_agent_classifier(
             raise RuntimeError(f"primary agent '{getattr(agent, 'name', '?')}' unavailable")
         complete = getattr(agent, "complete", None)
         if complete is not None:
-            return await complete(text)
+            return str(await complete(text, on_usage=on_usage))
         from milk_tui.agents.base import AgentRequest, TextChunk
 
         parts: list[str] = []
         async for ev in agent.stream(AgentRequest(slot="primary", prompt=text, cwd=".")):
             if isinstance(ev, TextChunk):
                 parts.append(ev.text)
+            elif isinstance(ev, UsageEvent) and on_usage is not None:
+                on_usage(ev)
         return "".join(parts)
 
     return classify

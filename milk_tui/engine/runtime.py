@@ -247,14 +247,17 @@ def build_runtime(
     # (HTTP / Bedrock): the demo and CLI agents would answer in prose.
     slots = {"primary": primary, "escalation": escalation}
     availability = AvailabilityCache({k: a for k, a in slots.items() if a is not None})
-    classifier = None
+    router = Router(config, cwd)
     if (
         primary is not None
         and primary_cfg is not None
         and primary_cfg.kind in ("openai", "bedrock")
     ):
-        classifier = make_agent_classifier(primary, available=lambda: availability.check("primary"))
-    router = Router(config, cwd, classifier=classifier)
+        router.classifier = make_agent_classifier(
+            primary,
+            available=lambda: availability.check("primary"),
+            on_usage=router.classifier_usage.append,
+        )
     dispatcher = Dispatcher(
         config=config,
         store=store,

@@ -9,6 +9,8 @@ session back as for any failed turn.
 
 from __future__ import annotations
 
+import dataclasses
+import sqlite3
 from typing import Any
 
 from milk_tui.agents.base import Slot
@@ -27,6 +29,7 @@ from milk_tui.model.session import (
     Turn,
     ends_with_question,
 )
+from milk_tui.storage import usage_log
 from milk_tui.storage.db import StorageError
 from milk_tui.storage.sessions import SessionStore
 
@@ -146,6 +149,7 @@ class TurnCommitter:
     ) -> None:
         st = self._state
         dropped, self._dropped = self._dropped, 0
+        deltas = deltas + self._classifier_usage()
         try:
             save_turn(st.store, st.memory, st.session, new_turns, deltas, facts)
         except StorageError as e:
@@ -156,6 +160,25 @@ class TurnCommitter:
                 "were not recorded",
                 level="warning",
             )
+
+    def _classifier_usage(self) -> list[TokenUsage]:
+        """What the router's classifier spent since the last commit, added to the session
+        under the role ``classifier`` (it runs on the primary's model) and announced."""
+        st = self._state
+        spent, st.router.classifier_usage[:] = list(st.router.classifier_usage), []
+        deltas = []
+        for u in spent:
+            fields = dataclasses.asdict(u)  # the bus event's token fields, by the same names
+            del fields["role_suffix"]
+            fields["model"] = u.model or (st.primary.model if st.primary else "primary")
+            d = TokenUsage(fields["model"], CLASSIFIER, u.prompt_tokens, u.completion_tokens,
+                           u.cache_read, u.cache_creation, u.cost_usd)  # fmt: skip
+            if st.session.add_tokens(d.model, d.role, *token_counts(d)):
+                deltas.append(d)
+                self._publisher.publish(
+                    ev.Usage(role=CLASSIFIER, session_id=st.session.id, **fields)
+                )
+        return deltas
 
     def _facts(self, scratch: TurnScratch, producer: Slot, turn_index: int) -> list[dict[str, Any]]:
         """The reply's facts as ``MemoryService.record`` arguments, at most
@@ -183,16 +206,18 @@ class TurnCommitter:
         deltas = []
         for u in scratch.usage:
             if self._state.session.add_tokens(
-                u.model or model,
-                u.role or default_role,
-                u.prompt,
-                u.completion,
-                u.cache_read,
-                u.cache_creation,
-                u.cost_usd,
+                u.model or model, u.role or default_role, *token_counts(u)
             ):
                 deltas.append(u)
         return deltas
+
+
+CLASSIFIER = "classifier"
+"""The role of the router's classifier calls in the token rows and the usage log."""
+
+
+def token_counts(u: TokenUsage) -> tuple[int, int, int, int, float]:
+    return u.prompt, u.completion, u.cache_read, u.cache_creation, u.cost_usd
 
 
 def _reply_turn(text: str, scratch: TurnScratch, agent: Slot, slot: AgentSlot) -> list[Turn]:
@@ -211,24 +236,28 @@ def save_turn(
     deltas: list[TokenUsage],
     facts: list[dict[str, Any]],
 ) -> None:
-    """Commit the turns, the session's state and tokens, and the turn's facts (``record``'s
-    arguments) in one transaction, then announce the facts.  A memory kept in another
-    database (tests do that) cannot share the transaction: its facts are written after the
-    turn and kept pending if that fails."""
-    if memory is None:
-        store.commit_turns(session, new_turns, deltas)
-        return
-    if memory.store.db is not store.db:
-        store.commit_turns(session, new_turns, deltas)
-        for args in facts:
-            memory.record_or_keep(args)
+    """Commit the turns, the session's state and tokens, the turn's usage-log rows
+    (storage/usage_log.py) and the turn's facts (``record``'s arguments) in one transaction,
+    then announce the facts.  A memory kept in another database (tests do that) cannot
+    share the transaction: its facts are written after the turn and kept pending if that
+    fails."""
+
+    def log_usage(conn: sqlite3.Connection) -> None:
+        # The history position of the turn's last record tells the turns of a session apart.
+        usage_log.append(conn, session.id, session.cwd, len(session.history), deltas)
+
+    if memory is None or memory.store.db is not store.db:
+        store.commit_turns(session, new_turns, deltas, also=log_usage)
+        if memory is not None:
+            for args in facts:
+                memory.record_or_keep(args)
         return
     events: list[ev.BusEvent] = []
     pending = len(memory.pending)
-    store.commit_turns(
-        session,
-        new_turns,
-        deltas,
-        also=lambda conn: events.extend(memory.record_all_in(conn, facts)),
-    )
+
+    def also(conn: sqlite3.Connection) -> None:
+        log_usage(conn)
+        events.extend(memory.record_all_in(conn, facts))
+
+    store.commit_turns(session, new_turns, deltas, also=also)
     memory.committed(events, pending)

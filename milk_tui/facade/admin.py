@@ -11,6 +11,7 @@ from milk_tui.config.paths import database_file, permissions_dir
 from milk_tui.engine.bus import EventBus
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.sessions import SessionCatalog
+from milk_tui.facade.usage import UsageReport
 from milk_tui.memory.import_go import GoImportError, ImportReport, import_go
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
@@ -26,6 +27,9 @@ class Admin:
         self._db = db
         self.sessions = SessionCatalog(SessionStore(db))
         self.facts = Facts(MemoryService(PerceptStore(db), EventBus()))
+
+    def usage(self, cwd: str, session_id: str = "") -> UsageReport:
+        return UsageReport(self._db, cwd, session_id)
 
     def import_go(self, root: Path) -> ImportReport:
         """Import a Go milk folder's sessions and memory; raises ``GoImportError``."""

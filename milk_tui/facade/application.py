@@ -25,6 +25,7 @@ from milk_tui.facade.changes import ChangeWatch
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.permissions import FolderPermissions
 from milk_tui.facade.sessions import SessionCatalog
+from milk_tui.facade.usage import UsageReport
 from milk_tui.facade.views import StartupInfo, agent_info, session_view
 from milk_tui.model import events as ev
 from milk_tui.model.session import Session, Turn
@@ -255,6 +256,11 @@ class Application:
 
         t = self.runtime.telemetry
         return t.status() if t is not None else inactive_status(self.runtime.config.otel)
+
+    @property
+    def usage(self) -> UsageReport:
+        """Token usage of this session, this folder and all time (``/usage``)."""
+        return UsageReport(self.runtime.db, self.cwd, self.session_id)
 
     @property
     def permissions(self) -> FolderPermissions:

@@ -78,6 +78,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
         args="[status|start|stop] [name]",
         busy_safe=True,
     ),
+    SlashCommand(
+        "/usage",
+        "tokens, cost and cache hits per model and role: session, folder, all time",
+        args="[session|folder|all]",
+        busy_safe=True,
+    ),
     SlashCommand("/think", "show or hide thinking", args="[on|off]", busy_safe=True),
     SlashCommand("/theme", "switch theme (no name: pick one)", args="[name]", busy_safe=True),
     SlashCommand(

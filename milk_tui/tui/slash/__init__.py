@@ -24,6 +24,7 @@ from milk_tui.tui.slash.servers import ServerCommands
 from milk_tui.tui.slash.sessions import SessionCommands
 from milk_tui.tui.slash.telemetry import TelemetryCommands
 from milk_tui.tui.slash.transcript import TranscriptCommands
+from milk_tui.tui.slash.usage import UsageCommands
 
 if TYPE_CHECKING:
     from milk_tui.tui.screens.main import MainScreen
@@ -39,6 +40,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     ServerCommands,
     TranscriptCommands,
     TelemetryCommands,
+    UsageCommands,
 )
 
 

@@ -100,7 +100,7 @@ class EscalationPane(Vertical):
         totals = TokenTotals()
         for u in e.tokens:
             if _is_escalation_role(u.role):
-                totals.add(u.prompt, u.completion, u.cost_usd)
+                totals.add(u.prompt, u.completion, u.cache_read, u.cache_creation, u.cost_usd)
         self.totals = totals
 
     def handle_bus_event(self, e: ev.BusEvent) -> None:
@@ -141,7 +141,13 @@ class EscalationPane(Vertical):
                 self.tool_calls += 1
             case ev.Usage():
                 if _is_escalation_role(e.role):
-                    self.totals.add(e.prompt_tokens, e.completion_tokens, e.cost_usd)
+                    self.totals.add(
+                        e.prompt_tokens,
+                        e.completion_tokens,
+                        e.cache_read,
+                        e.cache_creation,
+                        e.cost_usd,
+                    )
             case ev.TurnFailed() if self.active:
                 self.active = False  # a cancelled or failed turn ends the escalation with it
                 self._log(f"← {self.agent_name} {'cancelled' if e.cancelled else 'failed'}")
@@ -198,6 +204,8 @@ class EscalationPane(Vertical):
         if not u.is_empty():
             t.append(f"\ntokens {u.arrows()}", style="dim")
             t.append(f"  cost ${u.cost_usd:.4f}", style="dim")
+            if u.cache():
+                t.append(f"  {u.cache()}", style="dim")
         since = self.turns_since
         if since:
             t.append(

@@ -78,7 +78,7 @@ class StatusLine(Widget):
         roles: dict[str, TokenTotals] = {}
         for u in tokens:
             roles.setdefault(u.role.split(":")[0], TokenTotals()).add(
-                u.prompt, u.completion, u.cost_usd
+                u.prompt, u.completion, u.cache_read, u.cache_creation, u.cost_usd
             )
         self.model.roles = roles
 
@@ -119,7 +119,7 @@ class StatusLine(Widget):
                 turn.tool = ""
             case ev.Usage():
                 m.roles.setdefault(e.role.split(":")[0], TokenTotals()).add(
-                    e.prompt_tokens, e.completion_tokens, e.cost_usd
+                    e.prompt_tokens, e.completion_tokens, e.cache_read, e.cache_creation, e.cost_usd
                 )
             case ev.PermissionRequested():
                 self.add_class("-permission")
@@ -145,7 +145,7 @@ class StatusLine(Widget):
 
     def _redraw(self) -> None:
         m, turn = self.model, self.model.turn
-        state, agent, tools, why, totals = Text(), Text(), Text(), Text(), Text()
+        state, agent, tools, why = Text(), Text(), Text(), Text()
         if turn.busy:
             state.append(SPINNER[self._frame] + " ", style="bold yellow")
             state.append(f"→ {turn.target or 'routing'}", style="bold")
@@ -174,17 +174,23 @@ class StatusLine(Widget):
             tools.append(f" [{turn.tool}]", style="dim")
         if turn.reason:
             why.append(" · why: " + turn.reason, style="dim")
+        per_role: list[tuple[int, Text]] = []
         for name in ("primary", "escalation"):
             r = m.roles.get(name)
             if r is None or r.is_empty():
                 continue
-            totals.append(f"  │ {name} {r.arrows()}", style="dim")
+            totals = Text(f"  │ {name} {r.arrows()}", style="dim")
             if r.cost_usd:
                 totals.append(f" ${r.cost_usd:.4f}", style="dim")
-        # Ranks say what a narrow terminal gives up first: the why, then the tool calls,
-        # then the agent's name; the state, hints and the totals with the cost stay.
+            per_role += [
+                (KEEP, totals),
+                (3, Text(f" {r.cache()}" if r.cache() else "", style="dim")),
+            ]
+        # Ranks say what a narrow terminal gives up first: the why, then the cache hit
+        # rates and the tool calls, then the agent's name; the state, hints and the totals
+        # with the cost stay.
         self._parts = [(KEEP, state), (2, agent), (KEEP, hints), (3, tools), (4, why),
-                       (KEEP, totals)]  # fmt: skip
+                       *per_role]  # fmt: skip
         self._text = fit(self._parts, 1 << 30)
         self.refresh()
 
