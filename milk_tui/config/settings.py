@@ -85,6 +85,8 @@ class AgentConfig(BaseModel):
     """This agent's own ``agent_tools`` entries (config/agent_tools.py)."""
     mcp_servers: list[str] | None = None
     """Names of the ``mcp_servers`` entries this agent gets (None: every enabled one)."""
+    vision: bool = True
+    """False: the agent cannot see images; an attached image goes as a one-line note."""
 
     @field_validator("provider")
     @classmethod

@@ -16,6 +16,7 @@ from milk_tui.engine.availability import AvailabilityCache
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.router import RouteFlags, Router
 from milk_tui.memory.service import MemoryService
+from milk_tui.model.attachment import Attachment
 from milk_tui.model.session import PRIMARY, Session
 from milk_tui.storage.sessions import SessionStore
 
@@ -45,6 +46,8 @@ class DispatchState:
     flags: RouteFlags = field(default_factory=RouteFlags)
     mcp: McpManager | None = None
     """The configured MCP servers; their ready tools join the API agents' tool boxes."""
+    attachments: tuple[Attachment, ...] = ()
+    """The running turn's files: set by ``TurnRunner.run_turn`` for the turn's length."""
 
     @property
     def primary_name(self) -> str:

@@ -88,6 +88,8 @@ class RequestBuilder:
             tools=tools,
             ask_permission=self._ask_permission,
             ask_user=self._ask_user,
+            attachments=st.attachments,
+            images=slot.config.vision,
         )
         return request, problem
 
@@ -115,6 +117,8 @@ class RequestBuilder:
             nonce=s.escalation_nonce,
             ask_permission=self._ask_permission,
             ask_user=self._ask_user,
+            attachments=st.attachments,
+            images=slot.config.vision,
         )
         if slot.is_cli:  # the CLI keeps its own conversation: our context is appended to it
             static = build_static_context(

@@ -14,9 +14,10 @@ so a need recorded by one process is never erased by the other's unrelated turn.
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, asdict, fields
 from typing import Any
 
+from milk_tui.model.attachment import AttachmentInfo
 from milk_tui.model.session import Session, State, ToolCallRecord
 
 META_FIELDS = (
@@ -67,6 +68,24 @@ def parse_tool_calls(raw: str) -> list[ToolCallRecord] | None:
     except (ValueError, TypeError):  # TypeError: an item is not a mapping or has other keys
         return None
     if not all(isinstance(getattr(c, k), str) for c in out for k in ("id", "name", "arguments")):
+        return None
+    return out
+
+
+def attachments_json(infos: list[AttachmentInfo]) -> str:
+    return json.dumps([asdict(i) for i in infos]) if infos else ""
+
+
+def parse_attachments(raw: str) -> list[AttachmentInfo] | None:
+    """A user turn's stored attachments; None when they cannot be read."""
+    try:
+        items = json.loads(raw)
+        if not isinstance(items, list):
+            return None
+        out = [AttachmentInfo(**i) for i in items]
+    except (ValueError, TypeError):  # TypeError: an item is not a mapping or has other keys
+        return None
+    if not all(isinstance(i.size, int) and i.kind in ("image", "text") for i in out):
         return None
     return out
 
