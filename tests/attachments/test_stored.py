@@ -8,8 +8,8 @@ import json
 import sqlite3
 from pathlib import Path
 
-from milk_tui.engine.attachments import read_attachment
 from milk_tui.config.settings import AgentConfig, MilkConfig
+from milk_tui.engine.attachments import read_attachment
 from milk_tui.facade.application import start
 from milk_tui.model.attachment import AttachmentInfo
 from milk_tui.storage.session_rows import parse_attachments
