@@ -15,7 +15,7 @@ from typing import Any
 
 from milk_tui.agents.base import ChatMessage, ToolSpec
 from milk_tui.agents.round_backend import RoundResult, ToolRun
-from milk_tui.model.attachment import Attachment, prompt_with_files
+from milk_tui.model.attachment import Attachment, prompt_parts
 
 ContentBlock = dict[str, Any]
 Message = dict[str, Any]
@@ -153,14 +153,11 @@ def append_prompt(
 ) -> list[Message]:
     """The prompt (text files appended) and an ``image`` block per image: Converse takes the
     raw bytes, boto3 encodes them (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ImageBlock.html)."""
-    text = prompt_with_files(prompt, files, images=images)
+    text, shown = prompt_parts(prompt, files, images=images)
     blocks: list[ContentBlock] = [{"text": text if text.strip() else EMPTY_TEXT}]
-    if images:
-        blocks += [
-            {"image": {"format": a.info.mime.split("/")[1], "source": {"bytes": a.data}}}
-            for a in files
-            if a.is_image
-        ]
+    blocks += [
+        {"image": {"format": a.info.mime.split("/")[1], "source": {"bytes": a.data}}} for a in shown
+    ]
     _append(messages, "user", blocks)
     return messages
 

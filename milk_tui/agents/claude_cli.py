@@ -45,7 +45,7 @@ from milk_tui.agents.wire_log import WireLog
 from milk_tui.agents.wire_shape import WireShapeError
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.settings import AgentConfig
-from milk_tui.model.attachment import prompt_with_files
+from milk_tui.model.attachment import prompt_parts
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
 """Stream-json lines of 10 MiB must parse (big tool results, file reads)."""
@@ -307,20 +307,11 @@ def _user_content(request: AgentRequest) -> str | list[dict[str, Any]]:
     """The prompt (text files appended); images as Messages-API ``image`` blocks with a
     base64 source, which the CLI's stream-json input passes to the model as they are — no
     temporary file to write and remove (docs/adr/0027-attachments.md)."""
-    files = request.attachments
-    text = prompt_with_files(request.prompt, files, images=request.images)
-    if not (request.images and any(a.is_image for a in files)):
+    text, images = prompt_parts(request.prompt, request.attachments, images=request.images)
+    if not images:
         return text
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
-    blocks += [
-        {
-            "type": "image",
-            "source": {"type": "base64", "media_type": a.info.mime, "data": a.base64()},
-        }
-        for a in files
-        if a.is_image
-    ]
-    return blocks
+    sources = [{"type": "base64", "media_type": a.info.mime, "data": a.base64()} for a in images]
+    return [{"type": "text", "text": text}, *({"type": "image", "source": s} for s in sources)]
 
 
 async def _write_line(stdin: asyncio.StreamWriter, obj: dict[str, Any]) -> None:

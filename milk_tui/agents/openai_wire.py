@@ -12,7 +12,7 @@ from typing import Any
 
 from milk_tui.agents.base import AgentRequest, ChatMessage, ToolOutcome, ToolSpec
 from milk_tui.agents.round_backend import RoundResult, ToolCall, ToolRun
-from milk_tui.model.attachment import prompt_with_files
+from milk_tui.model.attachment import prompt_parts
 
 ERROR_EXCERPT_CHARS = 300
 """Enough for a backend's message; long HTML error pages are cut."""
@@ -34,15 +34,11 @@ def user_content(request: AgentRequest) -> str | list[dict[str, Any]]:
     """The prompt; text files appended to it; images as ``image_url`` parts with a data URL
     (https://platform.openai.com/docs/guides/images-vision), so the plain string form stays
     for every turn without an image."""
-    files = request.attachments
-    text = prompt_with_files(request.prompt, files, images=request.images)
-    if not (request.images and any(a.is_image for a in files)):
+    text, images = prompt_parts(request.prompt, request.attachments, images=request.images)
+    if not images:
         return text
-    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
-    parts += [
-        {"type": "image_url", "image_url": {"url": a.data_url()}} for a in files if a.is_image
-    ]
-    return parts
+    urls = [{"type": "image_url", "image_url": {"url": a.data_url()}} for a in images]
+    return [{"type": "text", "text": text}, *urls]
 
 
 def wire_message(m: ChatMessage) -> Message:

@@ -117,9 +117,8 @@ class RequestBuilder:
             nonce=s.escalation_nonce,
             ask_permission=self._ask_permission,
             ask_user=self._ask_user,
-            attachments=st.attachments,
-            images=slot.config.vision,
         )
+        request.attachments, request.images = st.attachments, slot.config.vision
         if slot.is_cli:  # the CLI keeps its own conversation: our context is appended to it
             static = build_static_context(
                 s.escalation_nonce, block, plan.mode, inject, st.primary_name, slot.name

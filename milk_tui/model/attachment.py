@@ -77,6 +77,15 @@ def prompt_with_files(prompt: str, attachments: tuple[Attachment, ...], *, image
     return "\n\n".join(parts)
 
 
+def prompt_parts(
+    prompt: str, attachments: tuple[Attachment, ...], *, images: bool
+) -> tuple[str, list[Attachment]]:
+    """What every wire format sends: the prompt text (``prompt_with_files``) and the images
+    to send as the wire's own image parts (none when the agent takes no images)."""
+    text = prompt_with_files(prompt, attachments, images=images)
+    return text, [a for a in attachments if a.is_image] if images else []
+
+
 def history_text(content: str, infos: list[AttachmentInfo]) -> str:
     """A recorded user turn as later turns' history carries it: the prompt, then one
     placeholder line per attachment (the contents went with their own turn only)."""

@@ -213,8 +213,8 @@ class Conversation(VerticalScroll):
     def _widget_for(self, it: Item, live: bool = False) -> Widget:
         k = it.kind
         if k == "user":
-            chips = decode_chips(it.extra.get("chips", ""))
-            return UserTurn(it.text, it.agent_name, it.detail, it.extra.get("label", ""), chips)
+            user = UserTurn(it.text, it.agent_name, it.detail, it.extra.get("label", ""))
+            return user.with_chips(decode_chips(it.extra.get("chips", "")))
         if k == "reply":
             return ReplyBlock(it.agent_name, it.slot, it.text, done=not live, palette=self.palette)
         if k == "thinking":
@@ -264,7 +264,7 @@ class Conversation(VerticalScroll):
                 chips = encode_chips(e.attachments)
                 extra = {"turn": str(e.turn_index), **({"chips": chips} if chips else {})}
                 self._user_item = Item("user", e.prompt, extra=extra)
-                self._user = UserTurn(e.prompt, "", "", "", decode_chips(chips))
+                self._user = UserTurn(e.prompt, "", "", "").with_chips(decode_chips(chips))
                 self._append(self._user_item, self._user)
                 self._follow = True
             case ev.RouteDecided():

@@ -15,21 +15,21 @@ class UserTurn(Static):
     """
 
     def __init__(
-        self,
-        prompt: str,
-        agent_name: str = "",
-        reason: str = "",
-        label: str = "",
-        chips: list[str] | None = None,
+        self, prompt: str, agent_name: str = "", reason: str = "", label: str = ""
     ) -> None:
         super().__init__(markup=False)
         self.prompt = prompt
-        self.chips = chips or []
+        self.chips: list[str] = []
         """Labels of the files sent with the prompt (tui/widgets/attachment_chips.py)."""
         self.agent_name = agent_name
         self.reason = reason
         self.label = label
         self._refresh_text()
+
+    def with_chips(self, chips: list[str]) -> UserTurn:
+        self.chips = chips
+        self._refresh_text()
+        return self
 
     def set_route(self, agent_name: str, reason: str, label: str) -> None:
         self.agent_name, self.reason, self.label = agent_name, reason, label
