@@ -106,3 +106,16 @@ def test_parse_attachments_rejects_wrong_shapes():
     )
     good = '[{"name": "a", "kind": "text", "mime": "text/plain", "size": 1, "sha256": "x", "path": ""}]'
     assert parse_attachments(good) == [AttachmentInfo("a", "text", "text/plain", 1, "x", "")]
+
+
+async def test_a_hand_off_gives_the_escalation_the_files_too(rig: Rig, tmp_path: Path):
+    write_png(tmp_path / "s.png")
+    files = (read_attachment("s.png", str(tmp_path)),)
+    rig.primary.push(say("over to you", escalation_reason="needs a vision model"))
+    rig.escalation.push(say("a red square"))
+    out = await rig.dispatcher.run_turn("what is this?", force="primary", attachments=files)
+    assert out.ok
+    assert rig.primary.requests[-1].attachments == files
+    assert rig.escalation.requests[-1].attachments == files
+    users = [t for t in rig.reload().history if t.role == "user"]
+    assert [[a.name for a in t.attachments] for t in users] == [["s.png"], ["s.png"]]

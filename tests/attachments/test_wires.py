@@ -113,3 +113,19 @@ async def test_real_claude_cli_passes_the_image_block_to_the_model(tmp_path: Pat
             assert [a.name for a in stored.attachments] == list(FILES)
         finally:
             rig.close()
+
+
+async def test_bedrock_agent_without_vision_gets_only_text(tmp_path: Path, bedrock: FakeBedrock):
+    from milk_tui.agents.base import AgentRequest
+
+    bedrock.script(BedrockReply().text("noted"))
+    agent = BedrockAgent(agent_config(bedrock, vision=False))
+    try:
+        request = AgentRequest(slot="primary", prompt="describe", cwd=str(tmp_path), images=False)
+        request.attachments = _files(tmp_path)
+        async for _ in agent.stream(request):
+            pass
+    finally:
+        await agent.aclose()
+    content = bedrock.stream_requests[-1].body["messages"][-1]["content"]
+    assert len(content) == 1 and "[attached image: shot.png" in content[0]["text"]
