@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal, Protocol
 
+from milk_tui.model.attachment import Attachment
+
 Slot = Literal["primary", "escalation"]
 ContextMode = Literal["first", "returning", "resume", "continuation"]
 
@@ -229,6 +231,11 @@ class AgentRequest:
     call of an API backend go through it (``agents.tool_permission``)."""
     ask_user: AskUser | None = None
     """Questions the agent puts to the user (the Claude CLI's ``AskUserQuestion``)."""
+    attachments: tuple[Attachment, ...] = ()
+    """Files sent with this prompt (checked already): each wire format puts text files in
+    the prompt text and images in its own image part (model/attachment.py)."""
+    images: bool = True
+    """False: the agent takes no images (its ``vision: false``); each goes as a note."""
 
 
 class Agent(Protocol):

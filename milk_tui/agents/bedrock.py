@@ -122,7 +122,10 @@ class BedrockAgent:
     def start_turn(self, request: AgentRequest, tools: list[ToolSpec]) -> ConverseConversation:
         system, rest = wire_fmt.split_system(request.system_prompt, request.messages)
         messages = wire_fmt.append_prompt(
-            wire_fmt.to_converse_messages(rest, tools_enabled=bool(tools)), request.prompt
+            wire_fmt.to_converse_messages(rest, tools_enabled=bool(tools)),
+            request.prompt,
+            request.attachments,
+            images=request.images,
         )
         kwargs: dict[str, Any] = {"modelId": self.model, "messages": messages}
         if system:

@@ -15,6 +15,7 @@ from typing import Any
 
 from milk_tui.agents.base import ChatMessage, ToolSpec
 from milk_tui.agents.round_backend import RoundResult, ToolRun
+from milk_tui.model.attachment import Attachment, prompt_parts
 
 ContentBlock = dict[str, Any]
 Message = dict[str, Any]
@@ -147,8 +148,17 @@ def _repair(out: list[Message]) -> list[Message]:
     return out
 
 
-def append_prompt(messages: list[Message], prompt: str) -> list[Message]:
-    _append(messages, "user", [{"text": prompt if prompt.strip() else EMPTY_TEXT}])
+def append_prompt(
+    messages: list[Message], prompt: str, files: tuple[Attachment, ...] = (), *, images: bool = True
+) -> list[Message]:
+    """The prompt (text files appended) and an ``image`` block per image: Converse takes the
+    raw bytes, boto3 encodes them (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ImageBlock.html)."""
+    text, shown = prompt_parts(prompt, files, images=images)
+    blocks: list[ContentBlock] = [{"text": text if text.strip() else EMPTY_TEXT}]
+    blocks += [
+        {"image": {"format": a.info.mime.split("/")[1], "source": {"bytes": a.data}}} for a in shown
+    ]
+    _append(messages, "user", blocks)
     return messages
 
 

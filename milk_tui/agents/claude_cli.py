@@ -45,6 +45,7 @@ from milk_tui.agents.wire_log import WireLog
 from milk_tui.agents.wire_shape import WireShapeError
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.settings import AgentConfig
+from milk_tui.model.attachment import prompt_parts
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
 """Stream-json lines of 10 MiB must parse (big tool results, file reads)."""
@@ -209,7 +210,8 @@ class ClaudeCliAgent:
             assert proc.stdin and proc.stdout and proc.stderr
             stderr_task = asyncio.create_task(_drain_tail(proc.stderr, stderr_tail))
             await _write_line(
-                proc.stdin, {"type": "user", "message": {"role": "user", "content": request.prompt}}
+                proc.stdin,
+                {"type": "user", "message": {"role": "user", "content": _user_content(request)}},
             )
 
             parser = StreamJsonParser(self.model)
@@ -313,6 +315,17 @@ def _write_settings(settings: dict[str, Any] | None) -> str | None:
 
 
 _SHAPE_FAULTS = (WireShapeError, AttributeError, TypeError, ValueError, KeyError, ArithmeticError)
+
+
+def _user_content(request: AgentRequest) -> str | list[dict[str, Any]]:
+    """The prompt (text files appended); images as Messages-API ``image`` blocks with a
+    base64 source, which the CLI's stream-json input passes to the model as they are — no
+    temporary file to write and remove (docs/adr/0027-attachments.md)."""
+    text, images = prompt_parts(request.prompt, request.attachments, images=request.images)
+    if not images:
+        return text
+    sources = [{"type": "base64", "media_type": a.info.mime, "data": a.base64()} for a in images]
+    return [{"type": "text", "text": text}, *({"type": "image", "source": s} for s in sources)]
 
 
 async def _write_line(stdin: asyncio.StreamWriter, obj: dict[str, Any]) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from milk_tui.agents.base import AgentRequest, ChatMessage, ToolOutcome, ToolSpec
 from milk_tui.agents.round_backend import RoundResult, ToolCall, ToolRun
+from milk_tui.model.attachment import prompt_parts
 
 ERROR_EXCERPT_CHARS = 300
 """Enough for a backend's message; long HTML error pages are cut."""
@@ -25,8 +26,19 @@ def initial_messages(request: AgentRequest) -> list[Message]:
     if request.system_prompt:
         messages.append({"role": "system", "content": request.system_prompt})
     messages += [wire_message(m) for m in request.messages]
-    messages.append({"role": "user", "content": request.prompt})
+    messages.append({"role": "user", "content": user_content(request)})
     return messages
+
+
+def user_content(request: AgentRequest) -> str | list[dict[str, Any]]:
+    """The prompt; text files appended to it; images as ``image_url`` parts with a data URL
+    (https://platform.openai.com/docs/guides/images-vision), so the plain string form stays
+    for every turn without an image."""
+    text, images = prompt_parts(request.prompt, request.attachments, images=request.images)
+    if not images:
+        return text
+    urls = [{"type": "image_url", "image_url": {"url": a.data_url()}} for a in images]
+    return [{"type": "text", "text": text}, *urls]
 
 
 def wire_message(m: ChatMessage) -> Message:

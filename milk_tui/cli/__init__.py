@@ -87,6 +87,13 @@ def build_parser() -> argparse.ArgumentParser:
     route.add_argument(
         "--primary", action="store_true", help="with -p: send the prompt to the primary agent"
     )
+    p.add_argument(
+        "--attach",
+        action="append",
+        metavar="FILE",
+        default=[],
+        help="with -p: send FILE with the prompt (an image or a text file; repeatable)",
+    )
     p.add_argument("--output-format", choices=("text", "stream-json"), default="text")
     p.add_argument(
         "--allow-tools",
@@ -127,8 +134,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from milk_tui.facade.application import start
+    from milk_tui.facade.attachments import Attachments
     from milk_tui.model import events as ev
 
+    staged = Attachments(os.getcwd())
+    for path in args.attach:  # every file checked before anything starts or is sent
+        try:
+            staged.attach_now(path)
+        except ValueError as e:
+            print(f"milk-tui: --attach {e}", file=inert_out(err))
+            return EXIT_USAGE
     app = start(
         config_path=args.config,
         new=args.new,
@@ -138,6 +153,7 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         debug=args.debug,
         permission_policy="allow" if args.allow_tools else "deny",
     )
+    app.attachments = staged
     stream_json = args.output_format == "stream-json"
     from milk_tui.cli.server_cmd import ServerProgress
 
@@ -363,6 +379,9 @@ def main(argv: list[str] | None = None) -> int:
                 print("milk-tui: -p needs a non-empty prompt", file=sys.stderr)
                 return EXIT_USAGE
             return asyncio.run(_print_turn(args, sys.stdout, sys.stderr))
+        if args.attach:
+            print("milk-tui: --attach goes with -p (in the TUI: /attach PATH)", file=sys.stderr)
+            return EXIT_USAGE
         return _run_tui(args)
     except ConfigError as e:  # may quote a config value: written inert, like every line
         print(f"milk-tui: config error: {e}", file=inert_out(sys.stderr))

@@ -156,6 +156,8 @@ class AgentConfig(BaseModel):
     """Seconds ``run_cmd``'s server gets to answer before its process group is killed."""
     run_cmd_keep: bool = False
     """Leave a server milk-tui started running when milk-tui exits."""
+    vision: bool = True
+    """False: the agent cannot see images; an attached image goes as a one-line note."""
 
     @field_validator("provider")
     @classmethod

@@ -26,7 +26,7 @@ from milk_tui.engine.permissions import PermissionBroker
 from milk_tui.engine.request_builder import RequestBuilder
 from milk_tui.engine.router import RouteFlags, Router
 from milk_tui.engine.turn_commit import TurnCommitter
-from milk_tui.engine.turn_lifecycle import BusyError, Force, TurnRunner
+from milk_tui.engine.turn_lifecycle import BusyError, Files, Force, TurnRunner
 from milk_tui.engine.turn_publisher import TurnPublisher
 from milk_tui.engine.turn_scratch import TurnOutcome
 from milk_tui.memory.service import MemoryService
@@ -124,12 +124,16 @@ class Dispatcher:
     def escalation_name(self) -> str:
         return self.state.escalation_name
 
-    def submit(self, prompt: str, *, force: Force | None = None) -> asyncio.Task[TurnOutcome]:
+    def submit(
+        self, prompt: str, *, force: Force | None = None, attachments: Files = ()
+    ) -> asyncio.Task[TurnOutcome]:
         """Start a turn in the background (the TUI path); ``cancel()`` stops it."""
-        return self._turns.submit(prompt, force=force)
+        return self._turns.submit(prompt, force=force, attachments=attachments)
 
-    async def run_turn(self, prompt: str, *, force: Force | None = None) -> TurnOutcome:
-        return await self._turns.run_turn(prompt, force=force)
+    async def run_turn(
+        self, prompt: str, *, force: Force | None = None, attachments: Files = ()
+    ) -> TurnOutcome:
+        return await self._turns.run_turn(prompt, force=force, attachments=attachments)
 
     def cancel(self) -> bool:
         return self._turns.cancel()

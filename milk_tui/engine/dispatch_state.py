@@ -17,6 +17,7 @@ from milk_tui.engine.bus import EventBus
 from milk_tui.engine.custom_prompt import CustomPrompts
 from milk_tui.engine.router import RouteFlags, Router
 from milk_tui.memory.service import MemoryService
+from milk_tui.model.attachment import Attachment
 from milk_tui.model.session import PRIMARY, Session
 from milk_tui.storage.sessions import SessionStore
 
@@ -48,6 +49,8 @@ class DispatchState:
     """The configured MCP servers; their ready tools join the API agents' tool boxes."""
     prompts: CustomPrompts = field(default_factory=CustomPrompts)
     """The agents' custom prompt files, re-read when they change (engine/custom_prompt.py)."""
+    attachments: tuple[Attachment, ...] = ()
+    """The running turn's files: set by ``TurnRunner.run_turn`` for the turn's length."""
 
     @property
     def primary_name(self) -> str:

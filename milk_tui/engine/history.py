@@ -9,6 +9,7 @@ a trailing user turn.  Turns of the other agent are labelled (``[user to X]``,
 from __future__ import annotations
 
 from milk_tui.agents.base import ChatMessage
+from milk_tui.model.attachment import history_text
 from milk_tui.model.session import Turn
 
 
@@ -43,7 +44,9 @@ def newest_history(
 
 def _message(t: Turn, self_agent: str) -> ChatMessage | None:
     if t.role == "user":
-        return ChatMessage("user", f"[user to {_label(t)}] {t.content}")
+        return ChatMessage(
+            "user", f"[user to {_label(t)}] {history_text(t.content, t.attachments)}"
+        )
     if t.role == "assistant":
         if not t.content:
             return None

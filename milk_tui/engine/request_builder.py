@@ -91,6 +91,8 @@ class RequestBuilder:
             tools=tools,
             ask_permission=self._ask_permission,
             ask_user=self._ask_user,
+            attachments=st.attachments,
+            images=slot.config.vision,
         )
         return request, (problem, custom_problem)
 
@@ -119,6 +121,7 @@ class RequestBuilder:
             ask_permission=self._ask_permission,
             ask_user=self._ask_user,
         )
+        request.attachments, request.images = st.attachments, slot.config.vision
         if slot.is_cli:  # the CLI keeps its own conversation: our context is appended to it
             custom, custom_problem = self._custom_prompt(slot, block, None)
             self._warn(custom_problem)

@@ -48,7 +48,8 @@ class TurnCommitter:
         st, pub = self._state, self._publisher
         s = st.session
         text = scratch.reply_text()
-        new_turns = [Turn("user", prompt, agent=PRIMARY, agent_name=slot.name)]
+        files = [a.info for a in st.attachments]
+        new_turns = [Turn("user", prompt, agent=PRIMARY, agent_name=slot.name, attachments=files)]
         new_turns += _reply_turn(text, scratch, PRIMARY, slot)
         deltas = self._apply_usage(scratch, PRIMARY, slot.model)
         handing_off = bool(scratch.escalation_reason) and st.escalation is not None
@@ -89,7 +90,14 @@ class TurnCommitter:
         text = scratch.reply_text()
         before = list(handoff.turns) if handoff else []
         own = [
-            Turn("user", prompt, agent=ESCALATION, agent_name=slot.name, context_text=context_text)
+            Turn(
+                "user",
+                prompt,
+                agent=ESCALATION,
+                agent_name=slot.name,
+                context_text=context_text,
+                attachments=[a.info for a in st.attachments],
+            )
         ]
         own += _reply_turn(text, scratch, ESCALATION, slot)
         new_turns = before + own

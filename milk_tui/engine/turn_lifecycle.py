@@ -27,11 +27,13 @@ from milk_tui.engine.turn_commit import TurnCommitter
 from milk_tui.engine.turn_publisher import TurnPublisher
 from milk_tui.engine.turn_scratch import PendingHandoff, SessionSnapshot, TurnOutcome, TurnScratch
 from milk_tui.model import events as ev
+from milk_tui.model.attachment import Attachment
 from milk_tui.model.nonce import new_nonce
 from milk_tui.model.session import ESCALATION, PRIMARY, State
 from milk_tui.storage.db import StorageError
 
 Force = Literal["escalate", "primary"]
+Files = tuple[Attachment, ...]
 _TURN_ERRORS = (AgentError, StorageError, OSError)
 
 
@@ -61,11 +63,15 @@ class TurnRunner:
     def busy(self) -> bool:
         return self._busy
 
-    def submit(self, prompt: str, *, force: Force | None = None) -> asyncio.Task[TurnOutcome]:
+    def submit(
+        self, prompt: str, *, force: Force | None = None, attachments: Files = ()
+    ) -> asyncio.Task[TurnOutcome]:
         """Start a turn in the background (the TUI path); ``cancel()`` stops it."""
         if self._busy:
             raise BusyError("a turn is already running")
-        self._task = asyncio.create_task(self.run_turn(prompt, force=force))
+        self._task = asyncio.create_task(
+            self.run_turn(prompt, force=force, attachments=attachments)
+        )
         return self._task
 
     def cancel(self) -> bool:
@@ -74,13 +80,22 @@ class TurnRunner:
             return True
         return False
 
-    async def run_turn(self, prompt: str, *, force: Force | None = None) -> TurnOutcome:
+    async def run_turn(
+        self, prompt: str, *, force: Force | None = None, attachments: Files = ()
+    ) -> TurnOutcome:
         if self._busy and self._task is not asyncio.current_task():
             raise BusyError("a turn is already running")
         self._busy = True
         try:
             st, pub = self._state, self._pub
-            pub.publish(ev.TurnStarted(prompt=prompt, turn_index=len(st.session.history) + 1))
+            st.attachments = attachments  # read by the request builder and the commit
+            pub.publish(
+                ev.TurnStarted(
+                    prompt=prompt,
+                    turn_index=len(st.session.history) + 1,
+                    attachments=[a.info for a in attachments],
+                )
+            )
             try:
                 target, reason, rule, label = await self._route(prompt, force)
             except AgentError as e:
@@ -115,6 +130,7 @@ class TurnRunner:
             return outcome
         finally:
             self._busy = False
+            self._state.attachments = ()
 
     async def _route(self, prompt: str, force: Force | None) -> tuple[Slot, str, str, str]:
         st = self._state

@@ -21,6 +21,7 @@ from milk_tui.agents.base import PermissionAnswer
 from milk_tui.engine.runtime import Runtime, build_runtime
 from milk_tui.engine.turn_lifecycle import BusyError, Force
 from milk_tui.engine.turn_scratch import TurnOutcome
+from milk_tui.facade.attachments import Attachments
 from milk_tui.facade.changes import ChangeWatch
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.permissions import FolderPermissions
@@ -93,6 +94,8 @@ class Application:
         """The engine underneath; the UI never touches it (tests and benchmarks may)."""
         self.sessions = SessionCatalog(runtime.store)
         self.facts = Facts(runtime.memory)
+        self.attachments = Attachments(runtime.dispatcher.cwd)
+        """Files staged for the next prompt; ``submit`` sends them (facade/attachments.py)."""
         self.startup_notes: list[str] = list(runtime.startup_notes)
         """Said once in the welcome text; the UI adds its own (keymap, themes)."""
         self._listeners: list[Listener] = []
@@ -183,11 +186,15 @@ class Application:
 
     def submit(self, prompt: str, force: Force | None = None) -> asyncio.Task[TurnResult] | None:
         """Start a turn in the background; None when one is already running."""
+        files = self.attachments.for_turn()
         try:
-            inner = self.runtime.dispatcher.submit(prompt, force=force)
+            inner = self.runtime.dispatcher.submit(prompt, force=force, attachments=files)
         except BusyError:
             return None
-        return _as_result(inner)
+        task = _as_result(inner)
+        if files:  # answered: unstaged; failed: kept with the prompt that goes back
+            task.add_done_callback(lambda t: self.attachments.sent_by(t, files))
+        return task
 
     async def preconnect(self) -> None:
         """Open the configured HTTP agents' connections ahead of the first prompt (call it once

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from milk_tui.model.attachment import AttachmentInfo
 from milk_tui.model.session import TokenUsage
 
 Slot = Literal["primary", "escalation"]
@@ -31,6 +32,8 @@ class TurnStarted(BusEvent):
     prompt: str
     turn_index: int = 0
     """1-based position the user turn will take once recorded (len(history)+1)."""
+    attachments: list[AttachmentInfo] = Field(default_factory=list)
+    """The files sent with the prompt (name, kind, size; never their bytes)."""
 
 
 class RouteDecided(BusEvent):

@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from milk_tui.model.attachment import AttachmentInfo
+
 PRIMARY: Final = "primary"
 ESCALATION: Final = "escalation"
 
@@ -64,6 +66,8 @@ class Turn:
     timestamp: float = field(default_factory=time.time)
     context_text: str = ""
     """For escalation user turns: the exact orientation text the agent was given."""
+    attachments: list[AttachmentInfo] = field(default_factory=list)
+    """User turns: the files sent with the prompt (model/attachment.py; no bytes)."""
 
     def is_assistant_of(self, agent: str) -> bool:
         return self.role == "assistant" and self.agent == agent

@@ -14,10 +14,14 @@ so a need recorded by one process is never erased by the other's unrelated turn.
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING, fields
-from typing import Any
+from collections.abc import Callable
+from dataclasses import MISSING, asdict, fields
+from typing import Any, TypeVar
 
+from milk_tui.model.attachment import AttachmentInfo
 from milk_tui.model.session import Session, State, ToolCallRecord
+
+R = TypeVar("R")
 
 META_FIELDS = (
     "current_need", "current_need_set_at", "need_producer", "escalation_session_id",
@@ -57,16 +61,36 @@ def _typed(v: object, t: type) -> bool:
     return isinstance(v, t) and not (t is int and isinstance(v, bool))
 
 
-def parse_tool_calls(raw: str) -> list[ToolCallRecord] | None:
-    """A turn's stored tool calls; None when they cannot be read (not JSON, wrong shape)."""
+def _records(raw: str, cls: Callable[..., R]) -> list[R] | None:
+    """A stored JSON list of records; None when it is not JSON or not a list of mappings
+    with exactly the fields of ``cls``."""
     try:
-        calls = json.loads(raw)
-        if not isinstance(calls, list):
+        items = json.loads(raw)
+        if not isinstance(items, list):
             return None
-        out = [ToolCallRecord(**c) for c in calls]
+        return [cls(**i) for i in items]
     except (ValueError, TypeError):  # TypeError: an item is not a mapping or has other keys
         return None
-    if not all(isinstance(getattr(c, k), str) for c in out for k in ("id", "name", "arguments")):
+
+
+def parse_tool_calls(raw: str) -> list[ToolCallRecord] | None:
+    """A turn's stored tool calls; None when they cannot be read (not JSON, wrong shape)."""
+    out = _records(raw, ToolCallRecord)
+    if out is None or not all(
+        isinstance(getattr(c, k), str) for c in out for k in ("id", "name", "arguments")
+    ):
+        return None
+    return out
+
+
+def attachments_json(infos: list[AttachmentInfo]) -> str:
+    return json.dumps([asdict(i) for i in infos]) if infos else ""
+
+
+def parse_attachments(raw: str) -> list[AttachmentInfo] | None:
+    """A user turn's stored attachments; None when they cannot be read."""
+    out = _records(raw, AttachmentInfo)
+    if out is None or not all(isinstance(i.size, int) and i.kind in ("image", "text") for i in out):
         return None
     return out
 

@@ -21,8 +21,10 @@ from milk_tui.model.session import Session, TokenUsage, Turn
 from milk_tui.storage.db import Database, MigrationConnection, StorageError, register_migration
 from milk_tui.storage.session_lookup import lookup
 from milk_tui.storage.session_rows import (
+    attachments_json,
     merge_into,
     meta_json,
+    parse_attachments,
     parse_meta,
     parse_state,
     parse_tool_calls,
@@ -58,6 +60,15 @@ def _m002_session_version(db: MigrationConnection) -> None:
 register_migration("002_session_version", _m002_session_version)
 
 
+def _m003_attachments(db: MigrationConnection) -> None:
+    """A user turn's files as JSON (name, kind, mime, size, sha256, path; never the bytes:
+    docs/adr/0027-attachments.md); "" for a turn without any."""
+    db.executescript("ALTER TABLE turns ADD COLUMN attachments TEXT NOT NULL DEFAULT '';")
+
+
+register_migration("003_attachments", _m003_attachments)
+
+
 def _turn_row(t: Turn) -> tuple:
     calls = json.dumps([c.__dict__ for c in t.tool_calls]) if t.tool_calls else ""
     return (
@@ -69,6 +80,7 @@ def _turn_row(t: Turn) -> tuple:
         calls,
         t.context_text,
         t.timestamp,
+        attachments_json(t.attachments),
     )
 
 
@@ -125,21 +137,27 @@ class SessionStore:
         s.stored = {**stored_fields(r["name"], r["state"], meta), "version": r["version"]}
         bad = ["its state (meta)"] if dropped else []
         cur = self.db.query(
-            "SELECT role, agent, agent_name, content, thinking, tool_calls, context_text, timestamp "
-            "FROM turns WHERE session_id = ? ORDER BY id",
+            "SELECT role, agent, agent_name, content, thinking, tool_calls, context_text, timestamp, "
+            "attachments FROM turns WHERE session_id = ? ORDER BY id",
             (session_id,),
         )
         hist = s.history
-        unreadable_calls = 0
-        for role, agent, agent_name, content, thinking, calls, ctx, ts in cur:
+        unreadable_calls = unreadable_files = 0
+        for role, agent, agent_name, content, thinking, calls, ctx, ts, files in cur:
             t = Turn(role, content, agent, agent_name, thinking, timestamp=ts, context_text=ctx)
             if calls:
                 parsed = parse_tool_calls(calls)
                 unreadable_calls += parsed is None
                 t.tool_calls = parsed or []
+            if files:
+                infos = parse_attachments(files)
+                unreadable_files += infos is None
+                t.attachments = infos or []
             hist.append(t)
         if unreadable_calls:
             bad.append(f"the tool calls of {unreadable_calls} turn(s)")
+        if unreadable_files:
+            bad.append(f"the attachments of {unreadable_files} turn(s)")
         warning = (
             f"session {s.id}{f' ({s.name})' if s.name else ''}: could not read "
             f"{' and '.join(bad)}; loaded without them"
@@ -188,7 +206,7 @@ class SessionStore:
             version = self._merge_stored(db, s)
             db.executemany(
                 "INSERT INTO turns (session_id, role, agent, agent_name, content, thinking, "
-                "tool_calls, context_text, timestamp) VALUES (?,?,?,?,?,?,?,?,?)",
+                "tool_calls, context_text, timestamp, attachments) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 [(s.id, *_turn_row(t)) for t in new_turns],
             )
             for u in token_deltas or []:

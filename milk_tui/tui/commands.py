@@ -84,6 +84,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
         args="[session|folder|all]",
         busy_safe=True,
     ),
+    SlashCommand("/attach", "send a file with the next prompt", args="<path>", busy_safe=True),
+    SlashCommand("/paste", "attach the clipboard's image", busy_safe=True),
+    SlashCommand("/detach", "unstage attached files", args="[N|name|all]", busy_safe=True),
     SlashCommand("/think", "show or hide thinking", args="[on|off]", busy_safe=True),
     SlashCommand("/theme", "switch theme (no name: pick one)", args="[name]", busy_safe=True),
     SlashCommand(

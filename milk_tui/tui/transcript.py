@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from milk_tui.model.session import Turn
+from milk_tui.tui.widgets.attachment_chips import encode_chips
 
 Kind = Literal["user", "reply", "thinking", "tool", "marker", "notice", "warning", "error"]
 
@@ -37,7 +38,7 @@ def items_from_history(history: list[Turn], first: int = 1) -> list[Item]:
                     t.content,
                     agent_name=t.agent_name,
                     slot=t.agent,
-                    extra={"turn": str(pos)},
+                    extra={"turn": str(pos), **_chips(t)},
                 )
             )
         elif t.role == "assistant":
@@ -50,3 +51,7 @@ def items_from_history(history: list[Turn], first: int = 1) -> list[Item]:
         elif t.role == "tool_result":
             out.append(Item("tool", "", agent_name="result", detail=t.content))
     return out
+
+
+def _chips(t: Turn) -> dict[str, str]:
+    return {"chips": encode_chips(t.attachments)} if t.attachments else {}

@@ -34,9 +34,10 @@ from milk_tui.tui.screens.context_modal import ContextModal
 from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.screens.history_search import HistorySearch
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
-from milk_tui.tui.slash import SlashHandler
+from milk_tui.tui.slash import SlashHandler, attach
 from milk_tui.tui.transcript import items_from_history
 from milk_tui.tui.widgets.app_header import AppHeader
+from milk_tui.tui.widgets.attachment_chips import StagedAttachments
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.escalation_pane import EscalationPane
 from milk_tui.tui.widgets.facts_pane import FactsPane
@@ -100,6 +101,7 @@ class MainScreen(Screen[None]):
                 yield EscalationPane(self.facade.startup_info().escalation.name, id="escalation")
                 yield FactsPane(a.facts, a.session_id, clock=self.milk.fact_clock, id="facts")
         yield Static("", id="hint", markup=False)
+        yield StagedAttachments(id="staged")
         yield PromptInput(id="prompt")
         yield StatusLine(id="status")
         yield KeyHints(id="keys")
@@ -108,6 +110,7 @@ class MainScreen(Screen[None]):
         if not self.query(Conversation):
             return  # the app is closing while this screen composed (quit during start-up)
         self.set_class(not self.milk.ui_state.side_panes, "-side-hidden")
+        attach.install(self)
         self.load_session(self.facade.session_view())
         self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
 

@@ -18,6 +18,7 @@ from milk_tui.facade.servers import event_line
 from milk_tui.model import events as ev
 from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.transcript import Item, Kind
+from milk_tui.tui.widgets.attachment_chips import decode_chips, encode_chips
 from milk_tui.tui.widgets.md_render import Palette, warm_highlighter
 from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
@@ -213,7 +214,8 @@ class Conversation(VerticalScroll):
     def _widget_for(self, it: Item, live: bool = False) -> Widget:
         k = it.kind
         if k == "user":
-            return UserTurn(it.text, it.agent_name, it.detail, it.extra.get("label", ""))
+            user = UserTurn(it.text, it.agent_name, it.detail, it.extra.get("label", ""))
+            return user.with_chips(decode_chips(it.extra.get("chips", "")))
         if k == "reply":
             return ReplyBlock(it.agent_name, it.slot, it.text, done=not live, palette=self.palette)
         if k == "thinking":
@@ -260,8 +262,10 @@ class Conversation(VerticalScroll):
                 self._thinking_for(e.slot).append(e.text)
             case ev.TurnStarted():
                 self._close_live()
-                self._user_item = Item("user", e.prompt, extra={"turn": str(e.turn_index)})
-                self._user = UserTurn(e.prompt, "", "", "")
+                chips = encode_chips(e.attachments)
+                extra = {"turn": str(e.turn_index), **({"chips": chips} if chips else {})}
+                self._user_item = Item("user", e.prompt, extra=extra)
+                self._user = UserTurn(e.prompt, "", "", "").with_chips(decode_chips(chips))
                 self._append(self._user_item, self._user)
                 self._follow = True
             case ev.RouteDecided():

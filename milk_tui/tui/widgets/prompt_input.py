@@ -4,8 +4,10 @@ cursor is on the first/last row, Tab completes slash commands, Ctrl+R searches h
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
+from textual import events
 from textual.binding import BindingType
 from textual.message import Message
 from textual.widgets import TextArea
@@ -49,6 +51,8 @@ class PromptInput(TextArea):
         self._global_pos: int | None = None
         self._draft = ""
         self._completion_cycle: list[str] = []
+        self.paste_hook: Callable[[str], bool] | None = None
+        """Sees each paste first; True: it took the paste (a file path, attached instead)."""
         self.placeholder = "Type a prompt · Enter sends · Shift+Enter newline · / for commands"
 
     # ----- actions -------------------------------------------------------------------------
@@ -134,6 +138,11 @@ class PromptInput(TextArea):
         self.set_text(options[0] if len(options) == 1 else _common_prefix(options) or options[0])
         if len(options) == 1:
             self.insert(" ")
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Runs before TextArea's own paste handler; stopping the default keeps the text out.
+        if self.paste_hook is not None and self.paste_hook(event.text):
+            event.prevent_default()
 
     def _on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.post_message(self.PromptChanged(self.text))
