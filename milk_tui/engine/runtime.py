@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
-from milk_tui.config.load import load_config
+from milk_tui.config.load import ConfigError, load_config
 from milk_tui.config.paths import data_dir, database_file, ensure_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
+from milk_tui.engine.agent_swap import unknown_agent, wire_router, with_choices
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.cooperative import make_cooperative
 from milk_tui.engine.dispatch import AgentSlot, Dispatcher
@@ -51,6 +53,10 @@ class Runtime:
     memory: MemoryService
     demo: bool
     startup_notes: list[str] = field(default_factory=list)
+    debug_log: Path | None = None
+    """The wire log agents write to (``--debug`` or ``debug``); agents built later use it too."""
+    agent_choices: dict[Slot, str] = field(default_factory=dict)
+    """``--agent`` / ``--escalation-agent`` of this run (engine/agent_swap.py keeps them)."""
 
     @property
     def session(self) -> Session:
@@ -172,14 +178,28 @@ def build_runtime(
     permission_policy: Literal["ask", "allow", "deny"] = "ask",
     config: MilkConfig | None = None,
     cooperative: bool = False,
+    agent: str = "",
+    escalation_agent: str = "",
 ) -> Runtime:
     """Open everything a session needs.  ``cooperative`` wraps the agents so their streams
-    yield to the event loop often (an interactive UI asks for it; headless runs do not)."""
+    yield to the event loop often (an interactive UI asks for it; headless runs do not).
+    ``agent`` / ``escalation_agent`` choose the two agents for this run (``ConfigError``
+    naming the defined agents when one is unknown)."""
     cwd = cwd or os.getcwd()
     warnings: list[str] = []
     used_path: Path | None = None
     if config is None:
         config, warnings, used_path = load_config(config_path)
+    choices: dict[Slot, str] = {}
+    for slot, flag, name in (
+        ("primary", "--agent", agent),
+        ("escalation", "--escalation-agent", escalation_agent),
+    ):
+        if name and (problem := unknown_agent(config, name)):
+            raise ConfigError(f"{flag}: {problem}")
+        if name:
+            choices["primary" if slot == "primary" else "escalation"] = name
+    config = with_choices(config, choices)
     db = Database(database_file())
     store = SessionStore(db)
     bus = EventBus()
@@ -203,27 +223,18 @@ def build_runtime(
     session = store.resume(cwd, session_name, new=new, any_folder=any_folder)
     notes += store.take_warnings()  # a stored field that could not be read, named
     from milk_tui.engine.availability import AvailabilityCache
-    from milk_tui.engine.router import Router, make_agent_classifier
 
-    # Inconclusive prompts are classified by the primary model, but only a real model
-    # (HTTP / Bedrock): the demo and CLI agents would answer in prose.
     slots = {"primary": primary, "escalation": escalation}
     availability = AvailabilityCache({k: a for k, a in slots.items() if a is not None})
-    classifier = None
-    if (
-        primary is not None
-        and primary_cfg is not None
-        and primary_cfg.kind in ("openai", "bedrock")
-    ):
-        classifier = make_agent_classifier(primary, available=lambda: availability.check("primary"))
-    router = Router(config, cwd, classifier=classifier)
+    primary_slot = AgentSlot("primary", primary_cfg, primary) if primary and primary_cfg else None
+    router = wire_router(config, cwd, primary_slot, availability)
     dispatcher = Dispatcher(
         config=config,
         store=store,
         session=session,
         bus=bus,
         cwd=cwd,
-        primary=AgentSlot("primary", primary_cfg, primary) if primary and primary_cfg else None,
+        primary=primary_slot,
         escalation=AgentSlot("escalation", esc_cfg, escalation),
         memory=memory,
         router=router,
@@ -243,4 +254,6 @@ def build_runtime(
         memory=memory,
         demo=running_demo,
         startup_notes=[*warnings, *notes],
+        debug_log=debug_log,
+        agent_choices=choices,
     )

@@ -369,3 +369,17 @@ def parse_event(data: str | bytes | dict[str, Any]) -> AnyEvent:
     if isinstance(data, dict):
         return event_adapter.validate_python(data)
     return event_adapter.validate_json(data)
+
+
+# ----- agents managed live (/agent switch, /reload) -----------------------------------------
+
+
+class AgentsChanged(BusEvent):
+    """The agent in a slot was replaced between turns (a switch or a reloaded config)."""
+
+    type: Literal["agents_changed"] = "agents_changed"
+    primary: str
+    """Name of the primary agent now ("" when that slot is empty)."""
+    escalation: str
+    rebuilt: tuple[Slot, ...] = ()
+    """The slots whose agent was built anew."""
