@@ -62,6 +62,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         args="[<action> <server>]",
         busy_safe=True,
     ),
+    SlashCommand(
+        "/agent",
+        "the agents: list, switch (this session), escalation, add to / remove from the config",
+        args="[switch|escalation <name> | add | remove <name>]",
+        busy_safe=True,
+    ),
+    SlashCommand("/reload", "read the config file again now", busy_safe=True),
     SlashCommand("/think", "show or hide thinking", args="[on|off]", busy_safe=True),
     SlashCommand("/theme", "switch theme (no name: pick one)", args="[name]", busy_safe=True),
     SlashCommand("/export", "write the transcript as text", args="[path]", busy_safe=True),

@@ -46,3 +46,7 @@ def config_file(milk_home: Path, servers: tuple[FakeOpenAIServer, FakeOpenAIServ
     p.write_text(toml_config(servers[0].url, servers[1].url))
     p.chmod(0o600)
     return p
+
+
+# The TUI suite's pinned clocks and its snapshot fixture, for the screens tested here.
+from tui.conftest import _pinned_clock, snapshot  # noqa: E402, F401

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from milk_tui.facade.errors import StorageError
 from milk_tui.tui.commands import SlashCommand
+from milk_tui.tui.slash.agents import AgentCommands
 from milk_tui.tui.slash.base import SlashGroup
 from milk_tui.tui.slash.mcp import McpCommands
 from milk_tui.tui.slash.memory import MemoryCommands
@@ -30,6 +31,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     McpCommands,
     PermissionCommands,
     PresentationCommands,
+    AgentCommands,
 )
 
 
