@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from milk_tui.agents.base import Agent, Slot
 from milk_tui.agents.factory import build_agent
+from milk_tui.config.load import ConfigError
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.availability import AvailabilityCache
@@ -55,6 +56,21 @@ def unknown_agent(config: MilkConfig, name: str) -> str:
         return ""
     names = ", ".join(a.name for a in config.effective_agents())
     return f"no agent named '{name}' (defined: {names})"
+
+
+def agent_choices(config: MilkConfig, agent: str, escalation_agent: str) -> dict[Slot, str]:
+    """``--agent`` / ``--escalation-agent`` as choices; ``ConfigError`` naming the defined
+    agents when one names none."""
+    choices: dict[Slot, str] = {}
+    for slot, flag, name in (
+        ("primary", "--agent", agent),
+        ("escalation", "--escalation-agent", escalation_agent),
+    ):
+        if name and (problem := unknown_agent(config, name)):
+            raise ConfigError(f"{flag}: {problem}")
+        if name:
+            choices["escalation" if slot == "escalation" else "primary"] = name
+    return choices
 
 
 def with_choices(config: MilkConfig, choices: dict[Slot, str]) -> MilkConfig:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Literal
 
 from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
-from milk_tui.config.load import ConfigError, load_config
+from milk_tui.config.load import load_config
 from milk_tui.config.paths import data_dir, database_file, ensure_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
-from milk_tui.engine.agent_swap import unknown_agent, wire_router, with_choices
+from milk_tui.engine.agent_swap import agent_choices, wire_router, with_choices
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.cooperative import make_cooperative
 from milk_tui.engine.dispatch import AgentSlot, Dispatcher
@@ -190,15 +190,7 @@ def build_runtime(
     used_path: Path | None = None
     if config is None:
         config, warnings, used_path = load_config(config_path)
-    choices: dict[Slot, str] = {}
-    for slot, flag, name in (
-        ("primary", "--agent", agent),
-        ("escalation", "--escalation-agent", escalation_agent),
-    ):
-        if name and (problem := unknown_agent(config, name)):
-            raise ConfigError(f"{flag}: {problem}")
-        if name:
-            choices["primary" if slot == "primary" else "escalation"] = name
+    choices = agent_choices(config, agent, escalation_agent)
     config = with_choices(config, choices)
     db = Database(database_file())
     store = SessionStore(db)

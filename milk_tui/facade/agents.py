@@ -24,7 +24,7 @@ from milk_tui.config.load import ConfigError, load_config
 from milk_tui.config.paths import config_dir, default_config_file
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.config.writer import add_agent, remove_agent, target_file
-from milk_tui.engine.agent_swap import AgentSwap, unknown_agent, with_choices
+from milk_tui.engine.agent_swap import AgentSwap, agent_choices, unknown_agent, with_choices
 from milk_tui.engine.runtime import Runtime
 from milk_tui.model import events as ev
 
@@ -77,6 +77,12 @@ def entry_problem(entry: dict[str, Any]) -> str:
     if not str(entry.get("name", "")).strip():
         return "name: an agent needs a name"
     return ""
+
+
+def check_agent_choice(config_path: str | None, agent: str, escalation_agent: str) -> None:
+    """Raise ``ConfigError`` naming the defined agents when ``--agent`` or
+    ``--escalation-agent`` names none (the CLI checks before the TUI opens)."""
+    agent_choices(load_config(config_path)[0], agent, escalation_agent)
 
 
 class Agents:

@@ -283,6 +283,8 @@ def run_app(args: argparse.Namespace) -> int:
             debug=bool(getattr(args, "debug", False)),
             permission_policy="ask",
             cooperative=True,
+            agent=getattr(args, "agent", "") or "",
+            escalation_agent=getattr(args, "escalation_agent", "") or "",
         )
 
     app = MilkApp(runtime_factory=factory)

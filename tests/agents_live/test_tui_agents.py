@@ -183,3 +183,17 @@ class TestAgentSnapshots(SnapshotCase):
 
         assert self.shot(send("/agent add"), on_screen(AgentForm), fill, app=snapshot_app(),
                          size=(100, 45))  # fmt: skip
+
+
+async def test_the_agent_flags_reach_the_tui(config_file: Path, servers: Servers) -> None:
+    app = make_app(demo=False, agent="two", escalation_agent="demo-big")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert app.main_screen.query_one(EscalationPane).agent_name == "demo-big"
+        await type_and_send(pilot, "hi")
+        assert lines(app, "reply")[-1] == "from two"
+        config_file.write_text(config_file.read_text().replace("model-two", "model-2"))
+        await type_and_send(pilot, "/reload")  # the run's choice survives a reload
+        assert lines(app, "notice")[-1] == "config reloaded: agents changed: two (model)"
+        await type_and_send(pilot, "hi")
+        assert servers[1].chat_requests[-1].json["model"] == "model-2"
