@@ -64,8 +64,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand(
         "/agent",
-        "the agents: list, switch (this session), escalation, add to / remove from the config",
-        args="[switch|escalation <name> | add | remove <name>]",
+        "the agents; actions: switch, escalation (this session), add, remove (the config)",
+        args="[<action> [name]]",
         busy_safe=True,
     ),
     SlashCommand("/reload", "read the config file again now", busy_safe=True),
