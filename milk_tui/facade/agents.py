@@ -21,7 +21,7 @@ from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
 from milk_tui.config.diff import config_diff
 from milk_tui.config.load import ConfigError, load_config
-from milk_tui.config.paths import config_dir, default_config_file
+from milk_tui.config.paths import config_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.config.writer import add_agent, remove_agent, target_file
 from milk_tui.engine.agent_swap import AgentSwap, agent_choices, unknown_agent, with_choices
@@ -99,8 +99,10 @@ class Agents:
         """The file in use (None when running on defaults)."""
         return self._rt.config_path
 
-    def _watched(self) -> Path | None:
-        return self._rt.config_path or default_config_file() or config_dir() / "config.toml"
+    def _watched(self) -> Path:
+        """The file in use; with none, the config dir's ``config.toml`` (a file the user may
+        create).  Not ``MILK_CONFIG`` when the run was handed a config object instead."""
+        return self._rt.config_path or config_dir() / "config.toml"
 
     def rows(self) -> list[AgentRow]:
         d, cfg = self._rt.dispatcher, self._rt.config

@@ -17,9 +17,11 @@ from textual.widgets import DataTable, Static
 
 from milk_tui.facade.agents import AgentRow, Agents, ReloadResult
 from milk_tui.model.terminal_text import inert
+from milk_tui.tui.screens.mcp_screen import McpScreen
 
 COLUMNS = ("role", "name", "provider", "model", "url", "reachable")
 CHECKING = "checking…"
+TITLE = "Agents — p primary · e escalation (this session) · a add · d remove · r check again · Esc close"
 
 
 def role_mark(row: AgentRow) -> str:
@@ -28,20 +30,20 @@ def role_mark(row: AgentRow) -> str:
 
 
 class AgentScreen(ModalScreen[None]):
-    DEFAULT_CSS = """
-    AgentScreen { align: center middle; }
-    AgentScreen > Vertical { width: 90%; height: 80%; border: thick $secondary; background: $surface; padding: 0 1; }
-    AgentScreen .agent-title { height: auto; color: $secondary; text-style: bold; }
-    AgentScreen DataTable { height: 1fr; }
-    AgentScreen #agent-detail { height: auto; max-height: 50%; color: $text-muted; }
-    """
+    # The layout of the MCP screen (a titled table and a detail line), under this screen's names.
+    DEFAULT_CSS = McpScreen.DEFAULT_CSS.replace("McpScreen", "AgentScreen").replace(
+        "mcp-", "agent-"
+    )
     BINDINGS = [
-        Binding("escape,q", "close", "Close", id="milk.agent.close"),
-        Binding("p,enter", "switch('primary')", "Primary", id="milk.agent.primary"),
-        Binding("e", "switch('escalation')", "Escalation", id="milk.agent.escalation"),
-        Binding("a", "add", "Add", id="milk.agent.add"),
-        Binding("d", "remove", "Remove", id="milk.agent.remove"),
-        Binding("r", "probe", "Check again", id="milk.agent.probe"),
+        Binding(keys, action, label, id=f"milk.agent.{action.split('(')[0]}{suffix}")
+        for keys, action, label, suffix in (
+            ("escape,q", "close", "Close", ""),
+            ("p,enter", "switch('primary')", "Primary", "_primary"),
+            ("e", "switch('escalation')", "Escalation", "_escalation"),
+            ("a", "add", "Add", ""),
+            ("d", "remove", "Remove", ""),
+            ("r", "probe", "Check again", ""),
+        )
     ]
 
     def __init__(self, agents: Agents) -> None:
@@ -51,15 +53,10 @@ class AgentScreen(ModalScreen[None]):
         self.rows: list[AgentRow] = []
 
     def compose(self) -> ComposeResult:
+        table: DataTable[str] = DataTable(cursor_type="row", id="agent-table")
+        table.add_columns(*COLUMNS)
         with Vertical():
-            yield Static(
-                "Agents — p primary · e escalation (this session) · a add · d remove · "
-                "r check again · Esc close",
-                classes="agent-title",
-                markup=False,
-            )
-            table: DataTable[str] = DataTable(cursor_type="row", id="agent-table")
-            table.add_columns(*COLUMNS)
+            yield Static(TITLE, classes="agent-title", markup=False)
             yield table
             yield Static(self._where(), id="agent-detail", markup=False)
 
