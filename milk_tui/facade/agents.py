@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,13 @@ from milk_tui.config.load import ConfigError, load_config
 from milk_tui.config.paths import config_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.config.writer import add_agent, remove_agent, target_file
-from milk_tui.engine.agent_swap import AgentSwap, agent_choices, unknown_agent, with_choices
+from milk_tui.engine.agent_swap import (
+    SELECTOR_KEY,
+    AgentSwap,
+    agent_choices,
+    unknown_agent,
+    with_choices,
+)
 from milk_tui.engine.runtime import Runtime
 from milk_tui.model import events as ev
 
@@ -238,12 +244,15 @@ class Agents:
     def _apply(self, config: MilkConfig, warnings: list[str], used: Path | None) -> ReloadResult:
         old = self._rt.config
         lines: list[str] = []
+        dropped: set[str] = set()
         for slot, name in list(self._swap.choices.items()):
             if config.find_agent(name) is None:
                 del self._swap.choices[slot]
+                dropped.add(SELECTOR_KEY[slot])
                 lines.append(f"agent '{name}' is gone from the config; {slot} as configured")
         config = with_choices(config, self._swap.choices)
         diff = config_diff(old, config)
+        diff = replace(diff, keys=tuple(k for k in diff.keys if k not in dropped))  # said above
         lines += diff.lines()
         if "mcp_servers" in diff.keys:
             lines.append("mcp_servers changed: /mcp reconnect <server> or a restart applies it")

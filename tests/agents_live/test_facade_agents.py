@@ -181,3 +181,52 @@ async def test_probe_reports_up_and_down(
         assert (await app.agents.probe("two")).startswith("down")
     finally:
         await app.aclose()
+
+
+async def test_switch_during_a_turn_applies_after_it(
+    config_file: Path, servers: Servers, tmp_path: Path
+) -> None:
+    servers[0].enqueue(FakeReply(text=["slow ", "reply"], delay=0.1))
+    app = start(cwd=str(tmp_path))
+    try:
+        task = app.submit("long one")
+        assert task is not None
+        while not app.busy:
+            await asyncio.sleep(0.01)
+        line = app.agents.switch("two")
+        assert line == (
+            "primary agent: two after the running turn (for this session; the config is unchanged)"
+        )
+        assert (await task).text == "slow reply"
+        for _ in range(100):
+            if app.startup_info().primary.name == "two":
+                break
+            await asyncio.sleep(0.02)
+        assert (await app.run_turn("next")).text == "from two"
+    finally:
+        await app.aclose()
+
+
+async def test_a_chosen_agent_gone_from_the_file_and_mcp_changes(
+    config_file: Path, servers: Servers, tmp_path: Path
+) -> None:
+    app = start(cwd=str(tmp_path))
+    try:
+        app.agents.switch("two")
+        text = config_file.read_text()
+        cut = text.index('[[agents]]\nname = "two"')
+        config_file.write_text(
+            text[:cut]
+            + text[text.index('[[agents]]\nname = "demo-big"') :]
+            + '\n[[mcp_servers]]\nname = "calc"\ncommand = "true"\n'
+        )
+        result = await app.agents.reload()
+        assert result.lines == (
+            "agent 'two' is gone from the config; primary as configured",
+            "agents removed: two",
+            "keys changed: mcp_servers",
+            "mcp_servers changed: /mcp reconnect <server> or a restart applies it",
+        )
+        assert (await app.run_turn("hi")).text == "from one"
+    finally:
+        await app.aclose()
