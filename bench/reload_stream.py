@@ -32,7 +32,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-RELOAD_EVERY_S = 0.15
+RELOAD_EVERY_S = 0.05
 CAP_S = 60.0
 PIECE = "tok "
 
@@ -72,6 +72,8 @@ async def run(url: str, chunks: int, reload: bool) -> dict[str, Any]:
     app = MilkApp(application, ui_state=UIState(theme="milk-dark"))
     probe = Probe()
     reloads = 0
+    windows: list[tuple[float, float]] = []
+    """(start, end) of each /reload, to find the loop slices it overlapped."""
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await asyncio.sleep(1.0)
@@ -91,7 +93,9 @@ async def run(url: str, chunks: int, reload: bool) -> dict[str, Any]:
                 reloads = n = reloads + 1  # counted once written: the file watch applies it too
                 text = config_text(url, f"model-{n}", "milk-dark" if n % 2 else "milk-light")
                 await asyncio.to_thread(config.write_text, text)
+                began = time.perf_counter()
                 await screen.run_input("/reload")
+                windows.append((began, time.perf_counter()))
 
         if reload:
             tasks.append(asyncio.create_task(reloader()))
@@ -112,6 +116,16 @@ async def run(url: str, chunks: int, reload: bool) -> dict[str, Any]:
         replies = [it.text for it in conv.items if it.kind == "reply"]
         primary = app.runtime.dispatcher.primary
         out = probe.result(chunks, total, True)
+        near = [
+            (d, c)
+            for t, d, c in probe.slices
+            if any(
+                a <= t <= b + 0.05 for a, b in windows
+            )  # ended while a reload ran, or just after
+        ]
+        out["reload_slice_ms"] = max((d for d, _ in near), default=0.0) * 1000
+        out["reload_slice_cpu_ms"] = max((c for _, c in near), default=0.0) * 1000
+        out["reload_ms"] = max((b - a for a, b in windows), default=0.0) * 1000
         out.update(
             reloads=reloads,
             intact=bool(replies) and replies[-1] == PIECE * chunks,
@@ -134,16 +148,23 @@ def sample(kind: str, url: str, chunks: int) -> dict[str, Any]:
 
 def line(kind: str, rows: list[dict[str, Any]]) -> str:
     med = statistics.median
-    return (
+    out = (
         f"  {kind:<7} total {med(r['total_s'] for r in rows):6.3f} s"
         f" | longest loop pause {max(r['slice_worst_ms'] for r in rows):5.1f} ms"
         f" (median of samples {med(r['slice_worst_ms'] for r in rows):5.1f} ms,"
         f" {sum(r['slices_over_16ms'] for r in rows)} over 16 ms)"
         f" | its CPU {max(r['slice_cpu_worst_ms'] for r in rows):5.1f} ms"
-        f" | reloads {sum(r['reloads'] for r in rows)}"
         f" | reply intact {all(r['intact'] and r['stored'] for r in rows)}"
         f" | model applied {all(r['model'] == r['expected_model'] for r in rows)}"
     )
+    if kind == "reload":
+        out += (
+            f"\n          {sum(r['reloads'] for r in rows)} reloads, each ≤"
+            f" {max(r['reload_ms'] for r in rows):.0f} ms; longest pause while one ran"
+            f" {max(r['reload_slice_ms'] for r in rows):.1f} ms, its CPU"
+            f" {max(r['reload_slice_cpu_ms'] for r in rows):.1f} ms"
+        )
+    return out
 
 
 def parent(chunks: int, rounds: int) -> None:
