@@ -68,3 +68,29 @@ def test_a_go_config_json_and_the_config_flag(
     r = run_milk("--config", str(go), "-p", "hi", "--agent", "B", cwd=tmp_path, env=_env(milk_home))
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "from two"
+
+
+def test_the_tui_on_a_pty_runs_the_named_agents(
+    config_file: Path, servers: Servers, milk_home: Path, tmp_path: Path
+) -> None:
+    from milk_tui.testing.cli_run import MILK_COMMAND
+    from milk_tui.testing.pty_run import PtyRun
+
+    env = {**_env(milk_home), "TERM": "xterm-256color"}
+    for k in ("NO_COLOR", "FORCE_COLOR", "TEXTUAL"):
+        env.pop(k, None)
+    argv = [*MILK_COMMAND, "--agent", "two", "--escalation-agent", "demo-big"]
+    app = PtyRun(argv, cwd=tmp_path, env=env)
+    try:
+        app.until(lambda s: "Escalation" in s and "demo-big" in s, "the escalation pane")
+        app.send(b"/primary hello")
+        app.until(lambda s: "/primary hello" in s, "the typed prompt")
+        app.send(b"\r")
+        app.until(lambda s: "from two" in s, "the reply of two")
+        app.send(b"\x11")  # Ctrl+Q
+        code = app.finish()
+    finally:
+        if app.proc.poll() is None:
+            app.proc.kill()
+    assert code == 0, app.text()
+    assert servers[1].chat_requests and not servers[0].chat_requests
