@@ -37,6 +37,9 @@ from milk_tui.model import events as ev
 PROBE_TIMEOUT_S = 5.0
 """Upper bound on one agent's reachability probe (an HTTP probe has its own, shorter one)."""
 
+SETTLE_S = 0.1
+"""A changed file is read once it stayed the same this long (an editor may write it in parts)."""
+
 FileStamp = tuple[int, int] | None
 """(mtime in ns, size) of the config file; None when there is none."""
 
@@ -267,7 +270,11 @@ class Agents:
     async def check_file(self) -> ReloadResult | None:
         """The file watch: reload when the config file's time or size changed since the last
         look (the first look only remembers them); None when nothing changed."""
-        stamp = await asyncio.to_thread(_stamp, self._watched())
+        path = self._watched()
+        stamp = await asyncio.to_thread(_stamp, path)
         if stamp == self._stamp:
             return None
+        await asyncio.sleep(SETTLE_S)
+        if await asyncio.to_thread(_stamp, path) != stamp:
+            return None  # still being written: the next look reads it whole
         return await self.reload()
