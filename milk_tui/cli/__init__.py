@@ -67,6 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--any-folder", action="store_true", help=ALL_FOLDERS_HELP)
     p.add_argument("--demo", action="store_true", help="run on the built-in demo agents")
+    p.add_argument("--agent", metavar="NAME", default="", help="the primary agent for this run")
+    p.add_argument(
+        "--escalation-agent", metavar="NAME", default="", help="the escalation agent for this run"
+    )
     p.add_argument(
         "--debug",
         action="store_true",
@@ -152,6 +156,8 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         demo=args.demo,
         debug=args.debug,
         permission_policy="allow" if args.allow_tools else "deny",
+        agent=args.agent,
+        escalation_agent=args.escalation_agent,
     )
     app.attachments = staged
     stream_json = args.output_format == "stream-json"
@@ -382,6 +388,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.attach:
             print("milk-tui: --attach goes with -p (in the TUI: /attach PATH)", file=sys.stderr)
             return EXIT_USAGE
+        if args.agent or args.escalation_agent:  # refused before the screen opens
+            from milk_tui.facade.agents import check_agent_choice
+
+            check_agent_choice(args.config, args.agent, args.escalation_agent)
         return _run_tui(args)
     except ConfigError as e:  # may quote a config value: written inert, like every line
         print(f"milk-tui: config error: {e}", file=inert_out(sys.stderr))

@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
 from milk_tui.config.agent_keys import misplaced_key_warnings
 from milk_tui.config.load import load_config
 from milk_tui.config.paths import data_dir, database_file, ensure_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
+from milk_tui.engine.agent_swap import agent_choices, wire_router, with_choices
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.cooperative import make_cooperative
 from milk_tui.engine.custom_prompt import startup_warnings
@@ -60,6 +62,10 @@ class Runtime:
     """Agents' ``run_cmd`` servers: started on demand, stopped on exit (``aclose``)."""
     telemetry: TurnTelemetry | None = None
     """OpenTelemetry export, when the ``otel`` config asks for it (engine/telemetry.py)."""
+    debug_log: Path | None = None
+    """The wire log agents write to (``--debug`` or ``debug``); agents built later use it too."""
+    agent_choices: dict[Slot, str] = field(default_factory=dict)
+    """``--agent`` / ``--escalation-agent`` of this run (engine/agent_swap.py keeps them)."""
 
     @property
     def session(self) -> Session:
@@ -210,14 +216,20 @@ def build_runtime(
     config: MilkConfig | None = None,
     cooperative: bool = False,
     skip_broken_config: bool = False,
+    agent: str = "",
+    escalation_agent: str = "",
 ) -> Runtime:
     """Open everything a session needs.  ``cooperative`` wraps the agents so their streams
-    yield to the event loop often (an interactive UI asks for it; headless runs do not)."""
+    yield to the event loop often (an interactive UI asks for it; headless runs do not).
+    ``agent`` / ``escalation_agent`` choose the two agents for this run (``ConfigError``
+    naming the defined agents when one is unknown)."""
     cwd = cwd or os.getcwd()
     warnings: list[str] = []
     used_path: Path | None = None
     if config is None:
         config, warnings, used_path = load_config(config_path, skip_broken_file=skip_broken_config)
+    choices = agent_choices(config, agent, escalation_agent)
+    config = with_choices(config, choices)
     db = Database(database_file())
     store = SessionStore(db)
     bus = EventBus()
@@ -241,31 +253,19 @@ def build_runtime(
     session = store.resume(cwd, session_name, new=new, any_folder=any_folder)
     notes += store.take_warnings()  # a stored field that could not be read, named
     from milk_tui.engine.availability import AvailabilityCache
-    from milk_tui.engine.router import Router, make_agent_classifier
 
-    # Inconclusive prompts are classified by the primary model, but only a real model
-    # (HTTP / Bedrock): the demo and CLI agents would answer in prose.
     slots = {"primary": primary, "escalation": escalation}
     availability = AvailabilityCache({k: a for k, a in slots.items() if a is not None})
-    router = Router(config, cwd)
-    if (
-        primary is not None
-        and primary_cfg is not None
-        and primary_cfg.kind in ("openai", "bedrock")
-    ):
-        router.classifier = make_agent_classifier(
-            primary,
-            available=lambda: availability.check("primary"),
-            on_usage=router.classifier_usage.append,
-        )
+    primary_slot = AgentSlot("primary", primary_cfg, primary) if primary and primary_cfg else None
+    router = wire_router(config, cwd, primary_slot, availability)
     dispatcher = Dispatcher(
         config=config,
         store=store,
         session=session,
         bus=bus,
         cwd=cwd,
-        primary=AgentSlot("primary", primary_cfg, primary) if primary and primary_cfg else None,
         escalation=AgentSlot("escalation", esc_cfg, escalation),
+        primary=primary_slot,
         memory=memory,
         router=router,
         availability=availability,
@@ -292,6 +292,8 @@ def build_runtime(
         demo=running_demo,
         startup_notes=[*warnings, *notes],
         telemetry=telemetry,
+        debug_log=debug_log,
+        agent_choices=choices,
     )
     availability.starter = runtime.start_server
     return runtime

@@ -21,6 +21,7 @@ from milk_tui.agents.base import PermissionAnswer
 from milk_tui.engine.runtime import Runtime, build_runtime
 from milk_tui.engine.turn_lifecycle import BusyError, Force
 from milk_tui.engine.turn_scratch import TurnOutcome
+from milk_tui.facade.agents import Agents
 from milk_tui.facade.attachments import Attachments
 from milk_tui.facade.changes import ChangeWatch
 from milk_tui.facade.facts import Facts
@@ -102,6 +103,8 @@ class Application:
         self._finished = False
         self._remove = runtime.bus.add_listener(self._on_event)
         self._changes = ChangeWatch(runtime)
+        self.agents = Agents(runtime)
+        """The configured agents: list, probe, switch, add, remove, reload (``/agent``)."""
 
     # ----- events -------------------------------------------------------------------------
 

@@ -335,45 +335,6 @@ class StoreChanged(BusEvent):
     session_reloaded: bool = False
 
 
-AnyEvent = Annotated[
-    TurnStarted
-    | RouteDecided
-    | TextDelta
-    | ThinkingDelta
-    | ToolCall
-    | ToolResult
-    | NeedChanged
-    | RoutingPinned
-    | PerceptRecorded
-    | PerceptUpdated
-    | PerceptDeleted
-    | EscalationStarted
-    | EscalationFinished
-    | Usage
-    | StateChanged
-    | TurnCompleted
-    | TurnFailed
-    | Notice
-    | PermissionRequested
-    | ReplyCut
-    | PermissionDecided
-    | QuestionAsked
-    | PermissionsDenied
-    | SessionChanged
-    | StoreChanged,
-    Field(discriminator="type"),
-]
-
-event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
-
-
-def parse_event(data: str | bytes | dict[str, Any]) -> AnyEvent:
-    """Inverse of ``model_dump_json`` — used by tests and by log replay."""
-    if isinstance(data, dict):
-        return event_adapter.validate_python(data)
-    return event_adapter.validate_json(data)
-
-
 # ----- local inference servers (an agent's run_cmd; engine/server_on_demand.py) -------------
 
 
@@ -415,3 +376,62 @@ class ServerFailed(_ServerEvent):
 class ServerStopped(_ServerEvent):
     type: Literal["server_stopped"] = "server_stopped"
     pid: int
+
+
+# ----- agents managed live (/agent switch, /reload) -----------------------------------------
+
+
+class AgentsChanged(BusEvent):
+    """The agent in a slot was replaced between turns (a switch or a reloaded config)."""
+
+    type: Literal["agents_changed"] = "agents_changed"
+    primary: str
+    """Name of the primary agent now ("" when that slot is empty)."""
+    escalation: str
+    rebuilt: tuple[Slot, ...] = ()
+    """The slots whose agent was built anew."""
+
+
+AnyEvent = Annotated[
+    TurnStarted
+    | RouteDecided
+    | TextDelta
+    | ThinkingDelta
+    | ToolCall
+    | ToolResult
+    | NeedChanged
+    | RoutingPinned
+    | PerceptRecorded
+    | PerceptUpdated
+    | PerceptDeleted
+    | EscalationStarted
+    | EscalationFinished
+    | Usage
+    | StateChanged
+    | TurnCompleted
+    | TurnFailed
+    | Notice
+    | PermissionRequested
+    | ReplyCut
+    | PermissionDecided
+    | QuestionAsked
+    | PermissionsDenied
+    | SessionChanged
+    | StoreChanged
+    | ServerStarting
+    | ServerCountdown
+    | ServerReady
+    | ServerFailed
+    | ServerStopped
+    | AgentsChanged,
+    Field(discriminator="type"),
+]
+
+event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
+
+
+def parse_event(data: str | bytes | dict[str, Any]) -> AnyEvent:
+    """Inverse of ``model_dump_json`` — used by tests and by log replay."""
+    if isinstance(data, dict):
+        return event_adapter.validate_python(data)
+    return event_adapter.validate_json(data)

@@ -284,6 +284,8 @@ def run_app(args: argparse.Namespace) -> int:
             permission_policy="ask",
             cooperative=True,
             skip_broken_config=True,  # start without a file that does not parse; say so
+            agent=getattr(args, "agent", "") or "",
+            escalation_agent=getattr(args, "escalation_agent", "") or "",
         )
 
     app = MilkApp(runtime_factory=factory)

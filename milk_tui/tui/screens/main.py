@@ -113,6 +113,9 @@ class MainScreen(Screen[None]):
         attach.install(self)
         self.load_session(self.facade.session_view())
         self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
+        from milk_tui.tui.slash.agents import CONFIG_WATCH_S, watch_config
+
+        self.set_interval(CONFIG_WATCH_S, lambda: watch_config(self))
 
     def check_external_changes(self) -> None:
         """Let the facade pick up other processes' writes (it publishes what changed)."""

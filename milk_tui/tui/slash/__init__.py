@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from milk_tui.facade.errors import StorageError
 from milk_tui.tui.commands import SlashCommand
 from milk_tui.tui.redirects import redirect
+from milk_tui.tui.slash.agents import AgentCommands
 from milk_tui.tui.slash.attach import AttachCommands
 from milk_tui.tui.slash.base import SlashGroup
 from milk_tui.tui.slash.config import ConfigCommands
@@ -43,6 +44,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     TelemetryCommands,
     UsageCommands,
     AttachCommands,
+    AgentCommands,
 )
 
 

@@ -153,6 +153,8 @@ class EscalationPane(Vertical):
                 self._log(f"← {self.agent_name} {'cancelled' if e.cancelled else 'failed'}")
             case ev.TurnCompleted():
                 self.active = False
+            case ev.AgentsChanged(escalation=name) if name:
+                self.agent_name = name  # /agent escalation or a reload swapped it
             case ev.TurnFailed() | ev.StateChanged():
                 pass
             case _:

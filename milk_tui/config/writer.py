@@ -1,0 +1,142 @@
+"""Write an agent entry into the config file, or take one out, keeping everything else.
+
+TOML goes through ``tomlkit`` so the user's comments, key order and spacing survive
+(https://tomlkit.readthedocs.io); JSON (a Go milk ``config.json``) is rewritten with two-space
+indentation, its other keys untouched.  The file is replaced atomically and left mode 0600:
+an agent entry may hold an api_key (docs/adr/0015-no-secret-on-disk.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from milk_tui.config.load import ConfigError
+from milk_tui.config.paths import config_dir, ensure_dir
+from milk_tui.model.errors import StorageError
+
+NEW_FILE_HEADER = "# milk-tui configuration (keys: docs/interfaces.md)\n"
+
+
+def target_file(used: Path | None) -> Path:
+    """The file an edit goes to: the one in use, else ``config.toml`` in the config dir."""
+    if used is not None:
+        return used
+    try:
+        return ensure_dir(config_dir()) / "config.toml"
+    except StorageError as e:
+        raise ConfigError(str(e)) from None
+
+
+def _is_toml(path: Path) -> bool:
+    return path.suffix.lower() == ".toml"
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read config file ({e})") from None
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace ``path`` in one rename, 0600 from the first byte."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".config-", dir=path.parent)
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot write config file ({e.strerror or e})") from None
+
+
+def _clean(entry: dict[str, Any]) -> dict[str, Any]:
+    """Only the keys that say something (an empty field keeps its default on load)."""
+    return {k: v for k, v in entry.items() if v not in ("", None, [], {})}
+
+
+def add_agent(path: Path, entry: dict[str, Any]) -> None:
+    """Append ``entry`` to ``agents`` in ``path`` (created when missing)."""
+    entry = _clean(entry)
+    text = _read_text(path)
+    if _is_toml(path):
+        import tomlkit
+
+        try:
+            doc = tomlkit.parse(text or NEW_FILE_HEADER)
+        except tomlkit.exceptions.ParseError as e:
+            raise ConfigError(f"{path}: invalid TOML: {e}") from None
+        agents = doc.get("agents")
+        table = tomlkit.table()
+        table.update(entry)
+        if agents is None:
+            aot = tomlkit.aot()
+            aot.append(table)
+            doc["agents"] = aot
+        else:
+            agents.append(table if isinstance(agents, tomlkit.items.AoT) else entry)
+        _write(path, tomlkit.dumps(doc))
+        return
+    data = _json_object(path, text)
+    agents = data.setdefault("agents", [])
+    if not isinstance(agents, list):
+        raise ConfigError(f"{path}: key 'agents': expected a list")
+    agents.append(entry)
+    _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def remove_agent(path: Path, name: str) -> bool:
+    """Take the entry named ``name`` (any case) out of ``agents``; False when none is."""
+    text = _read_text(path)
+    if _is_toml(path):
+        import tomlkit
+
+        try:
+            doc = tomlkit.parse(text)
+        except tomlkit.exceptions.ParseError as e:
+            raise ConfigError(f"{path}: invalid TOML: {e}") from None
+        agents = doc.get("agents")
+        index = _index_of(agents, name)
+        if agents is None or index is None:
+            return False
+        del agents[index]
+        if not len(agents):
+            del doc["agents"]
+        _write(path, tomlkit.dumps(doc))
+        return True
+    data = _json_object(path, text)
+    index = _index_of(data.get("agents"), name)
+    if index is None:
+        return False
+    del data["agents"][index]
+    _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return True
+
+
+def _index_of(agents: Any, name: str) -> int | None:
+    if not isinstance(agents, list):
+        return None
+    for i, a in enumerate(agents):
+        if isinstance(a, dict) and str(a.get("name", "")).lower() == name.lower():
+            return i
+    return None
+
+
+def _json_object(path: Path, text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text or "{}")
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{path}: invalid JSON at line {e.lineno}: {e.msg}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected an object at the top level")
+    return data

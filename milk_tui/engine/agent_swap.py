@@ -1,0 +1,173 @@
+"""Replacing the configuration and the agents of a running session, between turns.
+
+A new configuration (a reload) or a new choice of agent (``/agent switch``) becomes the
+*effective* configuration: the file's, with this run's choices (``--agent``, ``/agent switch``)
+laid over ``agent`` / ``escalation_agent``.  Each slot whose agent entry differs from the one
+it runs is rebuilt; a slot whose entry is unchanged keeps its agent (and its connections).
+The session, its history and its facts are never touched.
+
+Nothing is swapped under a running turn: a request made while one runs is kept (the last
+one wins) and applied as soon as the dispatcher is idle again, so the streaming turn reads
+the agent it started with to its end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from milk_tui.agents.base import Agent, Slot
+from milk_tui.agents.factory import build_agent
+from milk_tui.config.load import ConfigError
+from milk_tui.config.settings import AgentConfig, MilkConfig
+from milk_tui.engine.agent_slot import AgentSlot
+from milk_tui.engine.availability import AvailabilityCache
+from milk_tui.engine.cooperative import CooperativeAgent
+from milk_tui.engine.router import Router, make_agent_classifier
+
+if TYPE_CHECKING:
+    from milk_tui.engine.runtime import Runtime
+
+IDLE_POLL_S = 0.02
+"""How often a deferred swap looks whether the turn has ended (well under a human pause)."""
+
+SELECTOR_KEY: dict[Slot, str] = {"primary": "agent", "escalation": "escalation_agent"}
+
+
+def wire_router(
+    config: MilkConfig, cwd: str, primary: AgentSlot | None, availability: AvailabilityCache
+) -> Router:
+    """The router over ``config``: inconclusive prompts are classified by the primary model,
+    but only a real model (HTTP / Bedrock); the demo and CLI agents would answer in prose."""
+    router = Router(config, cwd)
+    if primary is not None and primary.config.kind in ("openai", "bedrock"):
+        router.classifier = make_agent_classifier(
+            primary.agent,
+            available=lambda: availability.check("primary"),
+            on_usage=router.classifier_usage.append,  # recorded with the next committed turn
+        )
+    return router
+
+
+def unknown_agent(config: MilkConfig, name: str) -> str:
+    """One line when ``name`` is no agent of ``config`` ("" when it is one)."""
+    if config.find_agent(name) is not None:
+        return ""
+    names = ", ".join(a.name for a in config.effective_agents())
+    return f"no agent named '{name}' (defined: {names})"
+
+
+def agent_choices(config: MilkConfig, agent: str, escalation_agent: str) -> dict[Slot, str]:
+    """``--agent`` / ``--escalation-agent`` as choices; ``ConfigError`` naming the defined
+    agents when one names none."""
+    choices: dict[Slot, str] = {}
+    for slot, flag, name in (
+        ("primary", "--agent", agent),
+        ("escalation", "--escalation-agent", escalation_agent),
+    ):
+        if name and (problem := unknown_agent(config, name)):
+            raise ConfigError(f"{flag}: {problem}")
+        if name:
+            choices["escalation" if slot == "escalation" else "primary"] = name
+    return choices
+
+
+def with_choices(config: MilkConfig, choices: dict[Slot, str]) -> MilkConfig:
+    """``config`` with this run's agent choices over its selectors (names still defined)."""
+    update = {
+        SELECTOR_KEY[slot]: name
+        for slot, name in choices.items()
+        if name and config.find_agent(name) is not None
+    }
+    return config.model_copy(update=update) if update else config
+
+
+@dataclass
+class AgentSwap:
+    """Owns this run's agent choices and applies a configuration to the dispatcher."""
+
+    runtime: Runtime
+    choices: dict[Slot, str] = field(default_factory=dict)
+    """``--agent`` / ``--escalation-agent`` / ``/agent switch``: slot → agent name."""
+    on_applied: Callable[[list[Slot]], None] = lambda _: None
+    """Called after each swap with the slots that were rebuilt (the facade publishes)."""
+    _pending: MilkConfig | None = None
+    _waiter: asyncio.Task[None] | None = None
+
+    @property
+    def pending(self) -> bool:
+        return self._pending is not None
+
+    def selection(self, config: MilkConfig) -> tuple[AgentConfig | None, AgentConfig]:
+        """The entries the two slots run under ``config`` (already carrying the choices).
+        With no agents configured at all the slots keep what start-up chose (the demo
+        agents or a local server found on its port)."""
+        d = self.runtime.dispatcher
+        if not config.agents and not any(self.choices.values()) and d.escalation is not None:
+            return (d.primary.config if d.primary else None), d.escalation.config
+        return config.primary_agent(), config.escalation_agent_config()
+
+    def request(self, config: MilkConfig) -> bool:
+        """Apply ``config`` now when idle (True), or once the running turn ends (False)."""
+        if not self.runtime.dispatcher.busy:
+            self._pending = None
+            self._apply(config)
+            return True
+        self._pending = config
+        if self._waiter is None or self._waiter.done():
+            self._waiter = asyncio.create_task(self._apply_when_idle())
+        return False
+
+    async def _apply_when_idle(self) -> None:
+        while self._pending is not None:
+            if not self.runtime.dispatcher.busy:
+                config, self._pending = self._pending, None
+                self._apply(config)
+                return
+            await asyncio.sleep(IDLE_POLL_S)
+
+    def _apply(self, config: MilkConfig) -> None:
+        rt, d = self.runtime, self.runtime.dispatcher
+        primary_cfg, esc_cfg = self.selection(config)
+        cooperative = any(
+            isinstance(s.agent, CooperativeAgent) for s in (d.primary, d.escalation) if s
+        )
+        retired: list[Agent] = []
+        rebuilt: list[Slot] = []
+        plan: tuple[tuple[Slot, AgentConfig | None, str], ...] = (
+            ("primary", primary_cfg, esc_cfg.name),
+            ("escalation", esc_cfg, primary_cfg.name if primary_cfg else ""),
+        )
+        for slot, new_cfg, other in plan:
+            current = d.state.agent(slot)
+            if (current.config if current else None) == new_cfg:
+                continue
+            fresh: AgentSlot | None = None
+            if new_cfg is not None:
+                agent: Agent = build_agent(
+                    new_cfg, slot=slot, config=config, other_name=other, debug_log=rt.debug_log
+                )
+                fresh = AgentSlot(slot, new_cfg, CooperativeAgent(agent) if cooperative else agent)
+            if slot == "primary":
+                d.primary = fresh
+            else:
+                d.escalation = fresh
+            if current is not None:
+                retired.append(current.agent)
+            rebuilt.append(slot)
+        rt.config = d.config = config
+        agents: dict[str, Agent] = {s.slot: s.agent for s in (d.primary, d.escalation) if s}
+        availability = AvailabilityCache(agents)  # fresh answers for the agents now in place
+        d.availability = availability
+        d.router = wire_router(config, d.cwd, d.primary, availability)
+        for agent in retired:
+            asyncio.get_running_loop().create_task(_close(agent))
+        self.on_applied(rebuilt)
+
+
+async def _close(agent: Agent) -> None:
+    with contextlib.suppress(Exception):  # its connections go either way; nothing to report
+        await agent.aclose()
