@@ -36,7 +36,7 @@ class OpenAIResponsesAgent(OpenAICompatAgent):
         """``options`` as for ``OpenAICompatAgent`` (slot, limits, debug log, transport)."""
         super().__init__(config, **options)
         self.chat_url = config.url + responses_path(config)
-        self._extra_body = wire.passthrough(config.model_extra or {}, config.reasoning)
+        self._extra_body = wire.passthrough(self._extra_body, config.reasoning)
 
     # ----- the conversation, as Responses input items -------------------------------------
 

@@ -127,9 +127,10 @@ def request_body(model: str, items: list[Item], tools: list[Item], extra: dict[s
     return json.dumps(body, ensure_ascii=False).encode()
 
 
-def passthrough(extra: dict[str, Any], reasoning: dict[str, Any] | None) -> dict[str, Any]:
-    """Request fields from the agent's config entry (``PASSTHROUGH_KEYS``, ``reasoning``)."""
-    out = {field: extra[key] for key, field in PASSTHROUGH_KEYS.items() if key in extra}
+def passthrough(sampling: dict[str, Any], reasoning: dict[str, Any] | None) -> dict[str, Any]:
+    """Request fields from the agent's sampling keys that are set (``PASSTHROUGH_KEYS``
+    renames them) and its ``reasoning``."""
+    out = {field: sampling[key] for key, field in PASSTHROUGH_KEYS.items() if key in sampling}
     if reasoning:
         out["reasoning"] = reasoning
     return out

@@ -39,24 +39,25 @@ class OtelConfig(BaseModel):
         return base if base.endswith("/v1/traces") else base + "/v1/traces"
 
 
-GO_FILE_KEYS: dict[str, Any] = {
-    "log_level": "INFO",
-    "metrics": True,
-    "warn_mb": 50,
-    "max_mb": 0,
-    "metrics_flush_minutes": 5,
-    "log_format": "",
-    "log_context": "",
-    "pre_debug_log_level": "",
+GO_FILE_KEYS: dict[str, tuple[Any, ...]] = {
+    "log_level": ("INFO",),
+    "metrics": (True,),
+    "warn_mb": (50,),
+    "max_mb": (0,),
+    "metrics_flush_minutes": (5,),
+    "log_format": ("", "text"),
+    "log_context": ("",),
+    "pre_debug_log_level": ("",),
 }
-"""Go's local-file exporter keys and their Go defaults: accepted, not used here."""
+"""Go's local-file exporter keys and the values a Go config writes by default (any of
+them asks for nothing): accepted, not used here."""
 
 
 def otel_warnings(where: str, data: object) -> list[str]:
     """Warnings for an ``otel`` object as written in a config file (a wrong type is the
     validation's error, not a warning)."""
     data = data if isinstance(data, dict) else {}
-    go_set = [k for k, v in data.items() if k in GO_FILE_KEYS and v and v != GO_FILE_KEYS[k]]
+    go_set = [k for k, v in data.items() if k in GO_FILE_KEYS and v and v not in GO_FILE_KEYS[k]]
     unknown = [k for k in data if k not in GO_FILE_KEYS and k not in OtelConfig.model_fields]
     return [
         f"{where}: otel.{k} is not used (milk-tui writes no local OTel files)" for k in go_set

@@ -52,6 +52,8 @@ STARTER_TOML = """\
 #config_editors = ["code --wait"]
 # A redacted log of every request and reply in the data dir (same as --debug).
 #debug = false
+# OpenTelemetry: a span per turn and per tool call sent to an OTLP/HTTP collector.
+#otel = { endpoint = "http://localhost:4318", headers = {} }
 
 # --- the agents themselves (tables last: in TOML, keys after a [[table]] belong to it) --
 # An OpenAI-compatible server (llama.cpp, vLLM, Ollama, LM Studio ...), no key:
@@ -59,6 +61,8 @@ STARTER_TOML = """\
 #name = "llama"
 #url = "http://127.0.0.1:8080"
 #model = "qwen2.5-coder"
+# Optional: the command that starts this server when the url does not answer.
+#run_cmd = "llama-server -m ~/models/qwen2.5-coder.gguf --port 8080"
 # Optional: sampling sent with every request.
 #temperature = 0.2
 #max_tokens = 4096

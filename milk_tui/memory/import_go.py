@@ -26,7 +26,7 @@ from milk_tui.model.session import Session, State, TokenUsage, ToolCallRecord, T
 from milk_tui.storage.db import Database
 from milk_tui.storage.permission_grants import GrantStore
 from milk_tui.storage.session_rows import meta_json as _meta
-from milk_tui.storage.sessions import _turn_row, token_row
+from milk_tui.storage.sessions import INSERT_TURN, _turn_row, token_row
 
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(Z|z|[+-]\d\d:\d\d)$"
@@ -150,8 +150,7 @@ def _import_session(db: Database, s: Session, history: list[str], report: Import
             (s.id, s.name, s.cwd, s.created_at, s.last_used, s.state.value, _meta(s)),
         )
         conn.executemany(
-            "INSERT INTO turns (session_id, role, agent, agent_name, content, thinking, "
-            "tool_calls, context_text, timestamp) VALUES (?,?,?,?,?,?,?,?,?)",
+            INSERT_TURN,
             [(s.id, *_turn_row(t)) for t in s.history],
         )
         conn.executemany(

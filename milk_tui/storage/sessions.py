@@ -69,6 +69,13 @@ def _m003_attachments(db: MigrationConnection) -> None:
 register_migration("003_attachments", _m003_attachments)
 
 
+INSERT_TURN = (
+    "INSERT INTO turns (session_id, role, agent, agent_name, content, thinking, "
+    "tool_calls, context_text, timestamp, attachments) VALUES (?,?,?,?,?,?,?,?,?,?)"
+)
+"""Takes ``(session_id, *_turn_row(turn))``: the one statement that writes a turn."""
+
+
 def _turn_row(t: Turn) -> tuple:
     calls = json.dumps([c.__dict__ for c in t.tool_calls]) if t.tool_calls else ""
     return (
@@ -205,8 +212,7 @@ class SessionStore:
         with self.db.transaction() as db:
             version = self._merge_stored(db, s)
             db.executemany(
-                "INSERT INTO turns (session_id, role, agent, agent_name, content, thinking, "
-                "tool_calls, context_text, timestamp, attachments) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                INSERT_TURN,
                 [(s.id, *_turn_row(t)) for t in new_turns],
             )
             for u in token_deltas or []:

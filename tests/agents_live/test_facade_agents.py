@@ -72,11 +72,27 @@ async def test_reload_lists_changes_and_rebuilds_changed_active_agent(
 async def test_invalid_edit_keeps_old_config(config_file: Path, tmp_path: Path) -> None:
     app = start(cwd=str(tmp_path))
     try:
-        config_file.write_text(config_file.read_text() + "\n[[agents]]\nname = 3\n")
+        config_file.write_text(config_file.read_text() + "\n[[agents]\nname = 'x'\n")
         result = await app.agents.reload()
         assert not result.ok and len(result.lines) == 1
         assert result.lines[0].startswith("config not reloaded, the old one stays: ")
-        assert "agents[3].name" in result.lines[0]
+        assert "invalid TOML" in result.lines[0]
+        assert (await app.run_turn("still")).text == "from one"
+    finally:
+        await app.aclose()
+
+
+async def test_a_bad_entry_in_an_edit_is_one_line_and_the_rest_applies(
+    config_file: Path, tmp_path: Path
+) -> None:
+    """As at start-up (config/repair.py): the bad entry is left out, named in one line."""
+    app = start(cwd=str(tmp_path))
+    try:
+        config_file.write_text(config_file.read_text() + "\n[[agents]]\nname = 3\n")
+        result = await app.agents.reload()
+        assert result.ok
+        (line,) = [x for x in result.lines if "agents[3].name" in x]
+        assert "left out" in line
         assert (await app.run_turn("still")).text == "from one"
     finally:
         await app.aclose()

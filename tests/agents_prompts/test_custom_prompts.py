@@ -154,13 +154,14 @@ async def test_tiers_change_the_request_body(milk_home, tmp_path, tier):
         assert len(system) < 200
 
 
-async def test_unknown_tier_is_one_config_error(milk_home, tmp_path):
-    from milk_tui.config.load import ConfigError
-
-    with pytest.raises(ConfigError) as err:
-        _runtime(milk_home, tmp_path, "http://127.0.0.1:9", system_prompt_tier="huge")
-    msg = str(err.value)
-    assert "agents[0].system_prompt_tier" in msg and "'huge'" in msg and "\n" not in msg
+async def test_unknown_tier_is_one_config_warning_and_the_standard_tier(milk_home, tmp_path):
+    rt = _runtime(milk_home, tmp_path, "http://127.0.0.1:9", system_prompt_tier="huge")
+    try:
+        (msg,) = [n for n in rt.startup_notes if "system_prompt_tier" in n]
+        assert "agents[0].system_prompt_tier" in msg and "'huge'" in msg and "\n" not in msg
+        assert rt.config.agents[0].system_prompt_tier == "standard"
+    finally:
+        await rt.aclose()
 
 
 async def test_a_binary_prompt_file_falls_back_with_one_line(milk_home, tmp_path):

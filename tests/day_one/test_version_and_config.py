@@ -55,12 +55,10 @@ def test_go_file_settings_and_unknown_keys_are_named(tmp_path: Path) -> None:
 
 
 def test_a_wrong_type_is_one_line(tmp_path: Path) -> None:
-    import pytest
-
-    from milk_tui.config.load import ConfigError
 
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"otel": {"headers": "Authorization: x"}}))
-    with pytest.raises(ConfigError) as e:
-        load_config(path)
-    assert "otel.headers" in str(e.value) and "\n" not in str(e.value)
+    cfg, warnings, _ = load_config(path)  # a bad value is one line; the rest still loads
+    (line,) = [w for w in warnings if "otel.headers" in w]
+    assert "\n" not in line and "Authorization" not in line  # a header may hold a secret
+    assert cfg.otel.headers == {}
