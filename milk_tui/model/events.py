@@ -13,18 +13,27 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from milk_tui.model.attachment import AttachmentInfo
+from milk_tui.model.bus_event import BusEvent, Slot
+from milk_tui.model.live_events import (
+    AgentsChanged,
+    ServerCountdown,
+    ServerFailed,
+    ServerReady,
+    ServerStarting,
+    ServerStopped,
+)
 from milk_tui.model.session import TokenUsage
 
-Slot = Literal["primary", "escalation"]
-"""Wire names of the two agent slots (the ``agent`` field of the Go-compatible session JSON)."""
-
-
-class BusEvent(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    ts: float = Field(default_factory=time.time)
-    session_id: str = ""
-    type: str
-    """The event's snake_case name: every event narrows it to its own literal."""
+__all__ = [
+    "AgentsChanged",
+    "BusEvent",
+    "ServerCountdown",
+    "ServerFailed",
+    "ServerReady",
+    "ServerStarting",
+    "ServerStopped",
+    "Slot",
+]
 
 
 class TurnStarted(BusEvent):
@@ -333,63 +342,6 @@ class StoreChanged(BusEvent):
 
     type: Literal["store_changed"] = "store_changed"
     session_reloaded: bool = False
-
-
-# ----- local inference servers (an agent's run_cmd; engine/server_on_demand.py) -------------
-
-
-class _ServerEvent(BusEvent):
-    agent: str
-    """The agent whose ``run_cmd`` server this is about."""
-
-
-class ServerStarting(_ServerEvent):
-    """An agent's ``run_cmd`` was launched; readiness is awaited for ``timeout_s``."""
-
-    type: Literal["server_starting"] = "server_starting"
-    url: str
-    log: str
-    timeout_s: float
-    pid: int = 0
-    """The started process (its group's leader); 0 when waiting for one started earlier."""
-
-
-class ServerCountdown(_ServerEvent):
-    """Once a second while a started server is not ready yet."""
-
-    type: Literal["server_countdown"] = "server_countdown"
-    remaining_s: int
-
-
-class ServerReady(_ServerEvent):
-    type: Literal["server_ready"] = "server_ready"
-    url: str
-    after_s: float
-
-
-class ServerFailed(_ServerEvent):
-    type: Literal["server_failed"] = "server_failed"
-    error: str
-    """Why the server did not come up: one line naming the agent and the cause."""
-
-
-class ServerStopped(_ServerEvent):
-    type: Literal["server_stopped"] = "server_stopped"
-    pid: int
-
-
-# ----- agents managed live (/agent switch, /reload) -----------------------------------------
-
-
-class AgentsChanged(BusEvent):
-    """The agent in a slot was replaced between turns (a switch or a reloaded config)."""
-
-    type: Literal["agents_changed"] = "agents_changed"
-    primary: str
-    """Name of the primary agent now ("" when that slot is empty)."""
-    escalation: str
-    rebuilt: tuple[Slot, ...] = ()
-    """The slots whose agent was built anew."""
 
 
 AnyEvent = Annotated[

@@ -1,0 +1,19 @@
+"""The base of every bus event (model/events.py lists them all)."""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Slot = Literal["primary", "escalation"]
+"""Wire names of the two agent slots (the ``agent`` field of the Go-compatible session JSON)."""
+
+
+class BusEvent(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    ts: float = Field(default_factory=time.time)
+    session_id: str = ""
+    type: str
+    """The event's snake_case name: every event narrows it to its own literal."""
