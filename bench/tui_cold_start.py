@@ -2,8 +2,9 @@
 same widgets (budget: main screen with its prompt focused ≤ 1.5× bare).
 
 Each sample is a fresh interpreter (``python bench/tui_cold_start.py --child KIND``) that
-runs its app headless and exits once it is up; the parent times the whole process, imports
-included, alternating the kinds in one run:
+runs its app headless and exits once it is up, printing the wall-clock moment it got there;
+the parent times launch → that moment (imports included) and launch → process gone,
+alternating the kinds in one run:
 
 * ``bare`` — a bare Textual app with the same widgets, exits on ``Ready`` (its first frame);
 * ``milk`` — milk-tui's first frame (the startup screen; the core loads in a thread after it);
@@ -57,6 +58,7 @@ def child_bare() -> None:
             yield Static("keys", classes="line")
 
         def on_ready(self) -> None:
+            _report_ready()
             self.exit()
 
     Bare().run(headless=True, size=(120, 40))
@@ -75,6 +77,7 @@ def child_milk(until_main: bool) -> None:
     class Timed(MilkApp):
         def on_ready(self, event) -> None:  # type: ignore[no-untyped-def]
             if not until_main:
+                _report_ready()
                 event.prevent_default()  # do not start loading the core: we only time the frame
                 self.exit()
 
@@ -87,6 +90,7 @@ def child_milk(until_main: bool) -> None:
             from milk_tui.tui.widgets.prompt_input import PromptInput
 
             if isinstance(self.focused, PromptInput):
+                _report_ready()
                 self.exit()
             else:
                 self.call_after_refresh(self._exit_when_focused)
@@ -107,12 +111,25 @@ def make_home(turns: int) -> str:
     return home
 
 
-def sample(kind: str, env: dict[str, str]) -> float:
-    t0 = time.perf_counter()
-    subprocess.run(
-        [sys.executable, __file__, "--child", kind], check=True, env=env, stdout=subprocess.DEVNULL
-    )
-    return time.perf_counter() - t0
+def _report_ready() -> None:
+    """The child's moment of arrival, on the wall clock the parent started it by."""
+    print(f"ready {time.time()!r}", flush=True)
+
+
+def sample(kind: str, env: dict[str, str]) -> tuple[float, float]:
+    """(launch → ready, launch → process gone): ready is the frame or focus being timed;
+    the process end adds the exit and whatever start-up deferred past that moment."""
+    t0, w0 = time.perf_counter(), time.time()
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", kind],
+        check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+    ).stdout
+    total = time.perf_counter() - t0
+    ready = [float(line.split()[1]) for line in out.splitlines() if line.startswith("ready ")]
+    return ready[-1] - w0, total
 
 
 def main() -> None:
@@ -121,6 +138,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="3 rounds")
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--turns", type=int, default=10000)
+    ap.add_argument(
+        "--baseline", metavar="DIR", help="also time the main screen of another checkout"
+    )
     a = ap.parse_args()
     if a.child == "bare":
         child_bare()
@@ -130,26 +150,42 @@ def main() -> None:
         return
     home = make_home(a.turns)
     env = {**os.environ, "MILK_HOME": home, "MILK_DEMO_PACE": "0"}
+    # An installed package has its .pyc files: without them every sample would compile
+    # milk_tui's sources (~0.1 s) while Textual's site-packages come compiled.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     rounds = 3 if a.quick else a.rounds
     sample("bare", env), sample("milk-main", env)  # warm the OS page cache and .pyc files
-    bare, milk, main_ready = [], [], []
+    runs: dict[str, list[tuple[float, float]]] = {"bare": [], "milk": [], "milk-main": []}
+    if a.baseline:
+        runs["baseline"] = []
+        base_env = {**env, "PYTHONPATH": a.baseline}
+        sample("milk-main", base_env)
     for _ in range(rounds):
-        bare.append(sample("bare", env))
-        milk.append(sample("milk", env))
-        main_ready.append(sample("milk-main", env))
-    b, m = statistics.median(bare), statistics.median(milk)
-    r = statistics.median(main_ready)
-    print(f"cold start (fresh interpreter, headless 120×40), {rounds} rounds, medians")
-    print(f"  bare Textual app, same widgets : {b * 1000:6.0f} ms  (min {min(bare) * 1000:.0f})")
-    print(
-        f"  milk-tui first frame           : {m * 1000:6.0f} ms  (min {min(milk) * 1000:.0f})"
-        f" = {m / b:.2f}× bare"
-    )
-    print(
-        f"  milk-tui main screen, prompt focused, {a.turns}-turn session resumed:"
-        f" {r * 1000:6.0f} ms (min {min(main_ready) * 1000:.0f}) = {r / b:.2f}× bare"
-        f" (min/min {min(main_ready) / min(bare):.2f}×; target ≤ 1.5)"
-    )
+        for kind, samples in runs.items():
+            if kind == "baseline":
+                samples.append(sample("milk-main", base_env))
+            else:
+                samples.append(sample(kind, env))
+    print(f"cold start (fresh interpreter, headless 120×40), {rounds} rounds, medians [min–max]")
+    print("  launch → ready (bare: first frame; milk-main: prompt focused) | launch → exit")
+    med = {k: statistics.median(r for r, _ in v) for k, v in runs.items()}
+    med_total = {k: statistics.median(t for _, t in v) for k, v in runs.items()}
+    labels = {
+        "bare": "bare Textual app, same widgets",
+        "milk": "milk-tui first frame",
+        "milk-main": f"milk-tui main screen, {a.turns}-turn session",
+        "baseline": "the same, --baseline checkout",
+    }
+    for kind, samples in runs.items():
+        ready = [r for r, _ in samples]
+        print(
+            f"  {labels[kind]:<40}: {med[kind] * 1000:5.0f} ms"
+            f" [{min(ready) * 1000:.0f}–{max(ready) * 1000:.0f}]"
+            f" = {med[kind] / med['bare']:.2f}× bare | exit {med_total[kind] * 1000:5.0f} ms"
+            f" = {med_total[kind] / med_total['bare']:.2f}× bare"
+        )
+    ratios = sorted(r / b for (r, _), (b, _) in zip(runs["milk-main"], runs["bare"], strict=True))
+    print(f"  main screen ÷ bare, per round: {' '.join(f'{x:.2f}' for x in ratios)} (target ≤ 1.5)")
 
 
 if __name__ == "__main__":

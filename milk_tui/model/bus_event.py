@@ -12,7 +12,9 @@ Slot = Literal["primary", "escalation"]
 
 
 class BusEvent(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    # Each event class builds its validator on first use (or in ``build_events``): building
+    # all of them while importing costs start-up ~20 ms.
+    model_config = ConfigDict(frozen=True, defer_build=True)
     ts: float = Field(default_factory=time.time)
     session_id: str = ""
     type: str

@@ -7,8 +7,9 @@ tests can assert on plain dicts.  Field names are part of the stable interface (
 
 from __future__ import annotations
 
+import functools
 import time
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -379,11 +380,23 @@ AnyEvent = Annotated[
     Field(discriminator="type"),
 ]
 
-event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
+
+@functools.cache
+def _event_adapter() -> TypeAdapter[AnyEvent]:
+    """Built on first use: start-up need not build the union's validator."""
+    return TypeAdapter(AnyEvent)
+
+
+def build_events() -> None:
+    """Build every event class's validator now (they are deferred: ``model/bus_event.py``),
+    e.g. in a thread once a UI is up, so that no turn pays for the first of each."""
+    (union, _field) = get_args(AnyEvent)
+    for cls in get_args(union):
+        cls.model_rebuild()
 
 
 def parse_event(data: str | bytes | dict[str, Any]) -> AnyEvent:
     """Inverse of ``model_dump_json`` — used by tests and by log replay."""
     if isinstance(data, dict):
-        return event_adapter.validate_python(data)
-    return event_adapter.validate_json(data)
+        return _event_adapter().validate_python(data)
+    return _event_adapter().validate_json(data)

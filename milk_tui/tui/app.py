@@ -100,16 +100,18 @@ class MilkApp(App[int]):
     def _install(self, target: Application | Runtime) -> None:
         from milk_tui.facade.application import as_application
         from milk_tui.tui.bridge import BusBridge
-        from milk_tui.tui.keymap_check import validate_keymap
 
         application = as_application(target, cooperative=True)
         self.application = application
         if not self.ui_state.theme and application.theme:
             self._apply_theme(application.theme)
         keymap = application.keymap
-        if keymap:
+        if keymap:  # checking it imports every screen with bindings: only when there is one
+            from milk_tui.tui.keymap_check import validate_keymap
+
             self.set_keymap(keymap)
-        application.startup_notes.extend(validate_keymap(keymap) + self.theme_notes)
+            application.startup_notes.extend(validate_keymap(keymap))
+        application.startup_notes.extend(self.theme_notes)
         self.bridge = BusBridge(application, self._deliver)
 
     def on_mount(self) -> None:
@@ -175,6 +177,10 @@ class MilkApp(App[int]):
     def _after_first_main_frame(self) -> None:
         gc.freeze()
         gc.enable()
+        from milk_tui.model.events import build_events  # loaded with the facade
+
+        # Deferred at import (model/bus_event.py); built now so that no turn pays for them.
+        self.run_worker(asyncio.to_thread(build_events), group="warm-up", exit_on_error=False)
         # The first prompt should find its agent's connection open (fails silently).
         self.run_worker(self.facade.preconnect(), group="preconnect", exit_on_error=False)
 

@@ -35,7 +35,7 @@ from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.screens.history_search import HistorySearch
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
 from milk_tui.tui.slash import SlashHandler, attach
-from milk_tui.tui.transcript import items_from_history
+from milk_tui.tui.transcript import Item, items_from_history
 from milk_tui.tui.widgets.app_header import AppHeader
 from milk_tui.tui.widgets.attachment_chips import StagedAttachments
 from milk_tui.tui.widgets.conversation import Conversation
@@ -148,10 +148,9 @@ class MainScreen(Screen[None]):
         older = max(0, len(history) - TAIL_TURNS)
         conv.load(items_from_history(history[older:], first=older + 1), welcome=self._welcome())
         self._transcript_generation += 1
-        if older:
-            self.run_worker(
-                self._load_older_items(history[:older], self._transcript_generation),
-                group="transcript",
+        if older:  # after the first frame: the tail is what it paints
+            self.call_after_refresh(
+                self._load_older_items, history[:older], self._transcript_generation
             )
         need, esc = self.query_one(NeedPane), self.query_one(EscalationPane)
         for pane in (self.query_one(StatusLine), need, esc, self.query_one(FactsPane)):
@@ -163,10 +162,14 @@ class MainScreen(Screen[None]):
         except StorageError as e:
             conv.add_line("warning", f"input history unavailable: {e}")
 
-    async def _load_older_items(self, turns: list[Turn], generation: int) -> None:
-        items = await asyncio.to_thread(items_from_history, turns)
-        if generation == self._transcript_generation:  # no other session loaded meanwhile
-            self.query_one(Conversation).prepend_items(items)
+    def _load_older_items(self, turns: list[Turn], generation: int) -> None:
+        async def load() -> None:
+            items = await asyncio.to_thread(_inert_items, turns)
+            if generation == self._transcript_generation:  # no other session loaded meanwhile
+                self.query_one(Conversation).prepend_items(items, inert=True)
+
+        if generation == self._transcript_generation:
+            self.run_worker(load(), group="transcript")
 
     def _show_header(self, view: ev.SessionChanged) -> None:
         self.query_one(AppHeader).show(view.name, view.session_id, view.cwd, view.exchanges)
@@ -361,3 +364,8 @@ class MainScreen(Screen[None]):
 
     async def action_slash(self, text: str) -> None:
         await self.run_input(text)
+
+
+def _inert_items(turns: list[Turn]) -> list[Item]:
+    """Transcript items of ``turns``, made inert (runs in a thread)."""
+    return [inert_copy(it) for it in items_from_history(turns)]

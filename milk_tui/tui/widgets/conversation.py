@@ -146,10 +146,11 @@ class Conversation(VerticalScroll):
             self._follow = True
             self.scroll_home(animate=False)
 
-    def prepend_items(self, older: list[Item]) -> None:
+    def prepend_items(self, older: list[Item], *, inert: bool = False) -> None:
         """Put ``older`` before every item held (a resumed session is loaded tail first);
-        nothing is mounted, the older-blocks marker counts them."""
-        self.items[:0] = [inert_copy(it) for it in older]
+        nothing is mounted, the older-blocks marker counts them.  ``inert``: the caller
+        made them inert already (off the event loop: 10,000 turns take ~0.1 s)."""
+        self.items[:0] = older if inert else [inert_copy(it) for it in older]
         self._first += len(older)
         self._sync_older_marker()
 
