@@ -3,6 +3,7 @@ and the TUI's first frame does not wait for the engine."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -69,14 +70,33 @@ def factory():
     from milk_tui.facade.application import start
     return start(demo=True, new=True, cooperative=True)
 
+LATER = (
+    "milk_tui.tui.keymap_check",
+    "milk_tui.tui.screens.help_modal",
+    "milk_tui.tui.screens.context_modal",
+    "milk_tui.tui.screens.history_search",
+    "milk_tui.tui.screens.permission_modal",
+    "milk_tui.tui.screens.question_modal",
+)
+
 class Probe(MilkApp):
     def _after_first_main_frame(self):
+        from milk_tui.model import events as ev
+        from milk_tui.tui.widgets.conversation import Conversation
+
+        self.at_frame = (
+            sorted(m for m in LATER if m in sys.modules),
+            sorted(n for n in ("TurnStarted", "ToolCall", "Usage") if getattr(ev, n).__pydantic_complete__),
+            len(self.main_screen.query_one(Conversation).items),
+        )
         super()._after_first_main_frame()
         self.call_after_refresh(self.exit)
 
-Probe(runtime_factory=factory).run(headless=True, size=(120, 40))
+app = Probe(runtime_factory=factory)
+app.run(headless=True, size=(120, 40))
 print(sorted(m for m in sys.modules if m.split(".")[0] in ("httpx", "httpcore", "boto3", "botocore", "mcp")))
 print(gc.isenabled())
+print(app.at_frame)
 """
 
 
@@ -93,4 +113,48 @@ def test_main_screen_comes_up_without_unused_clients_and_with_the_gc_back_on(tmp
         env=env,
         timeout=120,
     )
-    assert out.stdout.split("\n")[-3:] == ["[]", "True", ""]
+    assert out.stdout.split("\n")[-4:-1] == ["[]", "True", "([], [], 0)"]
+
+
+def test_main_screen_defers_what_it_does_not_paint(tmp_path):
+    """Up to the main screen's first frame: no keymap check without a keymap, no modal
+    screen, no bus-event validator built (they build in a thread after it), and of a long
+    session only the tail made into transcript items (the rest follows in a thread)."""
+    subprocess.run(
+        [sys.executable, "-c", SESSION_OF_200],
+        check=True,
+        cwd=tmp_path,
+        env={**os.environ, "MILK_HOME": str(tmp_path)},
+        timeout=120,
+    )
+    env = {**os.environ, "MILK_HOME": str(tmp_path), "MILK_DEMO_PACE": "0"}
+    probe = STARTUP_PROBE.replace("new=True, ", "")
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    modules, built, items = ast.literal_eval(out.stdout.split("\n")[-2])
+    assert (modules, built) == ([], [])
+    assert 0 < items < 200  # the tail's items: 64 of the 200 turns
+
+
+SESSION_OF_200 = """
+import os
+from milk_tui.config.paths import database_file
+from milk_tui.model.session import Turn
+from milk_tui.storage.db import Database
+from milk_tui.storage.sessions import SessionStore
+
+db = Database(database_file())
+store = SessionStore(db)
+s = store.create(os.getcwd(), "long")
+turns = [Turn("user" if i % 2 == 0 else "assistant", f"turn {i}") for i in range(200)]
+s.history.extend(turns)
+store.commit_turns(s, turns)
+db.close()
+"""

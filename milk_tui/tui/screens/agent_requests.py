@@ -6,15 +6,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from milk_tui.model import events as ev
-from milk_tui.tui.screens.permission_modal import DENY, PermissionChoice, PermissionModal
-from milk_tui.tui.screens.question_modal import Answers, QuestionModal
 from milk_tui.tui.widgets.conversation import Conversation
 
 if TYPE_CHECKING:
     from milk_tui.tui.screens.main import MainScreen
+    from milk_tui.tui.screens.permission_modal import PermissionChoice
+    from milk_tui.tui.screens.question_modal import Answers
 
 
 def ask_permission(screen: MainScreen, e: ev.PermissionRequested) -> None:
+    from milk_tui.tui.screens.permission_modal import DENY, PermissionModal  # when first asked
+
     def answered(choice: PermissionChoice | None) -> None:
         c = choice or DENY
         screen.facade.answer_permission(e.request_id, c.allow, always=c.always, reason=c.reason)
@@ -25,6 +27,8 @@ def ask_permission(screen: MainScreen, e: ev.PermissionRequested) -> None:
 
 
 def ask_question(screen: MainScreen, e: ev.QuestionAsked) -> None:
+    from milk_tui.tui.screens.question_modal import QuestionModal
+
     def answered(answers: Answers | None) -> None:
         screen.facade.answer_question(e.request_id, answers)
         said = "; ".join(answers.values()) if answers else "no answer"

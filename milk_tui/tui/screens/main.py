@@ -30,9 +30,6 @@ from milk_tui.tui.commands import (
 )
 from milk_tui.tui.keymap import APP_BINDINGS
 from milk_tui.tui.screens.agent_requests import ask_permission, ask_question, show_denials
-from milk_tui.tui.screens.context_modal import ContextModal
-from milk_tui.tui.screens.help_modal import HelpModal
-from milk_tui.tui.screens.history_search import HistorySearch
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
 from milk_tui.tui.slash import SlashHandler, attach
 from milk_tui.tui.transcript import Item, items_from_history
@@ -292,6 +289,8 @@ class MainScreen(Screen[None]):
         self.app.call_later(self.milk.action_quit)
 
     def action_help(self) -> None:
+        from milk_tui.tui.screens.help_modal import HelpModal  # modals load when first opened
+
         self.app.push_screen(HelpModal(self.facade.keymap))
 
     def action_toggle_side(self) -> None:
@@ -312,6 +311,8 @@ class MainScreen(Screen[None]):
         self.notify(f"thinking {'shown' if show else 'hidden'}", timeout=1.5)
 
     def action_show_context(self) -> None:
+        from milk_tui.tui.screens.context_modal import ContextModal
+
         esc = self.query_one(EscalationPane)
         self.app.push_screen(ContextModal(esc.last_context, esc.agent_name))
 
@@ -359,6 +360,8 @@ class MainScreen(Screen[None]):
             if text:
                 box.set_text(text)
             box.focus()
+
+        from milk_tui.tui.screens.history_search import HistorySearch
 
         self.app.push_screen(HistorySearch(entries), picked)
 
