@@ -77,6 +77,7 @@ LATER = (
     "milk_tui.tui.screens.history_search",
     "milk_tui.tui.screens.permission_modal",
     "milk_tui.tui.screens.question_modal",
+    "pydantic_settings",  # reads MILK_* overrides only when one is set
 )
 
 class Probe(MilkApp):

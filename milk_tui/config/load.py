@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
-from pydantic_settings import SettingsError
 
 from milk_tui.config.agent_tools import AgentToolEntry
+from milk_tui.config.env_overrides import EnvOverrideError
 from milk_tui.config.go_keys import RULES_KEYS, asks_for_something
 from milk_tui.config.loop_detection import loop_detection_warnings
 from milk_tui.config.mcp import McpServerConfig
@@ -218,7 +218,7 @@ def _env_vars(field: str) -> list[str]:
     return sorted(k for k in os.environ if k.upper() == name or k.upper().startswith(name + "__"))
 
 
-def _env_problem(e: SettingsError) -> str:
+def _env_problem(e: EnvOverrideError) -> str:
     """One line for a value pydantic-settings could not even parse (JSON of a list or object
     key), naming the variable; its value is not echoed, as it may hold an api_key."""
     field = str(e).split('"')[1] if str(e).count('"') >= 2 else ""
@@ -307,7 +307,7 @@ def load_config(
         )
     except Unrepairable as e:
         raise ConfigError(_format_error(p, tuple(e.error.get("loc", ())), e.error)) from None
-    except SettingsError as e:
+    except EnvOverrideError as e:
         raise ConfigError(_env_problem(e)) from None
     warnings.extend(repaired)
 

@@ -13,7 +13,6 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from milk_tui.config.agent_tools import AgentToolEntry
 from milk_tui.config.defaults import (
@@ -29,6 +28,7 @@ from milk_tui.config.defaults import (
     DEFAULT_TOOL_TIMEOUT_SECS,
     DEFAULT_TURN_TIMEOUT_SECS,
 )
+from milk_tui.config.env_overrides import overridden, with_env
 from milk_tui.config.loop_detection import LoopDetection
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.otel import OtelConfig
@@ -206,10 +206,18 @@ class AgentConfig(BaseModel):
 BUILTIN_CLAUDE = AgentConfig(name="claude", provider="claude-cli", bin="claude")
 
 
-class MilkConfig(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix="MILK_", env_nested_delimiter="__", extra="ignore", populate_by_name=True
+class MilkConfig(BaseModel):
+    # ``validate_default`` and ``arbitrary_types_allowed`` as pydantic-settings' BaseSettings
+    # sets them; the environment is merged in ``__init__`` (config/env_overrides.py).
+    model_config = ConfigDict(
+        extra="ignore", populate_by_name=True, validate_default=True, arbitrary_types_allowed=True
     )
+
+    def __init__(self, **data: Any) -> None:
+        """The file's values (or none); ``MILK_*`` environment variables override them."""
+        if overridden(type(self).model_fields):
+            data = with_env(type(self), data)
+        super().__init__(**data)
 
     agent: str = ""
     escalation_agent: str = ""
@@ -245,18 +253,6 @@ class MilkConfig(BaseSettings):
     @classmethod
     def _null_loop_detection(cls, v: Any) -> Any:
         return {} if v is None else v  # a Go config writes null for "defaults"
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # Environment beats the file (which arrives as init kwargs).
-        return (env_settings, init_settings)
 
     # ----- agent selection: a built-in "claude" (the CLI on PATH) is always available ----
 

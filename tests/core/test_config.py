@@ -26,6 +26,42 @@ def test_env_beats_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     assert cfg.percept_inject_max == 3 and cfg.context_budget_chars == 500
 
 
+def test_env_reaches_into_tables_and_merges_over_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Names match in any case; ``__`` sets one key of a table (the file's other keys stay);
+    a JSON table is merged with the ``__`` keys; lists and key maps are JSON."""
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps({"loop_detection": {"tool_echo_threshold": 7}, "keymap": {"a": "b"}}))
+    monkeypatch.setenv("milk_loop_detection__Enabled", "false")
+    monkeypatch.setenv("MILK_OTEL", '{"Enabled": false}')
+    monkeypatch.setenv("MILK_OTEL__HEADERS", '{"k": "v"}')
+    monkeypatch.setenv("MILK_CONFIG_EDITORS", '["vi"]')
+    monkeypatch.setenv("MILK_KEYMAP__milk.help", "f2")
+    cfg, _, _ = load_config(f)
+    assert not cfg.loop_detection.enabled and cfg.loop_detection.tool_echo_threshold == 7
+    assert not cfg.otel.enabled and cfg.otel.headers == {"k": "v"}
+    assert cfg.config_editors == ["vi"] and cfg.keymap == {"a": "b", "milk.help": "f2"}
+
+
+def test_without_overrides_the_settings_package_is_not_loaded():
+    """pydantic-settings reads the overrides; without any it is not imported (start-up)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, sys\n"
+        "for k in [k for k in os.environ if k.upper().startswith('MILK_')]: del os.environ[k]\n"
+        "from milk_tui.config import load_config\n"
+        "load_config(None)\n"
+        "print('pydantic_settings' in sys.modules)\n"
+        "os.environ['MILK_DEBUG'] = 'true'\n"
+        "print(load_config(None)[0].debug, 'pydantic_settings' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n") == ["False", "True True", ""]
+
+
 def test_milk_config_env_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     f = tmp_path / "x.json"
     f.write_text(json.dumps({"agent": "a", "agents": [{"name": "a", "provider": "demo"}]}))
