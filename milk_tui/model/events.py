@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -385,14 +385,6 @@ AnyEvent = Annotated[
 def _event_adapter() -> TypeAdapter[AnyEvent]:
     """Built on first use: start-up need not build the union's validator."""
     return TypeAdapter(AnyEvent)
-
-
-def build_events() -> None:
-    """Build every event class's validator now (they are deferred: ``model/bus_event.py``),
-    e.g. in a thread once a UI is up, so that no turn pays for the first of each."""
-    (union, _field) = get_args(AnyEvent)
-    for cls in get_args(union):
-        cls.model_rebuild()
 
 
 def parse_event(data: str | bytes | dict[str, Any]) -> AnyEvent:

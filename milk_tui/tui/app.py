@@ -177,7 +177,7 @@ class MilkApp(App[int]):
     def _after_first_main_frame(self) -> None:
         gc.freeze()
         gc.enable()
-        from milk_tui.model.events import build_events  # loaded with the facade
+        from milk_tui.model.bus_event import build_events  # loaded with the facade
 
         # Deferred at import (model/bus_event.py); built now so that no turn pays for them.
         self.run_worker(asyncio.to_thread(build_events), group="warm-up", exit_on_error=False)
