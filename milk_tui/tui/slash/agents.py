@@ -26,9 +26,7 @@ class AgentCommands(SlashGroup):
         agents = self.facade.agents
         match verb.lower():
             case "" | "list" | "status":
-                from milk_tui.tui.screens.agent_screen import AgentScreen
-
-                self.screen.app.push_screen(AgentScreen(agents))
+                self.open_list()
             case "switch" if name:
                 who, _, role = name.partition(" as ")
                 slot = role.strip().lower() or "primary"
@@ -39,12 +37,19 @@ class AgentCommands(SlashGroup):
                 )
             case "escalation" if name:
                 self.say(agents.switch(name, "escalation"))
+            case "switch" | "escalation":  # no name: pick one in the list (keys p and e)
+                self.open_list()
             case "add":
                 self.open_form()
             case "remove" if name:
                 self.show(await agents.remove(name))
             case _:
                 raise ValueError(USAGE)
+
+    def open_list(self) -> None:
+        from milk_tui.tui.screens.agent_screen import AgentScreen
+
+        self.screen.app.push_screen(AgentScreen(self.facade.agents))
 
     def open_form(self) -> None:
         from milk_tui.tui.screens.agent_form import AgentForm
