@@ -99,6 +99,25 @@ async def test_go_slash_commands_are_answered_and_never_sent_to_a_model(
     )
 
 
+async def test_agent_add_with_key_values_fills_the_form_in(tmp_path: Path) -> None:
+    from textual.widgets import Input
+
+    from milk_tui.tui.screens.agent_form import AgentForm
+
+    app = make_app(cwd=str(tmp_path), session="agent-add")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_and_send(pilot, "/agent add flavour=x")
+        said = app.main_screen.query_one(Conversation).items[-1].text
+        await type_and_send(
+            pilot, "/agent add name=llama url=http://127.0.0.1:9 token_cmd='pass x'"
+        )
+        assert isinstance(app.screen, AgentForm)
+        values = {i.id: i.value for i in app.screen.query(Input)}
+    assert said.startswith("/agent: usage: /agent add [KEY=VALUE…] with KEY one of name, ")
+    assert values["agent-name"] == "llama" and values["agent-url"] == "http://127.0.0.1:9"
+    assert values["agent-token_cmd"] == "pass x" and values["agent-model"] == ""
+
+
 GO_CLI = [
     (["-c", "--demo", "-p", "hi"], 0, ""),
     (["--continue", "--demo", "-p", "hi"], 0, ""),
