@@ -55,12 +55,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "/skip-permissions",
         "run every tool call of both agents without asking, for this session",
-        args="<on|off>",
+        args="[on|off]",
         busy_safe=True,
     ),
     SlashCommand(
         "/mcp",
-        "MCP servers and their tools; actions: tools, enable, disable, reconnect",
+        "MCP servers and their tools; actions: list, tools, enable, disable, reconnect, auth",
         args="[<action> <server>]",
         busy_safe=True,
     ),
