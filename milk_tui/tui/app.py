@@ -176,7 +176,8 @@ class MilkApp(App[int]):
         gc.freeze()
         gc.enable()
         # The first prompt should find its agent's connection open (fails silently).
-        self.run_worker(self.facade.preconnect(), group="preconnect", exit_on_error=False)
+        # The function, not a coroutine: a quit before the worker starts leaves nothing unawaited.
+        self.run_worker(self.facade.preconnect, group="preconnect", exit_on_error=False)
 
     async def on_unmount(self) -> None:
         """Every way out ends here (Ctrl+Q, /quit, Ctrl+C twice, the palette's Quit, a crash):
