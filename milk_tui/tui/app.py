@@ -177,7 +177,9 @@ class MilkApp(App[int]):
         gc.enable()
         # The first prompt should find its agent's connection open (fails silently).
         # The function, not a coroutine: a quit before the worker starts leaves nothing unawaited.
-        self.run_worker(self.facade.preconnect, group="preconnect", exit_on_error=False)
+        # (Textual's WorkType spells an async def Coroutine[None, None, ...]; ours is Any, Any.)
+        work = self.facade.preconnect
+        self.run_worker(work, group="preconnect", exit_on_error=False)  # type: ignore[arg-type]
 
     async def on_unmount(self) -> None:
         """Every way out ends here (Ctrl+Q, /quit, Ctrl+C twice, the palette's Quit, a crash):
