@@ -6,7 +6,7 @@ message holding all of it) and as many ~1 KiB lines.  Printed: both times and th
 one-line / many-lines (about 1 is linear; a quadratic buffer grows with the size).
 
 * ``sse``    — ``agents/openai_sse.SSEParser`` (OpenAI-compatible servers);
-* ``claude`` — the Claude CLI stdout reader (``agents/claude_cli._read_lines`` over an
+* ``claude`` — the Claude CLI stdout reader (``agents/process_io.read_lines`` over an
   ``asyncio.StreamReader``); its lines are capped at ``MAX_LINE_BYTES`` (longer ones are
   skipped whole), so it is measured at that cap;
 * ``bedrock`` — botocore's ``EventStreamBuffer`` (boto3's own framing, which we cannot
@@ -70,7 +70,7 @@ def claude_blobs(total: int) -> tuple[bytes, bytes]:
 
 
 def run_claude(blob: bytes) -> float:
-    from milk_tui.agents.claude_cli import MAX_LINE_BYTES, _read_lines
+    from milk_tui.agents.process_io import MAX_LINE_BYTES, read_lines
 
     async def go() -> int:
         reader = asyncio.StreamReader(limit=MAX_LINE_BYTES + 1024)
@@ -83,7 +83,7 @@ def run_claude(blob: bytes) -> float:
             reader.feed_eof()
 
         task = asyncio.create_task(feed())
-        async for line in _read_lines(reader):
+        async for line in read_lines(reader):
             n += len(line)
         await task
         return n

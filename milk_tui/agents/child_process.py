@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from milk_tui.agents.base import AgentError, AgentEvent, AgentRequest, ChatMessage
-from milk_tui.agents.claude_cli import MAX_LINE_BYTES, _clean_stderr, _drain_tail, _read_lines
+from milk_tui.agents.process_io import clean_stderr, drain_tail, read_lines, spawn
 from milk_tui.agents.process_tree import kill_tree, kill_tree_now
 from milk_tui.agents.redact import Redactor
 from milk_tui.agents.wire_log import WireLog
@@ -46,27 +46,15 @@ class ChildRun:
         return path
 
     async def start(self) -> None:
-        try:
-            self.proc = await asyncio.create_subprocess_exec(
-                *self.argv,
-                cwd=self.cwd or None,
-                env=self.env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-                limit=MAX_LINE_BYTES + 1024,
-            )
-        except OSError as e:
-            raise AgentError(
-                f"{self.name}: cannot start {self.argv[0]}: {e.strerror or e}", agent=self.name
-            ) from e
+        self.proc = await spawn(
+            self.name, self.argv, cwd=self.cwd, env=self.env, stdin=asyncio.subprocess.DEVNULL
+        )
         assert self.proc.stderr is not None
-        self._stderr_task = asyncio.create_task(_drain_tail(self.proc.stderr, self._tail))
+        self._stderr_task = asyncio.create_task(drain_tail(self.proc.stderr, self._tail))
 
     def lines(self) -> AsyncIterator[bytes]:
         assert self.proc is not None and self.proc.stdout is not None
-        return _read_lines(self.proc.stdout)
+        return read_lines(self.proc.stdout)
 
     async def finish(self) -> tuple[int, str]:
         """(exit status, the cleaned tail of stderr) once stdout has ended."""
@@ -75,7 +63,7 @@ class ChildRun:
         if self._stderr_task is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stderr_task, 5.0)
-        return rc, _clean_stderr(b"".join(self._tail))
+        return rc, clean_stderr(b"".join(self._tail))
 
     def exit_error(self, rc: int, stderr: str) -> AgentError:
         """The one line for a child that failed: its stderr, a signal, or its status."""

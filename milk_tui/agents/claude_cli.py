@@ -39,6 +39,7 @@ from milk_tui.agents.claude_control import answer_control, denials
 from milk_tui.agents.claude_settings import allow_rules
 from milk_tui.agents.claude_stream import SESSION_NOT_FOUND_TEXT, StreamJsonParser
 from milk_tui.agents.mcp import claude_config as mcp_config
+from milk_tui.agents.process_io import clean_stderr, drain_tail, read_lines, spawn
 from milk_tui.agents.process_tree import kill_tree, kill_tree_now
 from milk_tui.agents.redact import Redactor
 from milk_tui.agents.wire_log import WireLog
@@ -46,12 +47,6 @@ from milk_tui.agents.wire_shape import WireShapeError
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.settings import AgentConfig
 from milk_tui.model.attachment import prompt_parts
-
-MAX_LINE_BYTES = 10 * 1024 * 1024
-"""Stream-json lines of 10 MiB must parse (big tool results, file reads)."""
-
-STDERR_TAIL_BYTES = 4096
-"""Enough of stderr to name the cause without flooding the UI."""
 
 VERSION_TIMEOUT_S = 15.0
 
@@ -192,23 +187,15 @@ class ClaudeCliAgent:
             argv += mcp_config.mcp_config_argv(mcp_file)
             argv += ["--settings", settings_file] if settings_file else []
             argv += self.config.extra_args  # last: the user's own flags win
-            try:
-                proc = await asyncio.create_subprocess_exec(
-                    *argv,
-                    cwd=request.cwd or None,
-                    env=self._environment(),
-                    stdin=asyncio.subprocess.PIPE,
-                    stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE,
-                    start_new_session=True,
-                    limit=MAX_LINE_BYTES + 1024,
-                )
-            except OSError as e:
-                raise AgentError(
-                    f"{self.name}: cannot start {argv[0]}: {e.strerror or e}", agent=self.name
-                ) from e
+            proc = await spawn(
+                self.name,
+                argv,
+                cwd=request.cwd,
+                env=self._environment(),
+                stdin=asyncio.subprocess.PIPE,
+            )
             assert proc.stdin and proc.stdout and proc.stderr
-            stderr_task = asyncio.create_task(_drain_tail(proc.stderr, stderr_tail))
+            stderr_task = asyncio.create_task(drain_tail(proc.stderr, stderr_tail))
             await _write_line(
                 proc.stdin,
                 {"type": "user", "message": {"role": "user", "content": _user_content(request)}},
@@ -216,7 +203,7 @@ class ClaudeCliAgent:
 
             parser = StreamJsonParser(self.model)
             rules_by_call: dict[str, tuple[str, ...]] = {}
-            async for line in _read_lines(proc.stdout):
+            async for line in read_lines(proc.stdout):
                 if self._wire:
                     self._wire.data(line if line.endswith(b"\n") else line + b"\n")
                 try:
@@ -268,7 +255,7 @@ class ClaudeCliAgent:
         self, parser: StreamJsonParser, rc: int, stderr: bytes, request: AgentRequest
     ) -> None:
         res = parser.result
-        err_text = _clean_stderr(stderr)
+        err_text = clean_stderr(stderr, _STDERR_NOISE)
         if res is not None and not res.is_error and rc == 0:
             return
         message = (res.error_text() if res is not None and res.is_error else "") or err_text
@@ -334,48 +321,6 @@ async def _write_line(stdin: asyncio.StreamWriter, obj: dict[str, Any]) -> None:
     with contextlib.suppress(BrokenPipeError, ConnectionResetError):
         stdin.write((json.dumps(obj) + "\n").encode())
         await stdin.drain()
-
-
-async def _read_lines(stream: asyncio.StreamReader) -> AsyncIterator[bytes]:
-    """Lines up to MAX_LINE_BYTES; a longer line is skipped whole instead of killing the turn."""
-    while True:
-        try:
-            line = await stream.readuntil(b"\n")
-        except asyncio.IncompleteReadError as e:
-            if e.partial:
-                yield e.partial
-            return
-        except asyncio.LimitOverrunError as e:
-            await stream.readexactly(e.consumed)
-            await _skip_rest_of_line(stream)
-            continue
-        yield line
-
-
-async def _skip_rest_of_line(stream: asyncio.StreamReader) -> None:
-    while True:
-        try:
-            await stream.readuntil(b"\n")
-            return
-        except asyncio.IncompleteReadError:
-            return
-        except asyncio.LimitOverrunError as e:
-            await stream.readexactly(e.consumed)
-
-
-async def _drain_tail(stream: asyncio.StreamReader, tail: deque[bytes]) -> None:
-    size = 0
-    while chunk := await stream.read(65536):
-        tail.append(chunk)
-        size += len(chunk)
-        while size > STDERR_TAIL_BYTES and len(tail) > 1:
-            size -= len(tail.popleft())
-
-
-def _clean_stderr(raw: bytes) -> str:
-    text = raw[-STDERR_TAIL_BYTES:].decode("utf-8", errors="replace")
-    lines = [ln for ln in text.splitlines() if ln.strip() and _STDERR_NOISE not in ln]
-    return "\n".join(lines).strip()
 
 
 async def _wait_exit(proc: asyncio.subprocess.Process) -> int:

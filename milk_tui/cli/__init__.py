@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import Literal, TextIO
 
+from milk_tui.cli.go_words import Parser
 from milk_tui.cli.sessions_cmd import ALL_FOLDERS_HELP
 from milk_tui.cli.terminal_out import event_json, inert_out
 from milk_tui.facade.errors import ConfigError, StorageError
@@ -48,13 +49,20 @@ class _VersionAction(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p: argparse.ArgumentParser = Parser(
         prog="milk-tui",
         description="Work with a cheap primary agent and a stronger escalation agent as one.",
+        go_words=True,
     )
     _common(p)
     p.add_argument("-V", "--version", action=_VersionAction, help="print the version and exit")
     p.add_argument("--new", action="store_true", help="start a new session instead of resuming")
+    p.add_argument(  # Go milk's flag: resuming is what happens anyway
+        "-c",
+        "--continue",
+        action="store_true",
+        help="resume this folder's latest session (the default)",
+    )
     p.add_argument(
         "--session", metavar="NAME", default="", help="resume or create the named session"
     )

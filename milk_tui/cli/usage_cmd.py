@@ -16,7 +16,7 @@ from milk_tui.facade.usage import SCOPE_TITLES, UsageRow, UsageScope, total_row
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-_HEAD = ("MODEL", "ROLE", "TURNS", "PROMPT", "COMPLETION", "CACHED", "HIT", "COST $")
+_HEAD = ("MODEL", "ROLE", "TURNS", "INPUT", "COMPLETION", "CACHED", "HIT", "COST $")
 
 
 def add_usage_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -71,7 +71,7 @@ def format_table(rows: list[UsageRow]) -> str:
     if not rows:
         return "  no usage recorded"
     body = [
-        (r.model, r.role, str(r.turns), f"{r.prompt:,}", f"{r.completion:,}",
+        (r.model, r.role, str(r.turns), f"{r.input_tokens:,}", f"{r.completion:,}",
          f"{r.cache_read:,}", _pct(r), f"{r.cost_usd:.4f}")
         for r in [*rows, total_row(rows)]
     ]  # fmt: skip

@@ -74,6 +74,8 @@ def _markdown_blocks(history: list[Turn]) -> Iterator[str]:
             to = f" → {inert(t.agent_name)}{_slot(t)}" if t.agent_name else ""
             yield f"---\n\n### ❯ Prompt {n}{to}"
             yield _quote(inert(t.content))
+            if t.attachments:  # what was sent, not its bytes (docs/adr/0027-attachments.md)
+                yield "\n".join(f"- attached: {inert(a.chip())}" for a in t.attachments)
         elif t.role == "assistant":
             for c in t.tool_calls:
                 yield f"⚙ **{inert(c.name)}**\n\n{_fence(inert(c.arguments), 'json')}"
@@ -110,6 +112,7 @@ def session_text(history: list[Turn]) -> str:
             else:
                 to = f"    [→ {inert(t.agent_name)}]" if t.agent_name else ""
                 lines.append(f"❯ {inert(t.content)}{to}")
+                lines += [f"  attached: {inert(a.chip())}" for a in t.attachments]
         elif t.role == "assistant":
             lines += [f"⚙ {inert(c.name)} {inert(c.arguments)}".rstrip() for c in t.tool_calls]
             if t.content.strip():

@@ -42,6 +42,11 @@ class UsageRow(TokenUsage):
     """Turns (and classifier calls) that used this model in this role."""
 
     @property
+    def input_tokens(self) -> int:
+        """The whole input: what the status line's ↑ shows (cached tokens included)."""
+        return self.prompt + self.cache_read + self.cache_creation
+
+    @property
     def cache_hit_pct(self) -> float | None:
         return cache_hit_pct(self.prompt, self.cache_read, self.cache_creation)
 
@@ -60,6 +65,7 @@ class UsageRow(TokenUsage):
             "role": self.role,
             "turns": self.turns,
             "prompt_tokens": self.prompt,
+            "input_tokens": self.input_tokens,
             "completion_tokens": self.completion,
             "cached_tokens": self.cache_read,
             "cache_creation_tokens": self.cache_creation,

@@ -182,7 +182,10 @@ class MilkApp(App[int]):
         # Deferred at import (model/bus_event.py); built now so that no turn pays for them.
         self.run_worker(asyncio.to_thread(build_events), group="warm-up", exit_on_error=False)
         # The first prompt should find its agent's connection open (fails silently).
-        self.run_worker(self.facade.preconnect(), group="preconnect", exit_on_error=False)
+        # The function, not a coroutine: a quit before the worker starts leaves nothing unawaited.
+        # (Textual's WorkType spells an async def Coroutine[None, None, ...]; ours is Any, Any.)
+        work = self.facade.preconnect
+        self.run_worker(work, group="preconnect", exit_on_error=False)  # type: ignore[arg-type]
 
     async def on_unmount(self) -> None:
         """Every way out ends here (Ctrl+Q, /quit, Ctrl+C twice, the palette's Quit, a crash):

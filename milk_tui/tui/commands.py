@@ -55,15 +55,22 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "/skip-permissions",
         "run every tool call of both agents without asking, for this session",
-        args="<on|off>",
+        args="[on|off]",
         busy_safe=True,
     ),
     SlashCommand(
         "/mcp",
-        "MCP servers and their tools; actions: tools, enable, disable, reconnect",
+        "MCP servers and their tools; actions: list, tools, enable, disable, reconnect, auth",
         args="[<action> <server>]",
         busy_safe=True,
     ),
+    SlashCommand(
+        "/agent",
+        "the agents; actions: switch, escalation (this session), add, remove (the config)",
+        args="[<action> [name]]",
+        busy_safe=True,
+    ),
+    SlashCommand("/reload", "read the config file again now", busy_safe=True),
     SlashCommand(
         "/config",
         "the config file in use; open: edit it; init: write a starter",
@@ -87,13 +94,6 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/attach", "send a file with the next prompt", args="<path>", busy_safe=True),
     SlashCommand("/paste", "attach the clipboard's image", busy_safe=True),
     SlashCommand("/detach", "unstage attached files", args="[N|name|all]", busy_safe=True),
-    SlashCommand(
-        "/agent",
-        "the agents; actions: switch, escalation (this session), add, remove (the config)",
-        args="[<action> [name]]",
-        busy_safe=True,
-    ),
-    SlashCommand("/reload", "read the config file again now", busy_safe=True),
     SlashCommand("/think", "show or hide thinking", args="[on|off]", busy_safe=True),
     SlashCommand("/theme", "switch theme (no name: pick one)", args="[name]", busy_safe=True),
     SlashCommand(

@@ -30,6 +30,15 @@ REDIRECTS: dict[str, tuple[str, str]] = {
     "/memory global": ("", "/memory (F6) opens the fact browser; its filter picks global facts"),
     "/memory session": ("", "/memory (F6) opens the fact browser; its filter picks this "
                             "session's facts"),
+    "/agent tool": ("list|enable|disable|add|remove …", "agents offered as tools are the "
+                    "config's agent_tools (an agent's own: its tools); /config open edits them"),
+    "/mcp add": ("", "add an entry to mcp_servers in the config (/config open), then restart"),
+    "/mcp remove": ("<name>", "delete its mcp_servers entry in the config (/config open); "
+                              "/mcp disable NAME turns it off for this session"),
+    "/mcp assign": ("<server> <agent>", "an agent's mcp_servers list in the config names the "
+                                        "servers it gets (/config open)"),
+    "/mcp unassign": ("<server> <agent>", "an agent's mcp_servers list in the config names "
+                                          "the servers it gets (/config open)"),
 }  # fmt: skip
 """command (or "command sub-command") → (its arguments in Go milk, what to use instead)."""
 

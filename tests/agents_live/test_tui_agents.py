@@ -50,9 +50,9 @@ async def test_agent_screen_lists_roles_and_reachability_and_switches(
         await on_screen(AgentScreen)(pilot)
         await until(probed, "every agent probed")(pilot)
         rows = {r[1]: r for r in table_rows(app)}
-        assert rows["one"][0] == "P" and rows["one"][5] == "up"
-        assert rows["two"][0] == "" and rows["two"][4] == servers[1].url
-        assert rows["claude"][0] == "E" and rows["claude"][2] == "claude-cli (built in)"
+        assert rows["one"][0] == "P" and rows["one"][2] == "up"
+        assert rows["two"][0] == "" and rows["two"][5] == servers[1].url
+        assert rows["claude"][0] == "E" and rows["claude"][3] == "claude-cli (built in)"
         await pilot.press("down")  # → two
         await pilot.press("p")
         await until(lambda a: {r[1]: r[0] for r in table_rows(a)}["two"] == "P", "two primary")(

@@ -104,7 +104,7 @@ def test_every_redirect_parses_and_none_shadows_a_command_built_elsewhere() -> N
                        "/attach", "/paste"}  # fmt: skip
     for key in REDIRECTS:
         name = key.split()[0]
-        assert name not in built_elsewhere
+        assert " " in key or name not in built_elsewhere  # "/agent tool": a sub-command
         parsed = parse_slash(f"{key} something")
         assert parsed is not None and parsed[0].name == name and parsed[0].busy_safe
 

@@ -71,3 +71,17 @@ def test_the_argument_picks_format_and_path():
     assert parse_export("t.log")[0] == "md"
     assert parse_export("json my file.out") == ("json", "my file.out")
     assert parse_export("markdown x")[0] == "md" and parse_export("text")[0] == "txt"
+
+
+def test_a_prompts_attachments_are_listed_by_name_kind_and_size_not_content():
+    from milk_tui.model.attachment import AttachmentInfo
+
+    s = _session()
+    s.history[0].attachments = [
+        AttachmentInfo("shot\x1b[2J.png", "image", "image/png", 2048, "ab" * 32, "/tmp/shot.png"),
+        AttachmentInfo("notes.txt", "text", "text/plain", 12, "cd" * 32, "/tmp/notes.txt"),
+    ]
+    md = session_markdown(s, now=0.0)
+    assert "- attached: shot␛[2J.png · png · 2 KB\n- attached: notes.txt · text · 12 B" in md
+    text = session_text(s.history)
+    assert "❯ fix the build    [→ llama]\n  attached: shot␛[2J.png · png · 2 KB\n" in text

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from milk_tui.agents import base as ab
-from milk_tui.agents.claude_cli import MAX_LINE_BYTES, ClaudeCliAgent
+from milk_tui.agents.claude_cli import ClaudeCliAgent
+from milk_tui.agents.process_io import MAX_LINE_BYTES
 from milk_tui.config.settings import AgentConfig
 from milk_tui.testing.fake_claude_cli import FakeCli
 

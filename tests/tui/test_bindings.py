@@ -268,3 +268,14 @@ async def test_quit_hint_is_on_screen_on_a_long_status_line() -> None:
         assert (
             "press ctrl+c again to exit" in app.main_screen.query_one("#status").render_line(0).text
         )
+
+
+async def test_the_agents_connection_is_opened_once_the_main_screen_is_up() -> None:
+    """Preconnect runs as a worker after the first main frame: the fake server sees the
+    availability probe before any prompt is typed."""
+    with FakeOpenAIServer() as srv:
+        app = make_app(config=fake_agent_config(srv.url), demo=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: any(r.method == "GET" for r in srv.requests))
+            assert [r.path for r in srv.requests if r.method == "GET"][:1] == ["/v1/models"]
+            assert srv.chat_requests == []

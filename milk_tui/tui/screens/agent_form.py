@@ -34,14 +34,15 @@ class AgentForm(FormModal[dict[str, Any]]):
         Binding("ctrl+s", "submit", "Save", id="milk.agent_form.save"),
     ]
 
-    def __init__(self, taken: list[str]) -> None:
+    def __init__(self, taken: list[str], given: dict[str, str] | None = None) -> None:
         super().__init__("Add an agent to the config file")
         self.taken = {n.lower() for n in taken}
+        self.given = given or {}  # fields filled in already: /agent add name=x url=…
 
     def compose_body(self) -> ComposeResult:
         for key, label, hint in FIELDS:
             yield Label(label, classes="field", markup=False)
-            yield Input(placeholder=hint, id=f"agent-{key}", password=key == "api_key")
+            yield Input(self.given.get(key, ""), hint, id=f"agent-{key}", password=key == "api_key")
         yield Static("", classes="error", id="error", markup=False)
 
     def compose_buttons(self) -> ComposeResult:

@@ -19,7 +19,8 @@ from milk_tui.facade.agents import AgentRow, Agents, ReloadResult
 from milk_tui.model.terminal_text import inert
 from milk_tui.tui.screens.mcp_screen import McpScreen
 
-COLUMNS = ("role", "name", "provider", "model", "url", "reachable")
+COLUMNS = ("role", "name", "reachable", "provider", "model", "url")
+"""Reachability before the url: a long url is what a narrow terminal cuts, not the answer."""
 CHECKING = "checking…"
 TITLE = "Agents — p primary · e escalation (this session) · a add · d remove · r check again · Esc close"
 
@@ -74,8 +75,8 @@ class AgentScreen(ModalScreen[None]):
         cursor = table.cursor_row
         table.clear()
         for r in self.rows:
-            cells = (role_mark(r), r.name, r.provider + (" (built in)" if r.builtin else ""),
-                     r.model, r.url, self.reachable.get(r.name.lower(), CHECKING))  # fmt: skip
+            cells = (role_mark(r), r.name, self.reachable.get(r.name.lower(), CHECKING),
+                     r.provider + (" (built in)" if r.builtin else ""), r.model, r.url)  # fmt: skip
             table.add_row(*(inert(c) for c in cells), key=r.name.lower())
         if self.rows:
             table.move_cursor(row=min(max(cursor, 0), len(self.rows) - 1))

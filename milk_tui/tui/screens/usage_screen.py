@@ -23,7 +23,8 @@ from milk_tui.facade.usage import (
 from milk_tui.model.terminal_text import inert
 from milk_tui.tui.widgets.token_totals import fmt_tokens
 
-COLUMNS = ("model", "role", "turns", "prompt", "out", "cached", "hit", "cost $")
+COLUMNS = ("model", "role", "turns", "input", "out", "cached", "hit", "cost $")
+"""``input`` is the whole input (cached included), as the status line's ↑ counts it."""
 MAX_TICKS = 8
 """x labels shown at most; between them the bars still show every turn or day."""
 
@@ -32,7 +33,7 @@ def _cells(r: UsageRow, model: str | None = None) -> tuple[str | Text, ...]:
     pct = r.cache_hit_pct
     right = [
         str(r.turns),
-        fmt_tokens(r.prompt),
+        fmt_tokens(r.input_tokens),
         fmt_tokens(r.completion),
         fmt_tokens(r.cache_read),
         "-" if pct is None else f"{pct:.0f}%",

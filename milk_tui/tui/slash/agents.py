@@ -3,6 +3,7 @@ file watch the main screen runs every ``CONFIG_WATCH_S``."""
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING, Any
 
 from milk_tui.tui.slash.base import SlashGroup
@@ -26,9 +27,7 @@ class AgentCommands(SlashGroup):
         agents = self.facade.agents
         match verb.lower():
             case "" | "list" | "status":
-                from milk_tui.tui.screens.agent_screen import AgentScreen
-
-                self.screen.app.push_screen(AgentScreen(agents))
+                self.open_list()
             case "switch" if name:
                 who, _, role = name.partition(" as ")
                 slot = role.strip().lower() or "primary"
@@ -39,14 +38,21 @@ class AgentCommands(SlashGroup):
                 )
             case "escalation" if name:
                 self.say(agents.switch(name, "escalation"))
+            case "switch" | "escalation":  # no name: pick one in the list (keys p and e)
+                self.open_list()
             case "add":
-                self.open_form()
+                self.open_form(given_fields(name))
             case "remove" if name:
                 self.show(await agents.remove(name))
             case _:
                 raise ValueError(USAGE)
 
-    def open_form(self) -> None:
+    def open_list(self) -> None:
+        from milk_tui.tui.screens.agent_screen import AgentScreen
+
+        self.screen.app.push_screen(AgentScreen(self.facade.agents))
+
+    def open_form(self, given: dict[str, str] | None = None) -> None:
         from milk_tui.tui.screens.agent_form import AgentForm
 
         def added(entry: dict[str, Any] | None) -> None:
@@ -54,7 +60,7 @@ class AgentCommands(SlashGroup):
                 self.screen.run_worker(self._add(entry), group="agent-edit")
 
         names = [r.name for r in self.facade.agents.rows()]
-        self.screen.app.push_screen(AgentForm(names), added)
+        self.screen.app.push_screen(AgentForm(names, given), added)
 
     async def _add(self, entry: dict[str, Any]) -> None:
         try:
@@ -74,6 +80,21 @@ class AgentCommands(SlashGroup):
             self.say("config reloaded: " + "\n".join(result.lines))
         elif not quiet:
             self.say("config reloaded: nothing changed")
+
+
+def given_fields(words: str) -> dict[str, str]:
+    """``name=x url=…`` (shell quoting for a value with spaces) → the form's fields."""
+    from milk_tui.tui.screens.agent_form import FIELDS
+
+    known = [k for k, _, _ in FIELDS]
+    try:
+        pairs = [w.partition("=") for w in shlex.split(words)]
+    except ValueError as e:
+        raise ValueError(f"add: {e}") from None
+    for key, eq, _ in pairs:
+        if key not in known or not eq:
+            raise ValueError(f"usage: /agent add [KEY=VALUE…] with KEY one of {', '.join(known)}")
+    return {key: value for key, _, value in pairs}
 
 
 def watch_config(screen: MainScreen) -> None:

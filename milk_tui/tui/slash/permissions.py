@@ -39,6 +39,10 @@ class PermissionCommands(SlashGroup):
         from milk_tui.tui.widgets.status_line import StatusLine
 
         a = arg.strip().lower()
+        if not a:
+            state = "on" if self.facade.permissions.skip else "off"
+            self.say(f"skip-permissions is {state} for this session (/skip-permissions on|off)")
+            return
         if a not in ("on", "off"):
             raise ValueError("usage: /skip-permissions on|off")
         self.facade.permissions.skip = a == "on"
