@@ -180,7 +180,7 @@ class MilkApp(App[int]):
         from milk_tui.model.bus_event import build_events  # loaded with the facade
 
         # Deferred at import (model/bus_event.py); built now so that no turn pays for them.
-        self.run_worker(asyncio.to_thread(build_events), group="warm-up", exit_on_error=False)
+        self.run_worker(build_events, thread=True, group="warm-up", exit_on_error=False)
         # The first prompt should find its agent's connection open (fails silently).
         # The function, not a coroutine: a quit before the worker starts leaves nothing unawaited.
         # (Textual's WorkType spells an async def Coroutine[None, None, ...]; ours is Any, Any.)
