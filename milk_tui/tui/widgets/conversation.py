@@ -10,7 +10,9 @@ it bottom-aligns short transcripts with a negative scroll offset.)
 
 from __future__ import annotations
 
+from textual.layout import DockArrangeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -82,6 +84,10 @@ class Conversation(VerticalScroll):
         self._user: UserTurn | None = None
         self._user_item: Item | None = None
         self._tools: dict[str, ToolLine] = {}
+        self._spare: ReplyBlock | None = None
+        """An empty reply block mounted hidden once the turn is routed.  A widget mounted
+        with the first token shows it a frame later than one already mounted (Textual
+        processes the mount first), so the first token only un-hides this one."""
         self._loading_older = False
         self._follow = True
         """True while the user is at the bottom; new content then scrolls into view."""
@@ -105,6 +111,23 @@ class Conversation(VerticalScroll):
         if self._follow and self.max_scroll_y > self.scroll_y:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """Lay out the blocks and, while following, put the bottom in view in the same pass.
+
+        Scrolling after the layout (``scroll_end`` once the new height is known) costs a
+        second full layout of the screen before new content is seen; setting the offset
+        here, where Textual's own ``anchor()`` does (``textual/_compositor.py``), places
+        the blocks already scrolled.  Unlike ``anchor()`` the offset is never negative, so
+        a short transcript stays at the top."""
+        result = super().arrange(size, optimal)
+        if self._follow and not optimal:
+            bottom = max(0, result.spatial_map.total_region.bottom - size.height)
+            if bottom != self.scroll_y:
+                self.set_reactive(Widget.scroll_y, bottom)
+                self.set_reactive(Widget.scroll_target_y, bottom)
+                self.vertical_scrollbar._reactive_position = bottom
+        return result
+
     def watch_virtual_size(self) -> None:
         """The content grew or shrank (a block streamed, mounted, unmounted): if the user is
         at the bottom, stay there.  This is the moment max_scroll_y is known."""
@@ -122,6 +145,7 @@ class Conversation(VerticalScroll):
     def load(self, items: list[Item], welcome: Widget | None = None) -> None:
         """Replace the transcript (resume, /new, session switch); mounts only the tail."""
         self.remove_children()
+        self._spare = None
         self.items = [inert_copy(it) for it in items]
         self._blocks = []
         self._older = None
@@ -144,7 +168,8 @@ class Conversation(VerticalScroll):
             self.resume_follow()
         else:
             self._follow = True
-            self.scroll_home(animate=False)
+            # now, not after the next refresh: by then a first reply may be followed
+            self.scroll_home(animate=False, immediate=True)
 
     def prepend_items(self, older: list[Item]) -> None:
         """Put ``older`` before every item held (a resumed session is loaded tail first);
@@ -241,8 +266,25 @@ class Conversation(VerticalScroll):
             self._welcome = None
         self.items.append(item)
         self._blocks.append(w)
-        self.mount(w)
+        if w is self._spare:
+            self._spare = None
+            w.display = True
+        else:
+            self._drop_spare()  # it would sit above the new block; the reply mounts later
+            self.mount(w)
         self._prune()
+
+    def _prepare_reply(self, slot: str) -> None:
+        self._drop_spare()
+        spare = ReplyBlock(self.names.get(slot, slot), slot, "", palette=self.palette)
+        spare.display = False
+        self._spare = spare
+        self.mount(spare)
+
+    def _drop_spare(self) -> None:
+        if self._spare is not None:
+            self._spare.remove()
+            self._spare = None
 
     def add_line(self, kind: Kind, text: str) -> None:
         self.add(Item(kind, text))
@@ -275,6 +317,7 @@ class Conversation(VerticalScroll):
                     self._user_item.detail = e.reason
                     self._user_item.extra["label"] = e.label
                     self._user.set_route(e.agent_name, e.reason, e.label)
+                self._prepare_reply(e.target)
             case ev.EscalationStarted():
                 self._close_live()
                 self.names["escalation"] = e.agent_name
@@ -301,11 +344,13 @@ class Conversation(VerticalScroll):
                     tool.set_result(e.content, e.is_error)
             case ev.TurnCompleted():
                 had_reply = self._reply is not None
+                self._drop_spare()
                 self._close_live()
                 self._end_tools()
                 if not had_reply and not e.text.strip():
                     self.add_line("notice", "[no response]")
             case ev.TurnFailed():
+                self._drop_spare()
                 self._close_live()
                 self._end_tools()
                 if e.cancelled:
@@ -325,7 +370,12 @@ class Conversation(VerticalScroll):
             self._close_live()
             name = self.names.get(slot, slot)
             self._reply_item = Item("reply", "", agent_name=name, slot=slot)
-            r = self._reply = ReplyBlock(name, slot, "", done=False, palette=self.palette)
+            spare = self._spare
+            if spare is not None and spare.slot == slot and spare.agent_name == name:
+                r = spare
+            else:
+                r = ReplyBlock(name, slot, "", done=False, palette=self.palette)
+            self._reply = r
             self._append(self._reply_item, r)
         return r
 
