@@ -4,23 +4,21 @@ Only the tail of the transcript is mounted (``WINDOW`` blocks); scrolling to the
 mounts ``PAGE`` older blocks from ``self.items``, and while the user sits at the bottom the
 oldest widgets are unmounted again past ``MAX_MOUNTED``.  Streaming goes to one open
 ``ReplyBlock`` per agent reply; every other block is static once mounted.  The scroll
-position follows the bottom only while the user is there.  (Not Textual's ``anchor()``:
-it bottom-aligns short transcripts with a negative scroll offset.)
+position follows the bottom only while the user is there (``follow_scroll.py``).
 """
 
 from __future__ import annotations
 
-from textual.layout import DockArrangeResult
-from textual.containers import VerticalScroll
-from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
 from milk_tui.facade.servers import event_line
 from milk_tui.model import events as ev
 from milk_tui.model.terminal_text import inert_copy
+from milk_tui.tui import gc_pace
 from milk_tui.tui.transcript import Item, Kind
 from milk_tui.tui.widgets.attachment_chips import decode_chips, encode_chips
+from milk_tui.tui.widgets.follow_scroll import FollowScroll
 from milk_tui.tui.widgets.md_render import Palette, warm_highlighter
 from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
@@ -33,6 +31,8 @@ WINDOW = 16
 Markdown render (~3 ms) before the first paint, so the window is what resume pays."""
 PAGE = 16
 """Older blocks mounted per scroll-to-top."""
+GC_AFTER_S = 0.5
+"""From the end of a turn to its garbage collection (``tui/gc_pace.py``): after its frames."""
 MAX_MOUNTED = 120
 """Past this many mounted blocks the oldest are unmounted (their data stays in ``items``)."""
 
@@ -58,7 +58,7 @@ def handoff_text(e: ev.EscalationStarted) -> str:
     return " · ".join(parts)
 
 
-class Conversation(VerticalScroll):
+class Conversation(FollowScroll):
     DEFAULT_CSS = """
     Conversation { height: 1fr; scrollbar-size-vertical: 1; scrollbar-gutter: stable; padding: 1 1 0 1; }
     Conversation > .older { color: $text-muted; text-align: center; width: 1fr; margin-bottom: 1; }
@@ -84,14 +84,11 @@ class Conversation(VerticalScroll):
         self._user: UserTurn | None = None
         self._user_item: Item | None = None
         self._tools: dict[str, ToolLine] = {}
+        self._gc_turn = 0  # this turn's token for gc_pace.release
         self._spare: ReplyBlock | None = None
-        """An empty reply block mounted hidden once the turn is routed.  A widget mounted
-        with the first token shows it a frame later than one already mounted (Textual
-        processes the mount first), so the first token only un-hides this one."""
+        """An empty reply block mounted hidden once the turn is routed: the first token
+        un-hides it, a frame sooner than mounting a new one (Textual mounts first)."""
         self._loading_older = False
-        self._follow = True
-        """True while the user is at the bottom; new content then scrolls into view."""
-        self._follow_pending = False
 
     WARM_AFTER_S = 0.5
     """Delay from mount to loading the code highlighter in a thread: after the first paint
@@ -99,46 +96,6 @@ class Conversation(VerticalScroll):
 
     def on_mount(self) -> None:
         self.set_timer(self.WARM_AFTER_S, lambda: warm_highlighter(self.palette))
-
-    def follow_tail(self) -> None:
-        """Keep the newest content in view, once per refresh, if the user is at the bottom."""
-        if self._follow and not self._follow_pending:
-            self._follow_pending = True
-            self.call_after_refresh(self._do_follow)
-
-    def _do_follow(self) -> None:
-        self._follow_pending = False
-        if self._follow and self.max_scroll_y > self.scroll_y:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
-
-    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
-        """Lay out the blocks and, while following, put the bottom in view in the same pass.
-
-        Scrolling after the layout (``scroll_end`` once the new height is known) costs a
-        second full layout of the screen before new content is seen; setting the offset
-        here, where Textual's own ``anchor()`` does (``textual/_compositor.py``), places
-        the blocks already scrolled.  Unlike ``anchor()`` the offset is never negative, so
-        a short transcript stays at the top."""
-        result = super().arrange(size, optimal)
-        if self._follow and not optimal:
-            bottom = max(0, result.spatial_map.total_region.bottom - size.height)
-            if bottom != self.scroll_y:
-                self.set_reactive(Widget.scroll_y, bottom)
-                self.set_reactive(Widget.scroll_target_y, bottom)
-                self.vertical_scrollbar._reactive_position = bottom
-        return result
-
-    def watch_virtual_size(self) -> None:
-        """The content grew or shrank (a block streamed, mounted, unmounted): if the user is
-        at the bottom, stay there.  This is the moment max_scroll_y is known."""
-        self.follow_tail()
-
-    def on_resize(self) -> None:
-        self.follow_tail()  # a resize moves the bottom; keep it in view if the user was there
-
-    def resume_follow(self) -> None:
-        self._follow = True
-        self.follow_tail()
 
     # ----- loading ----------------------------------------------------------------------
 
@@ -195,7 +152,6 @@ class Conversation(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        self._follow = new_value >= self.max_scroll_y - 1
         if new_value < 1 and self._first > 0 and not self._loading_older:
             self._loading_older = True
             self.call_after_refresh(self.load_older)
@@ -303,6 +259,7 @@ class Conversation(VerticalScroll):
             case ev.ThinkingDelta():
                 self._thinking_for(e.slot).append(e.text)
             case ev.TurnStarted():
+                self._gc_turn = gc_pace.hold()
                 self._close_live()
                 chips = encode_chips(e.attachments)
                 extra = {"turn": str(e.turn_index), **({"chips": chips} if chips else {})}
@@ -344,15 +301,11 @@ class Conversation(VerticalScroll):
                     tool.set_result(e.content, e.is_error)
             case ev.TurnCompleted():
                 had_reply = self._reply is not None
-                self._drop_spare()
-                self._close_live()
-                self._end_tools()
+                self._end_turn()
                 if not had_reply and not e.text.strip():
                     self.add_line("notice", "[no response]")
             case ev.TurnFailed():
-                self._drop_spare()
-                self._close_live()
-                self._end_tools()
+                self._end_turn()
                 if e.cancelled:
                     self.add_line("notice", "[interrupted]")
                 else:
@@ -363,6 +316,13 @@ class Conversation(VerticalScroll):
             case ev.ServerStarting() | ev.ServerReady() | ev.ServerFailed() | ev.ServerStopped():
                 kind: Kind = "error" if isinstance(e, ev.ServerFailed) else "notice"
                 self.add_line(kind, event_line(e) or "")
+
+    def _end_turn(self) -> None:
+        self._drop_spare()
+        self._close_live()
+        self._end_tools()
+        token = self._gc_turn
+        self.set_timer(GC_AFTER_S, lambda: gc_pace.release(token))
 
     def _reply_for(self, slot: str) -> ReplyBlock:
         r = self._reply
