@@ -31,8 +31,7 @@ WINDOW = 16
 Markdown render (~3 ms) before the first paint, so the window is what resume pays."""
 PAGE = 16
 """Older blocks mounted per scroll-to-top."""
-GC_AFTER_S = 0.5
-"""From the end of a turn to its garbage collection (``tui/gc_pace.py``): after its frames."""
+GC_AFTER_S = 0.5  # from the end of a turn to its garbage collection (tui/gc_pace.py)
 MAX_MOUNTED = 120
 """Past this many mounted blocks the oldest are unmounted (their data stays in ``items``)."""
 
@@ -85,9 +84,7 @@ class Conversation(FollowScroll):
         self._user_item: Item | None = None
         self._tools: dict[str, ToolLine] = {}
         self._gc_turn = 0  # this turn's token for gc_pace.release
-        self._spare: ReplyBlock | None = None
-        """An empty reply block mounted hidden once the turn is routed: the first token
-        un-hides it, a frame sooner than mounting a new one (Textual mounts first)."""
+        self._spare: ReplyBlock | None = None  # mounted hidden once routed (_prepare_reply)
         self._loading_older = False
 
     WARM_AFTER_S = 0.5
@@ -224,13 +221,16 @@ class Conversation(FollowScroll):
         self._blocks.append(w)
         if w is self._spare:
             self._spare = None
-            w.display = True
+            w.display = True  # the first token: painted now, not at the next 60 Hz tick of
+            self.call_later(self.screen._on_timer_update)  # the screen's update timer
         else:
             self._drop_spare()  # it would sit above the new block; the reply mounts later
             self.mount(w)
         self._prune()
 
     def _prepare_reply(self, slot: str) -> None:
+        """An empty reply block, hidden: the first token un-hides it, a frame sooner than
+        mounting a new one (Textual processes the mount in a later frame)."""
         self._drop_spare()
         spare = ReplyBlock(self.names.get(slot, slot), slot, "", palette=self.palette)
         spare.display = False
