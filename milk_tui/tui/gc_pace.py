@@ -17,10 +17,15 @@ from __future__ import annotations
 
 import gc
 
+from textual.widget import Widget
+
 HOLD_THRESHOLD = 1_000_000
 """Young collections before a full one while a turn runs: in effect never."""
 UNFREEZE_EVERY = 20
 """Turns between two full collections of the whole heap (each one a 30–100 ms pause)."""
+RELEASE_AFTER_S = 0.5
+"""From the end of a turn to its collection: after the reply's last frames, before a
+person has typed the next prompt."""
 
 _saved: tuple[int, int, int] | None = None
 _turn = 0
@@ -51,3 +56,8 @@ def release(token: int) -> None:
         else:
             gc.collect(1)
         gc.freeze()
+
+
+def release_later(widget: Widget, token: int) -> None:
+    """``release(token)`` once the turn's last frames are painted (a timer of ``widget``)."""
+    widget.set_timer(RELEASE_AFTER_S, lambda: release(token))

@@ -31,7 +31,6 @@ WINDOW = 16
 Markdown render (~3 ms) before the first paint, so the window is what resume pays."""
 PAGE = 16
 """Older blocks mounted per scroll-to-top."""
-GC_AFTER_S = 0.5  # from the end of a turn to its garbage collection (tui/gc_pace.py)
 MAX_MOUNTED = 120
 """Past this many mounted blocks the oldest are unmounted (their data stays in ``items``)."""
 
@@ -94,6 +93,9 @@ class Conversation(FollowScroll):
     def on_mount(self) -> None:
         self.set_timer(self.WARM_AFTER_S, lambda: warm_highlighter(self.palette))
 
+    def on_unmount(self) -> None:
+        gc_pace.release(self._gc_turn)  # closed mid-turn: collect as usual again
+
     # ----- loading ----------------------------------------------------------------------
 
     def load(self, items: list[Item], welcome: Widget | None = None) -> None:
@@ -122,8 +124,7 @@ class Conversation(FollowScroll):
             self.resume_follow()
         else:
             self._follow = True
-            # now, not after the next refresh: by then a first reply may be followed
-            self.scroll_home(animate=False, immediate=True)
+            self.scroll_home(animate=False, immediate=True)  # not later: it would undo a follow
 
     def prepend_items(self, older: list[Item]) -> None:
         """Put ``older`` before every item held (a resumed session is loaded tail first);
@@ -321,8 +322,7 @@ class Conversation(FollowScroll):
         self._drop_spare()
         self._close_live()
         self._end_tools()
-        token = self._gc_turn
-        self.set_timer(GC_AFTER_S, lambda: gc_pace.release(token))
+        gc_pace.release_later(self, self._gc_turn)
 
     def _reply_for(self, slot: str) -> ReplyBlock:
         r = self._reply
