@@ -1,10 +1,11 @@
 """A vertical scroll that keeps its bottom in view while the user is there.
 
-The offset is set in the layout pass itself, where Textual's own ``anchor()`` sets it
-(``textual/_compositor.py``): scrolling after the layout (``scroll_end`` once the new
-height is known) would cost a second full layout of the screen before new content is
-seen.  Unlike ``anchor()`` the offset is never negative, so short content stays at the top,
-and scrolling up stops the following until the user is back at the bottom.
+The offset is set in the layout pass itself, as Textual's own ``anchor()`` does
+(https://textual.textualize.io/api/widget/#textual.widget.Widget.anchor): scrolling
+after the layout (``scroll_end`` once the new height is known) would cost a second full
+layout of the screen before new content is seen.  Unlike ``anchor()`` the offset is never
+negative, so short content stays at the top, and scrolling up stops the following until
+the user is back at the bottom.
 """
 
 from __future__ import annotations
