@@ -4,21 +4,21 @@ Only the tail of the transcript is mounted (``WINDOW`` blocks); scrolling to the
 mounts ``PAGE`` older blocks from ``self.items``, and while the user sits at the bottom the
 oldest widgets are unmounted again past ``MAX_MOUNTED``.  Streaming goes to one open
 ``ReplyBlock`` per agent reply; every other block is static once mounted.  The scroll
-position follows the bottom only while the user is there.  (Not Textual's ``anchor()``:
-it bottom-aligns short transcripts with a negative scroll offset.)
+position follows the bottom only while the user is there (``follow_scroll.py``).
 """
 
 from __future__ import annotations
 
-from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
 from milk_tui.facade.servers import event_line
 from milk_tui.model import events as ev
 from milk_tui.model.terminal_text import inert_copy
+from milk_tui.tui import gc_pace
 from milk_tui.tui.transcript import Item, Kind
 from milk_tui.tui.widgets.attachment_chips import decode_chips, encode_chips
+from milk_tui.tui.widgets.follow_scroll import FollowScroll
 from milk_tui.tui.widgets.md_render import Palette, warm_highlighter
 from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
@@ -56,7 +56,7 @@ def handoff_text(e: ev.EscalationStarted) -> str:
     return " · ".join(parts)
 
 
-class Conversation(VerticalScroll):
+class Conversation(FollowScroll):
     DEFAULT_CSS = """
     Conversation { height: 1fr; scrollbar-size-vertical: 1; scrollbar-gutter: stable; padding: 1 1 0 1; }
     Conversation > .older { color: $text-muted; text-align: center; width: 1fr; margin-bottom: 1; }
@@ -82,10 +82,9 @@ class Conversation(VerticalScroll):
         self._user: UserTurn | None = None
         self._user_item: Item | None = None
         self._tools: dict[str, ToolLine] = {}
+        self._gc_turn = 0  # this turn's token for gc_pace.release
+        self._spare: ReplyBlock | None = None  # mounted hidden once routed (_prepare_reply)
         self._loading_older = False
-        self._follow = True
-        """True while the user is at the bottom; new content then scrolls into view."""
-        self._follow_pending = False
 
     WARM_AFTER_S = 0.5
     """Delay from mount to loading the code highlighter in a thread: after the first paint
@@ -94,34 +93,15 @@ class Conversation(VerticalScroll):
     def on_mount(self) -> None:
         self.set_timer(self.WARM_AFTER_S, lambda: warm_highlighter(self.palette))
 
-    def follow_tail(self) -> None:
-        """Keep the newest content in view, once per refresh, if the user is at the bottom."""
-        if self._follow and not self._follow_pending:
-            self._follow_pending = True
-            self.call_after_refresh(self._do_follow)
-
-    def _do_follow(self) -> None:
-        self._follow_pending = False
-        if self._follow and self.max_scroll_y > self.scroll_y:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
-
-    def watch_virtual_size(self) -> None:
-        """The content grew or shrank (a block streamed, mounted, unmounted): if the user is
-        at the bottom, stay there.  This is the moment max_scroll_y is known."""
-        self.follow_tail()
-
-    def on_resize(self) -> None:
-        self.follow_tail()  # a resize moves the bottom; keep it in view if the user was there
-
-    def resume_follow(self) -> None:
-        self._follow = True
-        self.follow_tail()
+    def on_unmount(self) -> None:
+        gc_pace.release(self._gc_turn)  # closed mid-turn: collect as usual again
 
     # ----- loading ----------------------------------------------------------------------
 
     def load(self, items: list[Item], welcome: Widget | None = None) -> None:
         """Replace the transcript (resume, /new, session switch); mounts only the tail."""
         self.remove_children()
+        self._spare = None
         self.items = [inert_copy(it) for it in items]
         self._blocks = []
         self._older = None
@@ -144,7 +124,7 @@ class Conversation(VerticalScroll):
             self.resume_follow()
         else:
             self._follow = True
-            self.scroll_home(animate=False)
+            self.scroll_home(animate=False, immediate=True)  # not later: it would undo a follow
 
     def prepend_items(self, older: list[Item], *, inert: bool = False) -> None:
         """Put ``older`` before every item held (a resumed session is loaded tail first);
@@ -171,7 +151,6 @@ class Conversation(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        self._follow = new_value >= self.max_scroll_y - 1
         if new_value < 1 and self._first > 0 and not self._loading_older:
             self._loading_older = True
             self.call_after_refresh(self.load_older)
@@ -242,8 +221,28 @@ class Conversation(VerticalScroll):
             self._welcome = None
         self.items.append(item)
         self._blocks.append(w)
-        self.mount(w)
+        if w is self._spare:
+            self._spare = None
+            w.display = True  # the first token: painted now, not at the next 60 Hz tick of
+            self.call_later(self.screen._on_timer_update)  # the screen's update timer
+        else:
+            self._drop_spare()  # it would sit above the new block; the reply mounts later
+            self.mount(w)
         self._prune()
+
+    def _prepare_reply(self, slot: str) -> None:
+        """An empty reply block, hidden: the first token un-hides it, a frame sooner than
+        mounting a new one (Textual processes the mount in a later frame)."""
+        self._drop_spare()
+        spare = ReplyBlock(self.names.get(slot, slot), slot, "", palette=self.palette)
+        spare.display = False
+        self._spare = spare
+        self.mount(spare)
+
+    def _drop_spare(self) -> None:
+        if self._spare is not None:
+            self._spare.remove()
+            self._spare = None
 
     def add_line(self, kind: Kind, text: str) -> None:
         self.add(Item(kind, text))
@@ -262,6 +261,7 @@ class Conversation(VerticalScroll):
             case ev.ThinkingDelta():
                 self._thinking_for(e.slot).append(e.text)
             case ev.TurnStarted():
+                self._gc_turn = gc_pace.hold()
                 self._close_live()
                 chips = encode_chips(e.attachments)
                 extra = {"turn": str(e.turn_index), **({"chips": chips} if chips else {})}
@@ -276,6 +276,7 @@ class Conversation(VerticalScroll):
                     self._user_item.detail = e.reason
                     self._user_item.extra["label"] = e.label
                     self._user.set_route(e.agent_name, e.reason, e.label)
+                self._prepare_reply(e.target)
             case ev.EscalationStarted():
                 self._close_live()
                 self.names["escalation"] = e.agent_name
@@ -302,13 +303,11 @@ class Conversation(VerticalScroll):
                     tool.set_result(e.content, e.is_error)
             case ev.TurnCompleted():
                 had_reply = self._reply is not None
-                self._close_live()
-                self._end_tools()
+                self._end_turn()
                 if not had_reply and not e.text.strip():
                     self.add_line("notice", "[no response]")
             case ev.TurnFailed():
-                self._close_live()
-                self._end_tools()
+                self._end_turn()
                 if e.cancelled:
                     self.add_line("notice", "[interrupted]")
                 else:
@@ -320,13 +319,24 @@ class Conversation(VerticalScroll):
                 kind: Kind = "error" if isinstance(e, ev.ServerFailed) else "notice"
                 self.add_line(kind, event_line(e) or "")
 
+    def _end_turn(self) -> None:
+        self._drop_spare()
+        self._close_live()
+        self._end_tools()
+        gc_pace.release_later(self, self._gc_turn)
+
     def _reply_for(self, slot: str) -> ReplyBlock:
         r = self._reply
         if r is None or r.slot != slot:
             self._close_live()
             name = self.names.get(slot, slot)
             self._reply_item = Item("reply", "", agent_name=name, slot=slot)
-            r = self._reply = ReplyBlock(name, slot, "", done=False, palette=self.palette)
+            spare = self._spare
+            if spare is not None and spare.slot == slot and spare.agent_name == name:
+                r = spare
+            else:
+                r = ReplyBlock(name, slot, "", done=False, palette=self.palette)
+            self._reply = r
             self._append(self._reply_item, r)
         return r
 

@@ -1,0 +1,63 @@
+"""Garbage collection paced to turns: no full collection while a reply streams.
+
+A full (generation-2) collection walks every tracked object that is not frozen.  A long
+reply creates hundreds of thousands of them (each Textual ``Strip`` holds seven caches),
+so full collections in the middle of a 20,000-chunk reply held the event loop 20–90 ms
+each, several times per reply (docs/performance.md).  While a turn runs, full collections
+are held off (the young generations are still collected, 1–4 ms each).  Once the turn is
+over and its last frames are painted, the young generations are collected and the
+survivors frozen (``gc.freeze``, https://docs.python.org/3/library/gc.html#gc.freeze):
+later full collections skip them.  A full collection after a 20,000-chunk reply still
+took 35 ms, so it runs only every ``UNFREEZE_EVERY`` turns, after unfreezing everything:
+that is when objects that died in a cycle after being frozen (a transcript block
+unmounted long after its turn) are reclaimed.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from textual.widget import Widget
+
+HOLD_THRESHOLD = 1_000_000
+"""Young collections before a full one while a turn runs: in effect never."""
+UNFREEZE_EVERY = 20
+"""Turns between two full collections of the whole heap (each one a 30–100 ms pause)."""
+RELEASE_AFTER_S = 0.5
+"""From the end of a turn to its collection: after the reply's last frames, before a
+person has typed the next prompt."""
+
+_saved: tuple[int, int, int] | None = None
+_turn = 0
+
+
+def hold() -> int:
+    """A turn started: no full collections until ``release`` with the returned token."""
+    global _saved, _turn
+    _turn += 1
+    if _saved is None:
+        _saved = gc.get_threshold()
+        gc.set_threshold(_saved[0], _saved[1], HOLD_THRESHOLD)
+    return _turn
+
+
+def release(token: int) -> None:
+    """The turn ``token`` is over and painted: collect its young garbage, freeze what lives
+    on, and collect as usual again — unless another turn has started meanwhile."""
+    global _saved
+    if token != _turn or _saved is None:
+        return
+    gc.set_threshold(*_saved)
+    _saved = None
+    if gc.isenabled():
+        if token % UNFREEZE_EVERY == 0:
+            gc.unfreeze()
+            gc.collect()
+        else:
+            gc.collect(1)
+        gc.freeze()
+
+
+def release_later(widget: Widget, token: int) -> None:
+    """``release(token)`` once the turn's last frames are painted (a timer of ``widget``)."""
+    widget.set_timer(RELEASE_AFTER_S, lambda: release(token))

@@ -1,0 +1,108 @@
+"""The way from Enter to the first token on screen: a reply block waits hidden once the
+turn is routed, the transcript follows the bottom in the layout pass itself, and no full
+garbage collection runs while a turn does."""
+
+from __future__ import annotations
+
+import gc
+
+from milk_tui.model import events as ev
+from milk_tui.tui import gc_pace
+from milk_tui.tui.widgets.conversation import Conversation
+from milk_tui.tui.widgets.reply_block import ReplyBlock
+from milk_tui.tui.widgets.tool_line import ToolLine
+from tui.conftest import make_app, settle
+
+
+def _routed(bus) -> None:  # type: ignore[no-untyped-def]
+    bus.publish(ev.TurnStarted(prompt="hello"))
+    bus.publish(ev.RouteDecided(target="primary", agent_name="demo-local", reason="default"))
+
+
+async def test_the_first_token_shows_the_block_mounted_hidden_when_routed() -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        _routed(bus)
+        await settle(pilot, app)
+        spare = conv.query(ReplyBlock).last()
+        assert not spare.display and spare.text == ""
+        assert not [it for it in conv.items if it.kind == "reply"]  # not in the transcript yet
+        bus.publish(ev.TextDelta(slot="primary", text="the answer"))
+        await settle(pilot, app)
+        reply = conv.query(ReplyBlock).last()
+        assert reply is spare and reply.display and reply.text == "the answer"
+        assert reply.region.height > 1  # laid out: header and the text
+        bus.publish(ev.TurnCompleted(slot="primary", agent_name="demo-local", text="the answer"))
+        await settle(pilot, app)
+        assert conv.items[-1].kind == "reply" and conv.items[-1].text == "the answer"
+
+
+async def test_a_turn_without_text_leaves_no_empty_block() -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        _routed(bus)
+        await settle(pilot, app)
+        bus.publish(ev.TurnFailed(error="connection refused", agent_name="demo-local"))
+        await settle(pilot, app)
+        assert not conv.query(ReplyBlock)
+        assert conv.items[-1].kind == "error"
+
+
+async def test_a_tool_call_before_the_text_keeps_the_blocks_in_order() -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        _routed(bus)
+        bus.publish(ev.ToolCall(slot="primary", call_id="c1", name="list_dir", arguments="{}"))
+        bus.publish(ev.TextDelta(slot="primary", text="done listing"))
+        bus.publish(ev.TurnCompleted(slot="primary", agent_name="demo-local", text="done listing"))
+        await settle(pilot, app)
+        kinds = [type(w).__name__ for w in conv.children if w.display]
+        assert kinds[-3:] == ["UserTurn", "ToolLine", "ReplyBlock"]
+        assert len(conv.query(ReplyBlock)) == 1 and conv.query_one(ToolLine)
+
+
+async def test_new_text_is_in_view_after_one_layout() -> None:
+    """The bottom is followed in the layout pass: after the first screen update that lays
+    out the grown reply, the view is already at the bottom (no scroll after it)."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        _routed(bus)
+        bus.publish(ev.TextDelta(slot="primary", text="".join(f"line {i}\n\n" for i in range(60))))
+        await settle(pilot, app)
+        screen = app.main_screen
+        seen: list[tuple[float, int]] = []
+        layout = screen._refresh_layout
+
+        def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+            layout(*args, **kwargs)
+            seen.append((conv.scroll_y, conv.max_scroll_y))
+
+        screen._refresh_layout = spy  # type: ignore[method-assign]  # observe, not change
+        bus.publish(ev.TextDelta(slot="primary", text="tail\n\n" * 10))
+        await settle(pilot, app)
+        assert seen and seen[0][0] == seen[0][1] > 0
+
+
+def test_no_full_collection_while_a_turn_runs() -> None:
+    gc_pace.release(gc_pace._turn)  # an app closed mid-turn earlier in this process
+    before = gc.get_threshold()
+    token = gc_pace.hold()
+    try:
+        assert gc.get_threshold()[2] == gc_pace.HOLD_THRESHOLD
+        again = gc_pace.hold()  # a second turn before the first was released
+        gc_pace.release(token)  # stale: the hold stays
+        assert gc.get_threshold()[2] == gc_pace.HOLD_THRESHOLD
+        gc_pace.release(again)
+        assert gc.get_threshold() == before
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc_pace.release(gc_pace._turn)
+        gc.unfreeze()
