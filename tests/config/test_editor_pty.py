@@ -13,10 +13,6 @@ from milk_tui.testing.pty_run import PtyRun
 MILK = Path(sys.executable).with_name("milk-tui")
 
 
-def flat(screen: str) -> str:
-    return "".join(screen.split())
-
-
 def test_open_suspends_the_tui_for_the_editor_and_comes_back(
     tmp_path: Path, milk_home: Path
 ) -> None:
@@ -39,8 +35,7 @@ def test_open_suspends_the_tui_for_the_editor_and_comes_back(
         app.send(b"\r")
         app.until(lambda s: "EDITOR-ASKS>" in s, "the editor on the terminal")
         app.send(b"yes\r")
-        # The line names the whole path: a long temp folder wraps it, so compare unwrapped.
-        app.until(lambda s: "·edited" in flat(s) and "notes.md" in flat(s), "the app back")
+        app.until(lambda s: "· edited notes.md" in s, "the app back")
         app.send(b"\x11")  # Ctrl+Q
         code = app.finish()
     finally:

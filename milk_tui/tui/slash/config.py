@@ -80,4 +80,6 @@ class ConfigCommands(SlashGroup):
         problem = edit(self.screen.app, path, self.facade.config_editors)
         if problem:
             raise ValueError(problem)
-        self.say(f"edited {path}")
+        # A file in the session folder is named as the user typed it; the config by its path.
+        shown = path.relative_to(self.facade.cwd) if path.is_relative_to(self.facade.cwd) else path
+        self.say(f"edited {shown}")
