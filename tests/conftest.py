@@ -13,6 +13,7 @@ from milk_tui.engine.bus import EventBus
 from milk_tui.engine.dispatch import AgentSlot, Dispatcher
 from milk_tui.storage.db import Database
 from milk_tui.storage.sessions import SessionStore
+from milk_tui.testing.fake_anthropic import FakeAnthropic, claude_env, find_claude_bin
 from milk_tui.testing.scripted_agent import ScriptedAgent
 
 REPO = Path(__file__).resolve().parent.parent
@@ -99,3 +100,23 @@ class Rig:
 @pytest.fixture
 def rig(store: SessionStore, tmp_path: Path) -> Rig:
     return Rig(store, tmp_path)
+
+
+# ----- the fake Anthropic server and the real Claude CLI (escalation and agent-key tests) --
+@pytest.fixture
+def fake_anthropic() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as srv:
+        yield srv
+
+
+@pytest.fixture
+def claude_bin() -> str:
+    found = find_claude_bin()
+    if not found:
+        pytest.skip("real Claude CLI not installed (npm install @anthropic-ai/claude-code)")
+    return found
+
+
+@pytest.fixture
+def real_claude_env(tmp_path: Path, fake_anthropic: FakeAnthropic) -> dict[str, str]:
+    return claude_env(tmp_path, fake_anthropic.url)

@@ -8,27 +8,8 @@ from pathlib import Path
 import pytest
 
 from milk_tui.testing.claude_rig import CliRig
-from milk_tui.testing.fake_anthropic import FakeAnthropic, claude_env, find_claude_bin
+from milk_tui.testing.fake_anthropic import FakeAnthropic
 from milk_tui.testing.fake_claude_cli import FakeCli
-
-
-@pytest.fixture
-def fake_anthropic() -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as srv:
-        yield srv
-
-
-@pytest.fixture
-def claude_bin() -> str:
-    found = find_claude_bin()
-    if not found:
-        pytest.skip("real Claude CLI not installed (npm install @anthropic-ai/claude-code)")
-    return found
-
-
-@pytest.fixture
-def real_claude_env(tmp_path: Path, fake_anthropic: FakeAnthropic) -> dict[str, str]:
-    return claude_env(tmp_path, fake_anthropic.url)
 
 
 @pytest.fixture
