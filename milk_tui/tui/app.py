@@ -183,9 +183,8 @@ class MilkApp(App[int]):
         self.run_worker(build_events, thread=True, group="warm-up", exit_on_error=False)
         # The first prompt should find its agent's connection open (fails silently).
         # The function, not a coroutine: a quit before the worker starts leaves nothing unawaited.
-        # (Textual's WorkType spells an async def Coroutine[None, None, ...]; ours is Any, Any.)
         work = self.facade.preconnect
-        self.run_worker(work, group="preconnect", exit_on_error=False)  # type: ignore[arg-type]
+        self.run_worker(work, group="preconnect", exit_on_error=False)  # type: ignore[arg-type]  # WorkType wants Coroutine[None, None, ...]
 
     async def on_unmount(self) -> None:
         """Every way out ends here (Ctrl+Q, /quit, Ctrl+C twice, the palette's Quit, a crash):

@@ -166,8 +166,7 @@ class MainScreen(Screen[None]):
                 self.query_one(Conversation).prepend_items(items, inert=True)
 
         if generation == self._transcript_generation:  # the function: nothing left unawaited
-            work = load  # Textual's WorkType spells an async def Coroutine[None, None, ...]
-            self.run_worker(work, group="transcript")  # type: ignore[arg-type]
+            self.run_worker(load, group="transcript")  # type: ignore[arg-type]  # WorkType wants Coroutine[None, None, ...]
 
     def _show_header(self, view: ev.SessionChanged) -> None:
         self.query_one(AppHeader).show(view.name, view.session_id, view.cwd, view.exchanges)
