@@ -58,6 +58,7 @@ INPUT_BINDINGS: list[Binding] = [
     ),
     priority_key("ctrl+r", "history_search", "Search history", "milk.input.search"),
     priority_key("tab", "complete", "Complete", "milk.input.complete", show=False),
+    priority_key("ctrl+d", "eof", "Quit on an empty prompt", "milk.input.eof", show=False),
 ]
 
 

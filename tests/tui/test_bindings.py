@@ -279,3 +279,19 @@ async def test_the_agents_connection_is_opened_once_the_main_screen_is_up() -> N
             await until(pilot, lambda: any(r.method == "GET" for r in srv.requests))
             assert [r.path for r in srv.requests if r.method == "GET"][:1] == ["/v1/models"]
             assert srv.chat_requests == []
+
+
+async def test_ctrl_d_quits_on_an_empty_prompt_and_deletes_right_otherwise() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        box = app.main_screen.query_one(PromptInput)
+        box.set_text("xabc")
+        box.move_cursor((0, 0))
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        assert box.text == "abc" and app.is_running
+        box.set_text("")
+        await pilot.press("ctrl+d")
+        await until(pilot, lambda: not app.is_running)
+    assert app.return_code == 0

@@ -69,6 +69,21 @@ class PromptInput(TextArea):
             return
         self.post_message(self.Submitted(text))
 
+    def action_eof(self) -> None:
+        """Ctrl+D: on an empty prompt between turns it quits, as end of input does in a
+        shell; otherwise it deletes to the right, the editing key it takes over."""
+        self.call_later(self._eof_now)
+
+    async def _eof_now(self) -> None:
+        if self.text:
+            self.action_delete_right()
+            return
+        facade = getattr(self.screen, "facade", None)
+        if facade is not None and facade.busy:
+            self.app.bell()  # an empty prompt is normal while a reply streams: never quit then
+            return
+        await self.app.run_action("quit")
+
     def action_newline(self) -> None:
         self.call_later(self.insert, "\n")
 
