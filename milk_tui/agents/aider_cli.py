@@ -23,7 +23,8 @@ from milk_tui.agents.base import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from milk_tui.agents.child_process import ChildAgent, exits_zero
+from milk_tui.agents.child_process import ChildAgent
+from milk_tui.agents.process_io import exits_zero
 
 BASE_ARGS = (
     "--yes-always", "--no-pretty", "--no-auto-commits", "--edit-format", "diff",

@@ -20,12 +20,10 @@ from pathlib import Path
 
 from milk_tui.agents.base import AgentError, AgentEvent, AgentRequest, ChatMessage
 from milk_tui.agents.process_io import clean_stderr, drain_tail, read_lines, spawn
-from milk_tui.agents.process_tree import kill_tree, kill_tree_now
+from milk_tui.agents.process_tree import kill_tree
 from milk_tui.agents.redact import Redactor
 from milk_tui.agents.wire_log import WireLog
 from milk_tui.config.settings import AgentConfig
-
-HELP_TIMEOUT_S = 15.0
 
 
 class ChildRun:
@@ -87,25 +85,6 @@ class ChildRun:
         for path in self.files:
             with contextlib.suppress(OSError):
                 os.unlink(path)
-
-
-async def exits_zero(argv: list[str], env: dict[str, str]) -> bool:
-    """The availability probe: ``argv`` (``<bin> --help``) runs and exits 0."""
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-            env=env,
-        )
-    except OSError:
-        return False
-    try:
-        return await asyncio.wait_for(proc.wait(), HELP_TIMEOUT_S) == 0
-    except TimeoutError:
-        kill_tree_now(proc)
-        return False
 
 
 def resolve_bin(configured: str, default: str) -> str:

@@ -39,16 +39,14 @@ from milk_tui.agents.claude_control import answer_control, denials
 from milk_tui.agents.claude_settings import allow_rules
 from milk_tui.agents.claude_stream import SESSION_NOT_FOUND_TEXT, StreamJsonParser
 from milk_tui.agents.mcp import claude_config as mcp_config
-from milk_tui.agents.process_io import clean_stderr, drain_tail, read_lines, spawn
-from milk_tui.agents.process_tree import kill_tree, kill_tree_now
+from milk_tui.agents.process_io import clean_stderr, drain_tail, exits_zero, read_lines, spawn
+from milk_tui.agents.process_tree import kill_tree
 from milk_tui.agents.redact import Redactor
 from milk_tui.agents.wire_log import WireLog
 from milk_tui.agents.wire_shape import WireShapeError
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.settings import AgentConfig
 from milk_tui.model.attachment import prompt_parts
-
-VERSION_TIMEOUT_S = 15.0
 
 EXIT_WAIT_S = 10.0
 """After the result line the CLI only saves its session file; this bounds a hung exit."""
@@ -95,7 +93,7 @@ class ClaudeCliAgent:
 
     async def available(self) -> bool:
         if self._available is None:
-            self._available = await self._probe_version()
+            self._available = await exits_zero([self._binary(), "--version"], self._environment())
         return self._available
 
     async def aclose(self) -> None:
@@ -116,24 +114,6 @@ class ClaudeCliAgent:
         env = {k: v for k, v in os.environ.items() if k not in _STRIPPED_ENV}
         env.update(self._env_overrides)
         return env
-
-    async def _probe_version(self) -> bool:
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                self._binary(),
-                "--version",
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.DEVNULL,
-                env=self._environment(),
-            )
-        except OSError:
-            return False
-        try:
-            return await asyncio.wait_for(proc.wait(), VERSION_TIMEOUT_S) == 0
-        except TimeoutError:
-            kill_tree_now(proc)
-            return False
 
     def build_argv(
         self, request: AgentRequest, session_id: str, context_file: str | None

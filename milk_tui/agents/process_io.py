@@ -8,11 +8,14 @@ from collections import deque
 from collections.abc import AsyncIterator, Sequence
 
 from milk_tui.agents.base import AgentError
+from milk_tui.agents.process_tree import kill_tree_now
 
 MAX_LINE_BYTES = 10 * 1024 * 1024
 """A stdout line longer than this is skipped whole (a huge tool result), not fatal."""
 STDERR_TAIL_BYTES = 4096
 """How much of a child's stderr is kept to explain its exit."""
+PROBE_TIMEOUT_S = 15.0
+"""A CLI's ``--version`` on a cold disk (node start-up) can take seconds."""
 
 
 async def spawn(
@@ -77,3 +80,23 @@ def clean_stderr(raw: bytes, noise: str = "") -> str:
     text = raw[-STDERR_TAIL_BYTES:].decode("utf-8", errors="replace")
     lines = [ln for ln in text.splitlines() if ln.strip() and not (noise and noise in ln)]
     return "\n".join(lines).strip()
+
+
+async def exits_zero(argv: list[str], env: dict[str, str]) -> bool:
+    """The availability probe of a CLI agent: ``argv`` (``<bin> --version`` or ``--help``)
+    runs and exits 0 within ``PROBE_TIMEOUT_S``."""
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=env,
+        )
+    except OSError:
+        return False
+    try:
+        return await asyncio.wait_for(proc.wait(), PROBE_TIMEOUT_S) == 0
+    except TimeoutError:
+        kill_tree_now(proc)
+        return False

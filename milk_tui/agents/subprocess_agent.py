@@ -16,7 +16,8 @@ import uuid
 from collections.abc import AsyncIterator
 
 from milk_tui.agents.base import AgentError, AgentEvent, AgentRequest, Finished
-from milk_tui.agents.child_process import ChildAgent, exits_zero
+from milk_tui.agents.child_process import ChildAgent
+from milk_tui.agents.process_io import exits_zero
 from milk_tui.agents.subprocess_events import NdjsonParser
 from milk_tui.agents.wire_shape import WireShapeError
 
