@@ -14,6 +14,7 @@ from milk_tui.engine.dispatch import AgentSlot, Dispatcher
 from milk_tui.storage.db import Database
 from milk_tui.storage.sessions import SessionStore
 from milk_tui.testing.fake_anthropic import FakeAnthropic, claude_env, find_claude_bin
+from milk_tui.testing.fake_bedrock import FakeBedrock
 from milk_tui.testing.scripted_agent import ScriptedAgent
 
 REPO = Path(__file__).resolve().parent.parent
@@ -120,3 +121,23 @@ def claude_bin() -> str:
 @pytest.fixture
 def real_claude_env(tmp_path: Path, fake_anthropic: FakeAnthropic) -> dict[str, str]:
     return claude_env(tmp_path, fake_anthropic.url)
+
+
+# ----- an AWS-free environment and a fake Bedrock server that real boto3 talks to ----------
+
+
+@pytest.fixture
+def no_real_aws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may read the developer's ~/.aws or env credentials, or probe IMDS."""
+    for k in list(os.environ):
+        if k.startswith("AWS_"):
+            monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+
+
+@pytest.fixture
+def fake_bedrock(no_real_aws: None) -> Iterator[FakeBedrock]:
+    with FakeBedrock() as fake:
+        yield fake

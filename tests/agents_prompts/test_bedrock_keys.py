@@ -3,34 +3,16 @@ after the system prompt), on what a fake Bedrock server that real boto3 talks to
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from milk_tui.agents.base import AgentRequest, TextChunk
 from milk_tui.agents.bedrock import BedrockAgent
-from milk_tui.testing.fake_bedrock import FakeBedrock, agent_config
+from milk_tui.testing.fake_bedrock import agent_config
 from milk_tui.testing.fake_bedrock_reply import Reply
 
 pytest.importorskip("boto3")
-
-
-@pytest.fixture(autouse=True)
-def no_real_aws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for k in list(os.environ):
-        if k.startswith("AWS_"):
-            monkeypatch.delenv(k, raising=False)
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeBedrock]:
-    with FakeBedrock() as f:
-        yield f
 
 
 async def _say(agent: BedrockAgent, cwd: Path) -> str:
@@ -42,18 +24,20 @@ async def _say(agent: BedrockAgent, cwd: Path) -> str:
 
 
 @pytest.mark.parametrize(("service", "scope"), [(None, "/bedrock/"), ("gateway", "/gateway/")])
-async def test_aws_service_is_the_signing_name(fake, tmp_path, service, scope):
-    fake.script(Reply().text("ok"))
+async def test_aws_service_is_the_signing_name(fake_bedrock, tmp_path, service, scope):
+    fake_bedrock.script(Reply().text("ok"))
     keys = {"aws_service": service} if service else {}
-    assert await _say(BedrockAgent(agent_config(fake, **keys)), tmp_path) == "ok"
-    auth = fake.stream_requests[-1].headers["authorization"]
+    assert await _say(BedrockAgent(agent_config(fake_bedrock, **keys)), tmp_path) == "ok"
+    auth = fake_bedrock.stream_requests[-1].headers["authorization"]
     assert f"/us-east-1{scope}aws4_request" in auth
 
 
 @pytest.mark.parametrize("caching", [False, True])
-async def test_prompt_caching_adds_a_cache_point_after_the_system_prompt(fake, tmp_path, caching):
-    fake.script(Reply().text("ok"))
-    await _say(BedrockAgent(agent_config(fake, prompt_caching=caching)), tmp_path)
-    system = fake.stream_requests[-1].body["system"]
+async def test_prompt_caching_adds_a_cache_point_after_the_system_prompt(
+    fake_bedrock, tmp_path, caching
+):
+    fake_bedrock.script(Reply().text("ok"))
+    await _say(BedrockAgent(agent_config(fake_bedrock, prompt_caching=caching)), tmp_path)
+    system = fake_bedrock.stream_requests[-1].body["system"]
     cache = [{"cachePoint": {"type": "default"}}] if caching else []
     assert system == [{"text": "You are terse."}, *cache]
