@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -46,7 +47,11 @@ from fake_ollama import FakeOllamaServer  # noqa: E402
 
 OTERM_CHILD = str(HERE / "peers" / "oterm_child.py")
 APPS = ("minimal", "oterm", "milk")
-NAMES = {"minimal": "minimal Textual app", "oterm": "oterm", "milk": "milk-tui"}
+NAMES = {
+    "minimal": "minimal Textual app",
+    "oterm": f"oterm {oterm_venv.OTERM_VERSION}",
+    "milk": "milk-tui",
+}
 
 
 def load() -> str:
@@ -91,7 +96,10 @@ def ready_child(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
         proc.wait()
 
 
-def cold_start(rounds: int, turns: int, oterm_py: Path | None, url: str) -> dict[str, Any]:
+def cold_start(
+    rounds: int, turns: int, oterm_py: Path | None, url: str
+) -> dict[str, tuple[float, float]]:
+    """Medians per kind: (launch → ready, CPU until ready) in s."""
     tui_cold_start.make_home(turns)  # sets MILK_HOME to a home with the session
     env = child_env(MILK_DEMO_PACE="0")
     me, cold = sys.executable, tui_cold_start.__file__
@@ -112,7 +120,12 @@ def cold_start(rounds: int, turns: int, oterm_py: Path | None, url: str) -> dict
     for r in range(rounds):
         for kind in list(kinds) if r % 2 == 0 else list(reversed(kinds)):
             runs[kind].append(ready_child(*kinds[kind]))
-    return {k: statistics.median(t for t, _ in v) for k, v in runs.items()}
+    if oterm_py is not None:
+        shutil.rmtree(home, ignore_errors=True)
+    return {
+        k: (statistics.median(t for t, _ in v), statistics.median(c for _, c in v))
+        for k, v in runs.items()
+    }
 
 
 # ----- keys while a reply streams ---------------------------------------------------------------
@@ -205,7 +218,7 @@ def first_poll(rows: list[dict[str, Any]]) -> str:
 def table(
     first: dict[str, tuple[float, float]],
     streams: dict[int, dict[str, list[dict[str, Any]]]],
-    cold: dict[str, float],
+    cold: dict[str, tuple[float, float]],
     content: str,
     chunks: int,
 ) -> list[str]:
@@ -232,14 +245,11 @@ def table(
             lines.append(f"| {label} | {cells} |")
 
     def ratio(a: str) -> str:
-        if a == "milk":
-            return f"**{cold['milk'] / cold['bare']:.2f}×** ({cold['milk'] * 1000:.0f} ms)"
-        if a == "oterm" and "oterm" in cold:
-            b = cold["bare-oterm"]
-            return f"**{cold['oterm'] / b:.1f}×** ({cold['oterm'] * 1000:.0f} ms; bare {b * 1000:.0f} ms)"
-        if a == "minimal":
-            return f"– (bare app {cold['bare'] * 1000:.0f} ms)"
-        return "–"
+        base = {"milk": "bare", "oterm": "bare-oterm"}.get(a)
+        if base is None or a not in cold:
+            return f"– (bare app {cold['bare'][0] * 1000:.0f} ms)" if a == "minimal" else "–"
+        (t, c), (bt, bc) = cold[a], cold[base]
+        return f"**{t / bt:.2f}×** ({t * 1000:.0f} ms ÷ {bt * 1000:.0f} ms; CPU {c / bc:.2f}×)"
 
     row("cold start ÷ a bare Textual app in the same venv (launch → prompt focused)", ratio)
     return lines

@@ -33,8 +33,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -60,7 +62,9 @@ def isolated_env(home: str, url: str = "") -> dict[str, str]:
 def isolate(home: str = "", url: str = "") -> str:
     """Run this process in ``isolated_env`` (a new temp dir by default); call before
     importing oterm, which reads its environment at import.  Returns the data dir."""
-    home = home or tempfile.mkdtemp(prefix="milk-bench-oterm-")
+    if not home:
+        home = tempfile.mkdtemp(prefix="milk-bench-oterm-")
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
     os.environ.update(isolated_env(home, url))
     os.chdir(home)  # python-dotenv is not to find a .env of the caller's folder
     return os.environ["OTERM_DATA_DIR"]
