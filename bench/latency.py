@@ -168,8 +168,9 @@ def first_token(rounds: int, chunks: int, oterm_py: Path | None) -> dict[str, tu
         capture_output=True,
         text=True,
         timeout=900,
-        check=True,
     )
+    if done.returncode != 0:
+        raise SystemExit(f"first_token.py failed:\n{done.stderr[-2000:]}")
     lines = {"minimal": "minimal Textual app", "milk": "milk-tui ("}
     out: dict[str, tuple[float, float]] = {}
     for line in done.stdout.splitlines():
@@ -177,12 +178,13 @@ def first_token(rounds: int, chunks: int, oterm_py: Path | None) -> dict[str, tu
             m = FIRST.search(line)
             if line.strip().startswith(start) and m:
                 out[app] = (float(m[1]), float(m[2]))
+    if len(out) < 2:
+        print(f"first_token.py printed no figures I can read:\n{done.stdout[-1000:]}")
     if oterm_py is not None:
         cmd = [str(oterm_py), OTERM_CHILD, "--first-token", "--rounds", str(rounds)]
         rows = json_child([*cmd, "--chunks", str(chunks)], child_env())
-        out["oterm"] = tuple(  # type: ignore[assignment]
-            statistics.median(r[k] for r in rows) * 1000 for k in ("wire", "first")
-        )
+        wire, first = (statistics.median(r[k] for r in rows) * 1000 for k in ("wire", "first"))
+        out["oterm"] = (wire, first)
     return out
 
 
@@ -258,7 +260,9 @@ def table(
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--quick", action="store_true", help="one round of each, 3 of cold start")
+    ap.add_argument(
+        "--quick", action="store_true", help="1 streaming round (first token, cold start: 3)"
+    )
     ap.add_argument("--content", choices=["tok", "md"], default="tok")
     ap.add_argument("--turns", type=int, default=10000, help="milk-tui's session at cold start")
     ap.add_argument("--no-oterm", action="store_true")
