@@ -120,7 +120,9 @@ def _enter_key(app) -> None:  # type: ignore[no-untyped-def]
     app.post_message(events.Key("enter", None))
 
 
-async def milk_sample(url: str, srv, profile: cProfile.Profile | None = None) -> dict[str, float]:  # type: ignore[no-untyped-def]
+async def milk_sample(  # type: ignore[no-untyped-def]
+    url: str, srv, profile: cProfile.Profile | None = None, trace: bool = False
+) -> dict[str, float]:
     from tui_harness import fake_config
 
     from milk_tui.facade.application import start
@@ -141,7 +143,7 @@ async def milk_sample(url: str, srv, profile: cProfile.Profile | None = None) ->
         box = screen.query_one(PromptInput)
         box.set_text(prompt())
         await pilot.pause()
-        before = set(conv.query(ReplyBlock))
+        before = {r for r in conv.query(ReplyBlock) if r.text}  # not an empty spare
 
         def shown() -> bool:
             """A new reply has a rendered line below its header, inside the view."""
@@ -154,9 +156,19 @@ async def milk_sample(url: str, srv, profile: cProfile.Profile | None = None) ->
 
         if profile is not None:
             profile.enable()
+        if trace:
+            import frame_trace
+
+            frame_trace.install(srv)
+            frame_trace.start()
         out = await measure(app, lambda: _enter_key(app), shown, srv)
         if profile is not None:
             profile.disable()
+        if trace:
+            frame_trace.mark("first token painted (bench)")
+            print(frame_trace.report())
+            frame_trace.stop()
+            srv.responder = None
         await _until(lambda: not application.busy)
         await pilot.pause()
     application.close_database()
@@ -223,7 +235,7 @@ async def mini_sample(url: str, srv) -> dict[str, float]:  # type: ignore[no-unt
     return out
 
 
-async def run(rounds: int, chunks: int, profile: bool) -> None:
+async def run(rounds: int, chunks: int, profile: bool, trace: int = 0) -> None:
     from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage
 
     with FakeOpenAIServer() as srv:
@@ -238,6 +250,9 @@ async def run(rounds: int, chunks: int, profile: bool) -> None:
         prof = cProfile.Profile() if profile else None
         if prof is not None:
             await milk_sample(srv.url, srv, prof)
+        for i in range(trace):
+            print(f"traced milk-tui sample {i + 1} (ms since Enter):")
+            await milk_sample(srv.url, srv, trace=True)
 
     def med(xs: list[dict[str, float]], k: str) -> float:
         return statistics.median(x[k] for x in xs) * 1000
@@ -267,9 +282,10 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=2000)
     ap.add_argument("--facts", type=int, default=2000)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--trace", type=int, default=0, metavar="N", help="N traced milk samples")
     a = ap.parse_args()
     seed_home(a.turns, a.facts)
-    asyncio.run(run(a.rounds, a.chunks, a.profile))
+    asyncio.run(run(a.rounds, a.chunks, a.profile, a.trace))
 
 
 if __name__ == "__main__":

@@ -164,7 +164,9 @@ async def run_milk(url: str, chunks: int) -> dict[str, Any]:
         box = screen.query_one(PromptInput)
 
         def reply():  # type: ignore[no-untyped-def]
-            blocks = [b for b in conv.children if b.__class__.__name__ == "ReplyBlock"]
+            blocks = [
+                b for b in conv.children if b.__class__.__name__ == "ReplyBlock" and b.display
+            ]
             return blocks[-1] if blocks else None
 
         def shown() -> bool:

@@ -1,6 +1,7 @@
-"""The way from Enter to the first token on screen: a reply block waits hidden once the
-turn is routed, the transcript follows the bottom in the layout pass itself, and no full
-garbage collection runs while a turn does."""
+"""The way from Enter to the first token on screen: the next turn's prompt and reply blocks
+wait hidden at the end of the transcript, the first token shows both in one screen update,
+the transcript follows the bottom in the layout pass itself, and no full garbage
+collection runs while a turn does."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from milk_tui.tui import gc_pace
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.tool_line import ToolLine
-from tui.conftest import make_app, settle
+from milk_tui.tui.widgets.user_turn import UserTurn
+from tui.conftest import make_app, settle, until
 
 
 def _routed(bus) -> None:  # type: ignore[no-untyped-def]
@@ -19,21 +21,30 @@ def _routed(bus) -> None:  # type: ignore[no-untyped-def]
     bus.publish(ev.RouteDecided(target="primary", agent_name="demo-local", reason="default"))
 
 
-async def test_the_first_token_shows_the_block_mounted_hidden_when_routed() -> None:
+def _shown(conv: Conversation, kind: type) -> list:  # type: ignore[type-arg]
+    return [w for w in conv.query(kind) if w.display]
+
+
+async def test_the_first_token_shows_the_blocks_mounted_hidden_ahead_of_time() -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         bus = app.runtime.bus
         conv = app.main_screen.query_one(Conversation)
-        _routed(bus)
         await settle(pilot, app)
         spare = conv.query(ReplyBlock).last()
-        assert not spare.display and spare.text == ""
+        user = conv.query(UserTurn).last()
+        assert not spare.display and not user.display and spare.text == ""  # before Enter
+        _routed(bus)
+        await settle(pilot, app)
+        assert conv.query(ReplyBlock).last() is spare and not spare.display
         assert not [it for it in conv.items if it.kind == "reply"]  # not in the transcript yet
         bus.publish(ev.TextDelta(slot="primary", text="the answer"))
         await settle(pilot, app)
-        reply = conv.query(ReplyBlock).last()
-        assert reply is spare and reply.display and reply.text == "the answer"
+        reply = _shown(conv, ReplyBlock)[-1]
+        assert reply is spare and reply.text == "the answer"
         assert reply.region.height > 1  # laid out: header and the text
+        assert user.display and "hello" in user.prompt and user.agent_name == "demo-local"
+        assert user.region.y < reply.region.y
         bus.publish(ev.TurnCompleted(slot="primary", agent_name="demo-local", text="the answer"))
         await settle(pilot, app)
         assert conv.items[-1].kind == "reply" and conv.items[-1].text == "the answer"
@@ -48,8 +59,28 @@ async def test_a_turn_without_text_leaves_no_empty_block() -> None:
         await settle(pilot, app)
         bus.publish(ev.TurnFailed(error="connection refused", agent_name="demo-local"))
         await settle(pilot, app)
-        assert not conv.query(ReplyBlock)
+        assert not _shown(conv, ReplyBlock)
         assert conv.items[-1].kind == "error"
+        assert [type(w).__name__ for w in conv.children if w.display][-2:] == [
+            "UserTurn",
+            "TranscriptLine",
+        ]
+
+
+async def test_a_slow_answer_shows_the_prompt_on_its_own() -> None:
+    """No token within the wait: the prompt is shown anyway, and later blocks follow it."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        _routed(bus)
+        await until(pilot, lambda: bool(_shown(conv, UserTurn)))
+        assert _shown(conv, UserTurn)[-1].prompt == "hello" and not _shown(conv, ReplyBlock)
+        bus.publish(ev.Notice(message="still thinking", level="info"))
+        bus.publish(ev.TextDelta(slot="primary", text="late"))
+        await settle(pilot, app)
+        kinds = [type(w).__name__ for w in conv.children if w.display]
+        assert kinds[-3:] == ["UserTurn", "TranscriptLine", "ReplyBlock"]
 
 
 async def test_a_tool_call_before_the_text_keeps_the_blocks_in_order() -> None:
@@ -64,7 +95,7 @@ async def test_a_tool_call_before_the_text_keeps_the_blocks_in_order() -> None:
         await settle(pilot, app)
         kinds = [type(w).__name__ for w in conv.children if w.display]
         assert kinds[-3:] == ["UserTurn", "ToolLine", "ReplyBlock"]
-        assert len(conv.query(ReplyBlock)) == 1 and conv.query_one(ToolLine)
+        assert len(_shown(conv, ReplyBlock)) == 1 and conv.query_one(ToolLine)
 
 
 async def test_new_text_is_in_view_after_one_layout() -> None:
