@@ -137,3 +137,12 @@ def test_no_full_collection_while_a_turn_runs() -> None:
     finally:
         gc_pace.release(gc_pace._turn)
         gc.unfreeze()
+
+
+def test_the_private_textual_api_used_to_paint_at_once_is_there() -> None:
+    """``conversation_next.update_screen_now`` calls the screen's update-timer callback and
+    reads whether a layout is due: if Textual renames either, this fails."""
+    from textual.screen import Screen
+
+    assert callable(Screen._on_timer_update)
+    assert "_layout_required" in vars(Screen("probe"))

@@ -23,6 +23,24 @@ USER_TURN_WAIT_S = 0.05
 under a tenth of a second an echo still reads as immediate."""
 
 
+def update_screen_now(widget: Widget, tries: int = 4) -> None:
+    """Have the screen lay out and paint what ``widget`` just changed now, not at the next
+    tick of its 60 Hz update timer (up to 16 ms later).  The layout request reaches the
+    screen as a message, so the update waits (a few queue turns at most) until it has.
+    Private Textual API, used for want of a public one: ``Screen._on_timer_update`` (the
+    update timer's callback) and ``Screen._layout_required``;
+    tests/tui/test_first_token_path.py fails if either goes."""
+    screen = widget.screen
+
+    def update(left: int) -> None:
+        if screen._layout_required or left <= 0:
+            screen._on_timer_update()
+        else:
+            screen.call_later(update, left - 1)
+
+    widget.call_later(update, tries)
+
+
 class NextTurn:
     """Owned by a ``Conversation``: its hidden spare blocks and the prompt not shown yet."""
 
@@ -92,7 +110,7 @@ class NextTurn:
             self._route = None
         user.display = True
         if update and user.is_attached:
-            self.conv.call_later(user.screen._on_timer_update)  # not at the next 60 Hz tick
+            update_screen_now(user)
 
     # ----- the reply ---------------------------------------------------------------------
 
@@ -121,4 +139,4 @@ class NextTurn:
         """The first token: the prompt and the reply shown in one screen update, now."""
         self.show_user(update=False)
         reply.display = True
-        self.conv.call_later(reply.screen._on_timer_update)
+        update_screen_now(reply)
