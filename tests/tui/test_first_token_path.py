@@ -50,6 +50,25 @@ async def test_the_first_token_shows_the_blocks_mounted_hidden_ahead_of_time() -
         assert conv.items[-1].kind == "reply" and conv.items[-1].text == "the answer"
 
 
+async def test_the_first_text_is_rendered_as_delivered_not_in_the_layout_pass() -> None:
+    """The hidden reply block has no width of its own: it is given the one its layout will
+    give it, so the first frame's Markdown is rendered by the delivery, and the layout that
+    shows it (the same loop callback as the repaint) has nothing left to render."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        _routed(bus)
+        await settle(pilot, app)
+        spare = conv.query(ReplyBlock).last()
+        bus.publish(ev.TextDelta(slot="primary", text="the **answer**"))
+        app.bridge.flush()  # delivered; no screen update has run yet
+        lines = len(spare._fixed) + len(spare._tail)
+        assert lines > 1 and spare.open_renders == 1
+        await settle(pilot, app)
+        assert spare.open_renders == 1 and spare.region.height == lines
+
+
 async def test_a_turn_without_text_leaves_no_empty_block() -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:

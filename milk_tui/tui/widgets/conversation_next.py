@@ -138,5 +138,7 @@ class NextTurn:
     def show_reply(self, reply: ReplyBlock) -> None:
         """The first token: the prompt and the reply shown in one screen update, now."""
         self.show_user(update=False)
+        width = self.conv.scrollable_content_region.width - reply.styles.gutter.width
+        reply.prime_width(width)  # the first text renders in this frame, not in the layout
         reply.display = True
         update_screen_now(reply)

@@ -104,6 +104,12 @@ class StreamView(Widget):
         self._consume(text)
         self._relayout(before)
 
+    def prime_width(self, width: int) -> None:
+        """Render at ``width`` now, before the first layout: a widget shown for the first
+        time is otherwise rendered inside the layout pass, in the same loop callback as the
+        repaint of the screen.  A wrong guess only costs a render at the real width."""
+        self._ensure(width)
+
     def finish(self) -> None:
         """Close the stream: render what is still open and show the finished reply."""
         if self._done:
