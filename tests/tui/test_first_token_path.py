@@ -165,3 +165,25 @@ def test_the_private_textual_api_used_to_paint_at_once_is_there() -> None:
 
     assert callable(Screen._on_timer_update)
     assert "_layout_required" in vars(Screen("probe"))
+
+
+async def test_turn_state_events_that_change_nothing_do_not_redraw_the_escalation_pane() -> None:
+    """Each ``Static.update`` of the pane lays out the whole screen: between Enter and the
+    first token a primary turn changes nothing the pane shows."""
+    from milk_tui.tui.widgets.escalation_pane import EscalationPane
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        pane = app.main_screen.query_one(EscalationPane)
+        updates: list[object] = []
+        update = pane.body.update
+        pane.body.update = lambda *a, **k: (updates.append(a), update(*a, **k))[1]  # type: ignore[method-assign]  # a spy
+        _routed(app.runtime.bus)
+        app.runtime.bus.publish(ev.StateChanged(state="local"))
+        await settle(pilot, app)
+        assert not updates
+        pane.tool_calls = 3  # something it shows changes: it redraws
+        app.runtime.bus.publish(ev.StateChanged(state="idle"))
+        await settle(pilot, app)
+        assert len(updates) == 1
