@@ -187,3 +187,30 @@ async def test_turn_state_events_that_change_nothing_do_not_redraw_the_escalatio
         app.runtime.bus.publish(ev.StateChanged(state="idle"))
         await settle(pilot, app)
         assert len(updates) == 1
+
+
+async def test_the_collection_after_a_turn_waits_for_the_reply_to_be_rendered(
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """A long Markdown reply's queued blocks are rendered after its last token: the
+    turn's garbage collection comes after them, not in the middle."""
+    monkeypatch.setattr(gc_pace, "RELEASE_AFTER_S", 0.01)
+    released: list[int] = []
+    monkeypatch.setattr(gc_pace, "release", released.append)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        _routed(bus)
+        bus.publish(ev.TextDelta(slot="primary", text="still rendering"))
+        await settle(pilot, app)
+        reply = [r for r in conv.query(ReplyBlock) if r.display][-1]
+        queued = [True]  # as if blocks were still queued after the last token
+        monkeypatch.setattr(type(reply), "rendering", property(lambda r: queued[0]))
+        bus.publish(ev.TurnCompleted(slot="primary", agent_name="demo-local", text="x"))
+        await settle(pilot, app)
+        await pilot.pause(0.1)
+        assert not released
+        queued[0] = False
+        await until(pilot, lambda: bool(released))
+        assert released

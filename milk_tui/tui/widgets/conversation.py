@@ -312,10 +312,11 @@ class Conversation(FollowScroll):
 
     def _end_turn(self) -> None:
         self._next.show_user()
+        reply = self._reply
         self._close_live()
         self._end_tools()
         self._ready_next()
-        gc_pace.release_later(self, self._gc_turn)
+        gc_pace.release_later(self, self._gc_turn, lambda: bool(reply and reply.rendering))
 
     def _reply_for(self, slot: str) -> ReplyBlock:
         r = self._reply

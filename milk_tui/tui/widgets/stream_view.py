@@ -93,6 +93,11 @@ class StreamView(Widget):
     def done(self) -> bool:
         return self._done
 
+    @property
+    def rendering(self) -> bool:
+        """Finished, shown, and not fully rendered yet (queued blocks, a render thread)."""
+        return self._done and bool(self._width) and not self.rendered_final
+
     def append(self, text: str) -> None:
         if not text or self._done:
             return
