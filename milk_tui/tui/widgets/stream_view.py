@@ -263,7 +263,7 @@ class StreamView(Widget):
         try:
             while queue.pending and gen == self._gen:
                 t0 = time.thread_time()
-                done = await queue.render_next(self._width, self.palette)
+                done = await queue.render_next(self._width, self.palette, ended=self._done)
                 if gen != self._gen:
                     return
                 self.block_renders += len(done)
