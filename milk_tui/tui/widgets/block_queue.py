@@ -18,10 +18,10 @@ from milk_tui.tui.widgets.md_render import Palette
 from milk_tui.tui.widgets.render_thread import in_thread
 
 SYNC_BUDGET_S = 0.003
-"""Closed blocks rendered on the event loop per frame (and per slice of the queue), at most.
-A frame's other work (finding block ends, the open block: 2–6 ms) and the screen update it
-asks for (5–10 ms) can run back to back with it before a key is looked at; 8 ms made that
-25–40 ms, 3 ms keeps most such runs under 16 ms at the same throughput."""
+"""Closed blocks rendered on the event loop per frame (and per slice of the queue while the
+reply streams), at most.  A frame's other work (finding block ends, the open block: 2–6 ms)
+and the screen update it asks for (5–10 ms) can run back to back with it before a key is
+looked at; 8 ms made that 25–40 ms, 3 ms keeps most such runs under 16 ms."""
 DONE_BUDGET_S = 0.005
 """A slice of the queue once the reply has ended: no frames (nor the screen updates they
 ask for) come between slices any more, so a slice can be longer; with 3 ms slices to the
