@@ -16,10 +16,17 @@ conversation) with a 10,000-fact memory and a 2,000-turn session to resume, so t
 before the request is not trivially small.  Rounds alternate the two apps; medians and the
 ratio are printed.
 
-    python bench/first_token.py [--rounds N] [--chunks N] [--profile]
+    python bench/first_token.py [--rounds N] [--chunks N] [--profile] [--trace N]
+                                [--baseline DIR]
 
 ``--profile`` runs one more milk-tui sample under cProfile and prints the functions that
-ran on the event loop between Enter and the first token (cumulative).
+ran on the event loop between Enter and the first token (cumulative).  ``--trace N`` runs N
+more milk-tui samples with wall-clock marks (``bench/frame_trace.py``): request built, on
+the wire, each bridge frame, screen layout and repaint, frame to the terminal.
+
+``--baseline DIR`` adds a third app, milk-tui imported from another checkout (e.g. main)
+through ``PYTHONPATH``; then every sample runs in a fresh interpreter (each with its own
+fake server and one warm-up sample first), the three apps alternated round by round.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import json
 import os
 import pstats
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -46,8 +54,9 @@ _samples = iter(range(1_000_000))
 
 
 def prompt() -> str:
-    """A new prompt each sample: a repeated one would be escalated (engine/repeat_guard.py)."""
-    return f"{PROMPT} (case {next(_samples)})"
+    """A new prompt each sample, in every process: a repeated one would be escalated
+    (engine/repeat_guard.py)."""
+    return f"{PROMPT} (case {os.getpid()}.{next(_samples)})"
 
 
 def seed_home(turns: int, facts: int) -> None:
@@ -120,7 +129,9 @@ def _enter_key(app) -> None:  # type: ignore[no-untyped-def]
     app.post_message(events.Key("enter", None))
 
 
-async def milk_sample(url: str, srv, profile: cProfile.Profile | None = None) -> dict[str, float]:  # type: ignore[no-untyped-def]
+async def milk_sample(  # type: ignore[no-untyped-def]
+    url: str, srv, profile: cProfile.Profile | None = None, trace: bool = False
+) -> dict[str, float]:
     from tui_harness import fake_config
 
     from milk_tui.facade.application import start
@@ -141,7 +152,7 @@ async def milk_sample(url: str, srv, profile: cProfile.Profile | None = None) ->
         box = screen.query_one(PromptInput)
         box.set_text(prompt())
         await pilot.pause()
-        before = set(conv.query(ReplyBlock))
+        before = {r for r in conv.query(ReplyBlock) if r.text}  # not an empty spare
 
         def shown() -> bool:
             """A new reply has a rendered line below its header, inside the view."""
@@ -154,9 +165,19 @@ async def milk_sample(url: str, srv, profile: cProfile.Profile | None = None) ->
 
         if profile is not None:
             profile.enable()
+        if trace:
+            import frame_trace
+
+            frame_trace.install(srv)
+            frame_trace.start()
         out = await measure(app, lambda: _enter_key(app), shown, srv)
         if profile is not None:
             profile.disable()
+        if trace:
+            frame_trace.mark("first token painted (bench)")
+            print(frame_trace.report())
+            frame_trace.stop()
+            srv.responder = None
         await _until(lambda: not application.busy)
         await pilot.pause()
     application.close_database()
@@ -223,7 +244,7 @@ async def mini_sample(url: str, srv) -> dict[str, float]:  # type: ignore[no-unt
     return out
 
 
-async def run(rounds: int, chunks: int, profile: bool) -> None:
+async def run(rounds: int, chunks: int, profile: bool, trace: int = 0) -> None:
     from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage
 
     with FakeOpenAIServer() as srv:
@@ -238,6 +259,9 @@ async def run(rounds: int, chunks: int, profile: bool) -> None:
         prof = cProfile.Profile() if profile else None
         if prof is not None:
             await milk_sample(srv.url, srv, prof)
+        for i in range(trace):
+            print(f"traced milk-tui sample {i + 1} (ms since Enter):")
+            await milk_sample(srv.url, srv, trace=True)
 
     def med(xs: list[dict[str, float]], k: str) -> float:
         return statistics.median(x[k] for x in xs) * 1000
@@ -260,6 +284,52 @@ async def run(rounds: int, chunks: int, profile: bool) -> None:
         pstats.Stats(prof).sort_stats("cumulative").print_stats(40)
 
 
+async def child(app: str, chunks: int) -> dict[str, float]:
+    """One warm-up and one measured sample of ``app`` in this interpreter."""
+    from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage
+
+    sample = mini_sample if app == "minimal" else milk_sample
+    with FakeOpenAIServer() as srv:
+        srv.default_reply = FakeReply.bulk(chunks, usage=usage(10, chunks))
+        await sample(srv.url, srv)
+        return await sample(srv.url, srv)
+
+
+def compare(rounds: int, chunks: int, baseline: str) -> None:
+    """The three apps, each sample a fresh interpreter, alternated round by round."""
+    apps = ["minimal", "milk", "main"]
+    rows: dict[str, list[dict[str, float]]] = {a: [] for a in apps}
+    for r in range(rounds):
+        for app in apps if r % 2 == 0 else list(reversed(apps)):
+            env = dict(os.environ)
+            if app == "main":
+                env["PYTHONPATH"] = baseline
+            cmd = [sys.executable, __file__, "--child", app, "--chunks", str(chunks)]
+            done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+            if done.returncode != 0:
+                raise SystemExit(f"{app} sample failed:\n{done.stderr[-2000:]}")
+            rows[app].append(json.loads(done.stdout.strip().splitlines()[-1]))
+
+    def med(app: str, k: str) -> float:
+        return statistics.median(x[k] for x in rows[app]) * 1000
+
+    print(
+        f"prompt → first token on screen (headless 120×40, {chunks}-chunk reply), {rounds} rounds"
+    )
+    for app in apps:
+        firsts = " ".join(f"{x['first'] * 1000:.0f}" for x in rows[app])
+        print(
+            f"  {app:<8} request sent {med(app, 'wire'):6.1f} ms, first token painted"
+            f" {med(app, 'first'):6.1f} ms (min {min(x['first'] for x in rows[app]) * 1000:.1f};"
+            f" each: {firsts})"
+        )
+    print(
+        f"  milk / minimal {med('milk', 'first') / med('minimal', 'first'):.2f}× (target ≤ 1.0),"
+        f" main / minimal {med('main', 'first') / med('minimal', 'first'):.2f}×,"
+        f" milk / main {med('milk', 'first') / med('main', 'first'):.2f}×"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
@@ -267,9 +337,18 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=2000)
     ap.add_argument("--facts", type=int, default=2000)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--trace", type=int, default=0, metavar="N", help="N traced milk samples")
+    ap.add_argument("--baseline", default="", help="a milk-tui checkout to compare with")
+    ap.add_argument("--child", choices=["minimal", "milk", "main"], help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.child:
+        print(json.dumps(asyncio.run(child(a.child, a.chunks))))
+        return
     seed_home(a.turns, a.facts)
-    asyncio.run(run(a.rounds, a.chunks, a.profile))
+    if a.baseline:
+        compare(a.rounds, a.chunks, a.baseline)
+        return
+    asyncio.run(run(a.rounds, a.chunks, a.profile, a.trace))
 
 
 if __name__ == "__main__":

@@ -130,6 +130,9 @@ class Probe:
         before = [d for t, d, _ in self.slices if t <= self.first_at] or [0.0]
         after = [d for t, d, _ in self.slices if t > self.first_at] or [0.0]
         after_cpu = [c for t, _, c in self.slices if t > self.first_at] or [0.0]
+        worst_at = max(
+            ((c, t) for t, _, c in self.slices if t > self.first_at), default=(0.0, self.first_at)
+        )[1]
         return {
             "finished": finished,
             "total_s": total,
@@ -142,6 +145,7 @@ class Probe:
             "slice_worst_ms": max(after) * 1000,
             "slices_over_16ms": sum(1 for d in after if d > 0.016),
             "slice_cpu_worst_ms": max(after_cpu) * 1000,
+            "slice_cpu_worst_at_s": worst_at - self.first_at,
             "slices_cpu_over_16ms": sum(1 for c in after_cpu if c > 0.016),
             "slice_before_first_ms": max(before) * 1000,
         }
@@ -164,7 +168,9 @@ async def run_milk(url: str, chunks: int) -> dict[str, Any]:
         box = screen.query_one(PromptInput)
 
         def reply():  # type: ignore[no-untyped-def]
-            blocks = [b for b in conv.children if b.__class__.__name__ == "ReplyBlock"]
+            blocks = [
+                b for b in conv.children if b.__class__.__name__ == "ReplyBlock" and b.display
+            ]
             return blocks[-1] if blocks else None
 
         def shown() -> bool:
@@ -308,6 +314,9 @@ def report(name: str, rows: list[dict[str, Any]]) -> str:
         f" ({sum(r['slices_over_16ms'] for r in rows)} over 16 ms;"
         f" before the first token {max(r['slice_before_first_ms'] for r in rows):3.0f} ms)"
         f" | its CPU {max(r['slice_cpu_worst_ms'] for r in rows):5.1f} ms"
+        f" (+{max(rows, key=lambda r: r['slice_cpu_worst_ms']).get('slice_cpu_worst_at_s', 0):.2f} s"
+        f" after the first token; median of the samples' worst"
+        f" {median_of(rows, 'slice_cpu_worst_ms'):4.1f} ms)"
         f" ({sum(r['slices_cpu_over_16ms'] for r in rows)} over 16 ms)"
     )
 

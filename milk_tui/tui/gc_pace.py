@@ -16,6 +16,7 @@ unmounted long after its turn) are reclaimed.
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 
 from textual.widget import Widget
 
@@ -58,6 +59,24 @@ def release(token: int) -> None:
         gc.freeze()
 
 
-def release_later(widget: Widget, token: int) -> None:
-    """``release(token)`` once the turn's last frames are painted (a timer of ``widget``)."""
-    widget.set_timer(RELEASE_AFTER_S, lambda: release(token))
+RELEASE_WAIT_MAX_S = 10.0
+"""The longest a release waits for a reply still being rendered."""
+
+
+def release_later(
+    widget: Widget, token: int, rendering: Callable[[], bool] = lambda: False
+) -> None:
+    """``release(token)`` once the turn's last frames are painted (a timer of ``widget``):
+    ``RELEASE_AFTER_S`` after the turn, or later while ``rendering()`` — a long Markdown
+    reply's queued blocks are still rendered for a while after its last token, and a
+    collection then would stall those frames."""
+    waited = [0.0]
+
+    def check() -> None:
+        waited[0] += RELEASE_AFTER_S
+        if rendering() and waited[0] < RELEASE_WAIT_MAX_S:
+            widget.set_timer(RELEASE_AFTER_S, check)
+        else:
+            release(token)
+
+    widget.set_timer(RELEASE_AFTER_S, check)

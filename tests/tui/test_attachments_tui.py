@@ -60,7 +60,7 @@ async def test_attach_paste_detach_and_chips_on_the_sent_turn(tmp_path: Path):
         assert any("missing.png: no such file" in line for line in _lines(app))
         await type_and_send(pilot, "what is in this screenshot?")
         await until(pilot, lambda: not app.facade.attachments.staged)
-        turn = app.screen.query(UserTurn).last()
+        turn = [t for t in app.screen.query(UserTurn) if t.display][-1]  # not the spare
         assert turn.chips and "shot.png · png" in turn.chips[0]
         assert not staged.has_class("-shown")
     # A resumed session shows the chips from the database.

@@ -49,7 +49,8 @@ async def test_full_turn_bus_traffic_and_rendering() -> None:
         got_deltas = [e for e in delivered if isinstance(e, ev.TextDelta)]
         assert "".join(e.text for e in got_deltas) == streamed
         assert len(got_deltas) <= sum(isinstance(e, ev.TextDelta) for e in seen)
-        reply = app.main_screen.query_one(Conversation).query(ReplyBlock).last()
+        conv = app.main_screen.query_one(Conversation)
+        reply = [r for r in conv.query(ReplyBlock) if r.display][-1]  # not the next turn's
         assert reply.done and reply.text == completed.text and reply.rendered_final
 
 

@@ -1,6 +1,7 @@
-"""The way from Enter to the first token on screen: a reply block waits hidden once the
-turn is routed, the transcript follows the bottom in the layout pass itself, and no full
-garbage collection runs while a turn does."""
+"""The way from Enter to the first token on screen: the next turn's prompt and reply blocks
+wait hidden at the end of the transcript, the first token shows both in one screen update,
+the transcript follows the bottom in the layout pass itself, and no full garbage
+collection runs while a turn does."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from milk_tui.tui import gc_pace
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.tool_line import ToolLine
-from tui.conftest import make_app, settle
+from milk_tui.tui.widgets.user_turn import UserTurn
+from tui.conftest import make_app, settle, until
 
 
 def _routed(bus) -> None:  # type: ignore[no-untyped-def]
@@ -19,7 +21,39 @@ def _routed(bus) -> None:  # type: ignore[no-untyped-def]
     bus.publish(ev.RouteDecided(target="primary", agent_name="demo-local", reason="default"))
 
 
-async def test_the_first_token_shows_the_block_mounted_hidden_when_routed() -> None:
+def _shown(conv: Conversation, kind: type) -> list:  # type: ignore[type-arg]
+    return [w for w in conv.query(kind) if w.display]
+
+
+async def test_the_first_token_shows_the_blocks_mounted_hidden_ahead_of_time() -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        await settle(pilot, app)
+        spare = conv.query(ReplyBlock).last()
+        user = conv.query(UserTurn).last()
+        assert not spare.display and not user.display and spare.text == ""  # before Enter
+        _routed(bus)
+        await settle(pilot, app)
+        assert conv.query(ReplyBlock).last() is spare and not spare.display
+        assert not [it for it in conv.items if it.kind == "reply"]  # not in the transcript yet
+        bus.publish(ev.TextDelta(slot="primary", text="the answer"))
+        await settle(pilot, app)
+        reply = _shown(conv, ReplyBlock)[-1]
+        assert reply is spare and reply.text == "the answer"
+        assert reply.region.height > 1  # laid out: header and the text
+        assert user.display and "hello" in user.prompt and user.agent_name == "demo-local"
+        assert user.region.y < reply.region.y
+        bus.publish(ev.TurnCompleted(slot="primary", agent_name="demo-local", text="the answer"))
+        await settle(pilot, app)
+        assert conv.items[-1].kind == "reply" and conv.items[-1].text == "the answer"
+
+
+async def test_the_first_text_is_rendered_as_delivered_not_in_the_layout_pass() -> None:
+    """The hidden reply block has no width of its own: it is given the one its layout will
+    give it, so the first frame's Markdown is rendered by the delivery, and the layout that
+    shows it (the same loop callback as the repaint) has nothing left to render."""
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         bus = app.runtime.bus
@@ -27,16 +61,12 @@ async def test_the_first_token_shows_the_block_mounted_hidden_when_routed() -> N
         _routed(bus)
         await settle(pilot, app)
         spare = conv.query(ReplyBlock).last()
-        assert not spare.display and spare.text == ""
-        assert not [it for it in conv.items if it.kind == "reply"]  # not in the transcript yet
-        bus.publish(ev.TextDelta(slot="primary", text="the answer"))
+        bus.publish(ev.TextDelta(slot="primary", text="the **answer**"))
+        app.bridge.flush()  # delivered; no screen update has run yet
+        lines = len(spare._fixed) + len(spare._tail)
+        assert lines > 1 and spare.open_renders == 1
         await settle(pilot, app)
-        reply = conv.query(ReplyBlock).last()
-        assert reply is spare and reply.display and reply.text == "the answer"
-        assert reply.region.height > 1  # laid out: header and the text
-        bus.publish(ev.TurnCompleted(slot="primary", agent_name="demo-local", text="the answer"))
-        await settle(pilot, app)
-        assert conv.items[-1].kind == "reply" and conv.items[-1].text == "the answer"
+        assert spare.open_renders == 1 and spare.region.height == lines
 
 
 async def test_a_turn_without_text_leaves_no_empty_block() -> None:
@@ -48,8 +78,28 @@ async def test_a_turn_without_text_leaves_no_empty_block() -> None:
         await settle(pilot, app)
         bus.publish(ev.TurnFailed(error="connection refused", agent_name="demo-local"))
         await settle(pilot, app)
-        assert not conv.query(ReplyBlock)
+        assert not _shown(conv, ReplyBlock)
         assert conv.items[-1].kind == "error"
+        assert [type(w).__name__ for w in conv.children if w.display][-2:] == [
+            "UserTurn",
+            "TranscriptLine",
+        ]
+
+
+async def test_a_slow_answer_shows_the_prompt_on_its_own() -> None:
+    """No token within the wait: the prompt is shown anyway, and later blocks follow it."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        _routed(bus)
+        await until(pilot, lambda: bool(_shown(conv, UserTurn)))
+        assert _shown(conv, UserTurn)[-1].prompt == "hello" and not _shown(conv, ReplyBlock)
+        bus.publish(ev.Notice(message="still thinking", level="info"))
+        bus.publish(ev.TextDelta(slot="primary", text="late"))
+        await settle(pilot, app)
+        kinds = [type(w).__name__ for w in conv.children if w.display]
+        assert kinds[-3:] == ["UserTurn", "TranscriptLine", "ReplyBlock"]
 
 
 async def test_a_tool_call_before_the_text_keeps_the_blocks_in_order() -> None:
@@ -64,7 +114,7 @@ async def test_a_tool_call_before_the_text_keeps_the_blocks_in_order() -> None:
         await settle(pilot, app)
         kinds = [type(w).__name__ for w in conv.children if w.display]
         assert kinds[-3:] == ["UserTurn", "ToolLine", "ReplyBlock"]
-        assert len(conv.query(ReplyBlock)) == 1 and conv.query_one(ToolLine)
+        assert len(_shown(conv, ReplyBlock)) == 1 and conv.query_one(ToolLine)
 
 
 async def test_new_text_is_in_view_after_one_layout() -> None:
@@ -106,3 +156,61 @@ def test_no_full_collection_while_a_turn_runs() -> None:
     finally:
         gc_pace.release(gc_pace._turn)
         gc.unfreeze()
+
+
+def test_the_private_textual_api_used_to_paint_at_once_is_there() -> None:
+    """``conversation_next.update_screen_now`` calls the screen's update-timer callback and
+    reads whether a layout is due: if Textual renames either, this fails."""
+    from textual.screen import Screen
+
+    assert callable(Screen._on_timer_update)
+    assert "_layout_required" in vars(Screen("probe"))
+
+
+async def test_turn_state_events_that_change_nothing_do_not_redraw_the_escalation_pane() -> None:
+    """Each ``Static.update`` of the pane lays out the whole screen: between Enter and the
+    first token a primary turn changes nothing the pane shows."""
+    from milk_tui.tui.widgets.escalation_pane import EscalationPane
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        pane = app.main_screen.query_one(EscalationPane)
+        updates: list[object] = []
+        update = pane.body.update
+        pane.body.update = lambda *a, **k: (updates.append(a), update(*a, **k))[1]  # type: ignore[method-assign]  # a spy
+        _routed(app.runtime.bus)
+        app.runtime.bus.publish(ev.StateChanged(state="local"))
+        await settle(pilot, app)
+        assert not updates
+        pane.tool_calls = 3  # something it shows changes: it redraws
+        app.runtime.bus.publish(ev.StateChanged(state="idle"))
+        await settle(pilot, app)
+        assert len(updates) == 1
+
+
+async def test_the_collection_after_a_turn_waits_for_the_reply_to_be_rendered(
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """A long Markdown reply's queued blocks are rendered after its last token: the
+    turn's garbage collection comes after them, not in the middle."""
+    monkeypatch.setattr(gc_pace, "RELEASE_AFTER_S", 0.01)
+    released: list[int] = []
+    monkeypatch.setattr(gc_pace, "release", released.append)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        _routed(bus)
+        bus.publish(ev.TextDelta(slot="primary", text="still rendering"))
+        await settle(pilot, app)
+        reply = [r for r in conv.query(ReplyBlock) if r.display][-1]
+        queued = [True]  # as if blocks were still queued after the last token
+        monkeypatch.setattr(type(reply), "rendering", property(lambda r: queued[0]))
+        bus.publish(ev.TurnCompleted(slot="primary", agent_name="demo-local", text="x"))
+        await settle(pilot, app)
+        await pilot.pause(0.1)
+        assert not released
+        queued[0] = False
+        await until(pilot, lambda: bool(released))
+        assert released

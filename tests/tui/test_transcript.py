@@ -57,7 +57,7 @@ async def _long_session() -> AsyncIterator[tuple[MilkApp, Pilot[Any], Conversati
 async def test_long_session_mounts_tail_and_loads_older_on_scroll() -> None:
     async with _long_session() as (app, pilot, conv):
         assert len(conv.items) == 400
-        mounted = [w for w in conv.children if not w.has_class("older")]
+        mounted = [w for w in conv.children if not w.has_class("older") and w.display]
         assert len(mounted) == WINDOW
         assert conv.items[conv._first].text == f"question {(400 - WINDOW) // 2}"
         assert conv.scroll_y == conv.max_scroll_y  # newest in view

@@ -14,10 +14,12 @@ from textual.widgets import Static
 
 from milk_tui.facade.servers import event_line
 from milk_tui.model import events as ev
+from milk_tui.model.session import PRIMARY
 from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui import gc_pace
 from milk_tui.tui.transcript import Item, Kind
 from milk_tui.tui.widgets.attachment_chips import decode_chips, encode_chips
+from milk_tui.tui.widgets.conversation_next import USER_TURN_WAIT_S, NextTurn
 from milk_tui.tui.widgets.follow_scroll import FollowScroll
 from milk_tui.tui.widgets.md_render import Palette, warm_highlighter
 from milk_tui.tui.widgets.reply_block import ReplyBlock
@@ -83,7 +85,7 @@ class Conversation(FollowScroll):
         self._user_item: Item | None = None
         self._tools: dict[str, ToolLine] = {}
         self._gc_turn = 0  # this turn's token for gc_pace.release
-        self._spare: ReplyBlock | None = None  # mounted hidden once routed (_prepare_reply)
+        self._next = NextTurn(self)  # the next turn's blocks, mounted hidden ahead of time
         self._loading_older = False
 
     WARM_AFTER_S = 0.5
@@ -101,7 +103,7 @@ class Conversation(FollowScroll):
     def load(self, items: list[Item], welcome: Widget | None = None) -> None:
         """Replace the transcript (resume, /new, session switch); mounts only the tail."""
         self.remove_children()
-        self._spare = None
+        self._next.reset()
         self.items = [inert_copy(it) for it in items]
         self._blocks = []
         self._older = None
@@ -125,6 +127,7 @@ class Conversation(FollowScroll):
         else:
             self._follow = True
             self.scroll_home(animate=False, immediate=True)  # not later: it would undo a follow
+        self._ready_next()
 
     def prepend_items(self, older: list[Item], *, inert: bool = False) -> None:
         """Put ``older`` before every item held (a resumed session is loaded tail first);
@@ -142,7 +145,9 @@ class Conversation(FollowScroll):
             text = self._older_text()
             if self._older is None:
                 self._older = Static(text, classes="older", markup=False)
-                self.mount(self._older, before=self._blocks[0] if self._blocks else None)
+                self.mount(
+                    self._older, before=self._blocks[0] if self._blocks else self._next.anchor()
+                )
             else:
                 self._older.update(text)
         elif self._older is not None:
@@ -163,7 +168,7 @@ class Conversation(FollowScroll):
                 return 0
             start = self._first - n
             widgets = [self._widget_for(it) for it in self.items[start : self._first]]
-            anchor_widget = self._blocks[0] if self._blocks else None
+            anchor_widget = self._blocks[0] if self._blocks else self._next.anchor()
             self._first = start
             self._blocks[:0] = widgets
             self.mount_all(widgets, before=anchor_widget)
@@ -221,28 +226,13 @@ class Conversation(FollowScroll):
             self._welcome = None
         self.items.append(item)
         self._blocks.append(w)
-        if w is self._spare:
-            self._spare = None
-            w.display = True  # the first token: painted now, not at the next 60 Hz tick of
-            self.call_later(self.screen._on_timer_update)  # the screen's update timer
-        else:
-            self._drop_spare()  # it would sit above the new block; the reply mounts later
-            self.mount(w)
+        if w is not self._user:  # the started turn's prompt is mounted already, hidden
+            self._next.show_user()
+            self.mount(w, before=self._next.anchor())
         self._prune()
 
-    def _prepare_reply(self, slot: str) -> None:
-        """An empty reply block, hidden: the first token un-hides it, a frame sooner than
-        mounting a new one (Textual processes the mount in a later frame)."""
-        self._drop_spare()
-        spare = ReplyBlock(self.names.get(slot, slot), slot, "", palette=self.palette)
-        spare.display = False
-        self._spare = spare
-        self.mount(spare)
-
-    def _drop_spare(self) -> None:
-        if self._spare is not None:
-            self._spare.remove()
-            self._spare = None
+    def _ready_next(self) -> None:
+        self._next.ready(PRIMARY, self.names.get(PRIMARY, PRIMARY), self.palette)
 
     def add_line(self, kind: Kind, text: str) -> None:
         self.add(Item(kind, text))
@@ -266,8 +256,9 @@ class Conversation(FollowScroll):
                 chips = encode_chips(e.attachments)
                 extra = {"turn": str(e.turn_index), **({"chips": chips} if chips else {})}
                 self._user_item = Item("user", e.prompt, extra=extra)
-                self._user = UserTurn(e.prompt, "", "", "").with_chips(decode_chips(chips))
+                self._user = self._next.take_user(e.prompt, decode_chips(chips))
                 self._append(self._user_item, self._user)
+                self.set_timer(USER_TURN_WAIT_S, self._next.show_user)
                 self._follow = True
             case ev.RouteDecided():
                 self.names[e.target] = e.agent_name
@@ -275,8 +266,8 @@ class Conversation(FollowScroll):
                     self._user_item.agent_name = e.agent_name
                     self._user_item.detail = e.reason
                     self._user_item.extra["label"] = e.label
-                    self._user.set_route(e.agent_name, e.reason, e.label)
-                self._prepare_reply(e.target)
+                    self._next.route(self._user, e.agent_name, e.reason, e.label)
+                self._next.aim_reply(e.target, e.agent_name, self.palette)
             case ev.EscalationStarted():
                 self._close_live()
                 self.names["escalation"] = e.agent_name
@@ -320,10 +311,12 @@ class Conversation(FollowScroll):
                 self.add_line(kind, event_line(e) or "")
 
     def _end_turn(self) -> None:
-        self._drop_spare()
+        self._next.show_user()
+        reply = self._reply
         self._close_live()
         self._end_tools()
-        gc_pace.release_later(self, self._gc_turn)
+        self._ready_next()
+        gc_pace.release_later(self, self._gc_turn, lambda: bool(reply and reply.rendering))
 
     def _reply_for(self, slot: str) -> ReplyBlock:
         r = self._reply
@@ -331,13 +324,17 @@ class Conversation(FollowScroll):
             self._close_live()
             name = self.names.get(slot, slot)
             self._reply_item = Item("reply", "", agent_name=name, slot=slot)
-            spare = self._spare
-            if spare is not None and spare.slot == slot and spare.agent_name == name:
+            spare = self._next.take_reply(slot, name)
+            if spare is not None:  # mounted hidden: shown now, with the prompt if held
+                self.items.append(self._reply_item)
+                self._blocks.append(spare)
+                self._next.show_reply(spare)
+                self._prune()
                 r = spare
             else:
                 r = ReplyBlock(name, slot, "", done=False, palette=self.palette)
+                self._append(self._reply_item, r)
             self._reply = r
-            self._append(self._reply_item, r)
         return r
 
     def _thinking_for(self, slot: str) -> ThinkingBlock:

@@ -67,6 +67,7 @@ class EscalationPane(Vertical):
         """Where the last turn went; a primary turn after an escalation is a return (↩)."""
         self.last_context = ""
         self.body = Static("", id="esc-body", markup=False)
+        self._shown: Text | None = None  # what body shows: an update lays out the screen
         self._entries: deque[Text] = deque(maxlen=TIMELINE_LINES)
         self._wrapped_at = 0
         self.timeline = RichLog(
@@ -214,4 +215,6 @@ class EscalationPane(Vertical):
                 f"\n{since} local turn{'s' if since != 1 else ''} since last escalation",
                 style="dim",
             )
-        self.body.update(t)
+        if t != self._shown:  # turn-state events mostly change nothing here
+            self._shown = t
+            self.body.update(t)

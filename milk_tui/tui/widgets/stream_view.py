@@ -93,6 +93,11 @@ class StreamView(Widget):
     def done(self) -> bool:
         return self._done
 
+    @property
+    def rendering(self) -> bool:
+        """Finished, shown, and not fully rendered yet (queued blocks, a render thread)."""
+        return self._done and bool(self._width) and not self.rendered_final
+
     def append(self, text: str) -> None:
         if not text or self._done:
             return
@@ -103,6 +108,12 @@ class StreamView(Widget):
         self._frame_t0 = time.perf_counter()
         self._consume(text)
         self._relayout(before)
+
+    def prime_width(self, width: int) -> None:
+        """Render at ``width`` now, before the first layout: a widget shown for the first
+        time is otherwise rendered inside the layout pass, in the same loop callback as the
+        repaint of the screen.  A wrong guess only costs a render at the real width."""
+        self._ensure(width)
 
     def finish(self) -> None:
         """Close the stream: render what is still open and show the finished reply."""
@@ -252,7 +263,7 @@ class StreamView(Widget):
         try:
             while queue.pending and gen == self._gen:
                 t0 = time.thread_time()
-                done = await queue.render_next(self._width, self.palette)
+                done = await queue.render_next(self._width, self.palette, ended=self._done)
                 if gen != self._gen:
                     return
                 self.block_renders += len(done)

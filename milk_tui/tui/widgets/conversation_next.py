@@ -1,0 +1,144 @@
+"""The next turn's two blocks — the prompt and the reply — mounted hidden ahead of time.
+
+Mounting a block makes Textual lay out and repaint the whole conversation (~10 ms at
+120×40 on a 2-core box).  Between Enter and the request, and again before the first token
+is painted, that work competes with the turn; so the blocks a turn needs first are mounted
+at the end of the transcript, hidden, while nothing happens (on load and when a turn
+ends).  Enter fills in the prompt without showing it; the first token shows the prompt and
+the reply in one screen update.  When the answer takes longer than ``USER_TURN_WAIT_S``,
+or another block (a tool call, a notice) comes first, the prompt is shown on its own.
+Every other block is mounted before these, so the order on screen is the order of events.
+"""
+
+from __future__ import annotations
+
+from textual.widget import Widget
+
+from milk_tui.tui.widgets.md_render import Palette
+from milk_tui.tui.widgets.reply_block import ReplyBlock
+from milk_tui.tui.widgets.user_turn import UserTurn
+
+USER_TURN_WAIT_S = 0.05
+"""How long the prompt may wait, hidden, for the first token to share its screen update:
+under a tenth of a second an echo still reads as immediate."""
+
+
+def update_screen_now(widget: Widget, tries: int = 4) -> None:
+    """Have the screen lay out and paint what ``widget`` just changed now, not at the next
+    tick of its 60 Hz update timer (up to 16 ms later).  The layout request reaches the
+    screen as a message, so the update waits (a few queue turns at most) until it has.
+    Private Textual API, used for want of a public one: ``Screen._on_timer_update`` (the
+    update timer's callback) and ``Screen._layout_required``;
+    tests/tui/test_first_token_path.py fails if either goes."""
+    screen = widget.screen
+
+    def update(left: int) -> None:
+        if screen._layout_required or left <= 0:
+            screen._on_timer_update()
+        else:
+            screen.call_later(update, left - 1)
+
+    widget.call_later(update, tries)
+
+
+class NextTurn:
+    """Owned by a ``Conversation``: its hidden spare blocks and the prompt not shown yet."""
+
+    def __init__(self, conv: Widget) -> None:
+        self.conv = conv
+        self.user: UserTurn | None = None
+        """Hidden and empty until a turn starts; then hidden with a prompt until shown."""
+        self.reply: ReplyBlock | None = None
+        """Hidden and empty until the turn's first text shows it."""
+        self._held: tuple[str, list[str]] | None = None
+        """The started turn's prompt and chips, not yet on screen."""
+        self._route: tuple[str, str, str] | None = None
+
+    def reset(self) -> None:
+        """The transcript was cleared (its children removed with these)."""
+        self.user = self.reply = None
+        self._held = self._route = None
+
+    def ready(self, slot: str, name: str, palette: Palette) -> None:
+        """Mount whichever spare is missing, hidden, at the end of the transcript."""
+        spares: list[Widget] = []
+        if self.user is None:
+            self.user = UserTurn("")
+            spares.append(self.user)
+        if self.reply is None:
+            self.reply = ReplyBlock(name, slot, "", palette=palette)
+            spares.append(self.reply)
+        for w in spares:
+            w.display = False
+        if spares:
+            self.conv.mount_all(spares)
+
+    def anchor(self) -> Widget | None:
+        """What a new block is mounted before: the first spare still hidden."""
+        if self.user is not None and self._held is None:
+            return self.user
+        return self.reply
+
+    # ----- the prompt --------------------------------------------------------------------
+
+    def take_user(self, prompt: str, chips: list[str]) -> UserTurn:
+        """The turn started: its prompt block, still hidden (shown by ``show_user``)."""
+        self.show_user(update=False)  # a previous turn's, if any was never shown
+        if self.user is None:  # not ready (a turn before the first load): mount one now
+            self.user = UserTurn("")
+            self.user.display = False
+            self.conv.mount(self.user, before=self.reply)
+        self._held, self._route = (prompt, chips), None
+        return self.user
+
+    def route(self, user: UserTurn, agent_name: str, reason: str, label: str) -> None:
+        if self._held is not None and user is self.user:
+            self._route = (agent_name, reason, label)  # applied when shown: no layout now
+        else:
+            user.set_route(agent_name, reason, label)
+
+    def show_user(self, *, update: bool = True) -> None:
+        """Show the held prompt; ``update``: ask the screen for its update now."""
+        user, held = self.user, self._held
+        if user is None or held is None:
+            return
+        self.user, self._held = None, None
+        user.prompt = held[0]
+        user.with_chips(held[1])
+        if self._route is not None:
+            user.set_route(*self._route)
+            self._route = None
+        user.display = True
+        if update and user.is_attached:
+            update_screen_now(user)
+
+    # ----- the reply ---------------------------------------------------------------------
+
+    def aim_reply(self, slot: str, name: str, palette: Palette) -> None:
+        """The turn was routed to ``slot``: make the hidden reply block that slot's."""
+        reply = self.reply
+        if reply is not None and reply.slot == slot:
+            reply.agent_name = name  # its header is drawn when it is first laid out
+            return
+        if reply is not None:
+            reply.remove()
+        self.reply = ReplyBlock(name, slot, "", palette=palette)
+        self.reply.display = False
+        self.conv.mount(self.reply)
+
+    def take_reply(self, slot: str, name: str) -> ReplyBlock | None:
+        """The hidden reply block for the first text of ``slot``, or None if it is
+        another agent's; the caller shows it with ``show_reply``."""
+        reply = self.reply
+        if reply is None or reply.slot != slot or reply.agent_name != name:
+            return None
+        self.reply = None
+        return reply
+
+    def show_reply(self, reply: ReplyBlock) -> None:
+        """The first token: the prompt and the reply shown in one screen update, now."""
+        self.show_user(update=False)
+        width = self.conv.scrollable_content_region.width - reply.styles.gutter.width
+        reply.prime_width(width)  # the first text renders in this frame, not in the layout
+        reply.display = True
+        update_screen_now(reply)
