@@ -9,7 +9,8 @@ alternating the kinds in one run:
 * ``bare`` — a bare Textual app with the same widgets, exits on ``Ready`` (its first frame);
 * ``milk`` — milk-tui's first frame (the startup screen; the core loads in a thread after it);
 * ``milk-main`` — milk-tui as ``run_app`` starts it, resuming the folder's session of
-  ``--turns`` turns, until the main screen is painted with the prompt focused.
+  ``--turns`` turns, until a frame of the main screen with the prompt focused is written
+  (the point at which Textual posts ``Ready`` for the bare app's first screen).
 
 The session is written once into a temporary ``MILK_HOME`` before the first sample.
 """
@@ -83,17 +84,18 @@ def child_milk(until_main: bool) -> None:
 
         def _show_main(self) -> None:
             super()._show_main()
-            if until_main:
-                self.call_after_refresh(self._exit_when_focused)
+            if until_main and self.main_screen is not None:
+                # Textual posts ``Ready`` (the bare app's moment) right after a screen's
+                # first layout is written out; this signal comes at the same point of every
+                # later one (https://textual.textualize.io/api/screen/).
+                self.main_screen.screen_layout_refresh_signal.subscribe(self, self._painted)
 
-        def _exit_when_focused(self) -> None:
+        def _painted(self, screen) -> None:  # type: ignore[no-untyped-def]
             from milk_tui.tui.widgets.prompt_input import PromptInput
 
-            if isinstance(self.focused, PromptInput):
+            if screen is self.main_screen and isinstance(self.focused, PromptInput):
                 _report_ready()
                 self.exit()
-            else:
-                self.call_after_refresh(self._exit_when_focused)
 
     Timed(runtime_factory=factory).run(headless=True, size=(120, 40))
 
