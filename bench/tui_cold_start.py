@@ -71,9 +71,12 @@ def child_milk(until_main: bool) -> None:
     from milk_tui.tui.app import MilkApp
 
     def factory():  # type: ignore[no-untyped-def]
-        from milk_tui.facade.application import start
+        try:
+            from milk_tui.facade.opening import open_application
+        except ImportError:  # a --baseline checkout from before the two-part start-up
+            from milk_tui.facade.application import start as open_application
 
-        return start(demo=True, cooperative=True)
+        return open_application(demo=True, cooperative=True)
 
     class Timed(MilkApp):
         def on_ready(self, event) -> None:  # type: ignore[no-untyped-def]

@@ -67,8 +67,8 @@ import gc, sys
 from milk_tui.tui.app import MilkApp
 
 def factory():
-    from milk_tui.facade.application import start
-    return start(demo=True, new=True, cooperative=True)
+    from milk_tui.facade.opening import open_application
+    return open_application(demo=True, new=True, cooperative=True)
 
 LATER = (
     "milk_tui.tui.keymap_check",
@@ -78,6 +78,10 @@ LATER = (
     "milk_tui.tui.screens.permission_modal",
     "milk_tui.tui.screens.question_modal",
     "pydantic_settings",  # reads MILK_* overrides only when one is set
+    "milk_tui.engine.dispatch",  # the agents, router and dispatcher: built after the frame
+    "milk_tui.engine.runtime",
+    "milk_tui.agents.factory",
+    "milk_tui.facade.application",
 )
 
 class Probe(MilkApp):

@@ -19,7 +19,6 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Static
 
-from milk_tui.facade.application import Application, Force
 from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
 from milk_tui.model.session import Turn
@@ -45,6 +44,8 @@ from milk_tui.tui.widgets.status_line import StatusLine
 from milk_tui.tui.widgets.welcome import Welcome, welcome_text
 
 if TYPE_CHECKING:
+    from milk_tui.facade.application import Application, Force
+    from milk_tui.facade.opening import StartView
     from milk_tui.tui.app import MilkApp
     from milk_tui.tui.facts.browser import FactBrowser
 
@@ -60,6 +61,23 @@ TAIL_TURNS = 64
 (``widgets/conversation.py`` ``WINDOW`` blocks) can show."""
 EXTERNAL_CHECK_S = 2.0
 """How often to look for other processes' writes (also on focus); a cheap pragma read."""
+BEFORE_READY = frozenset(
+    {
+        "focus_input",
+        "focus_facts",
+        "scroll_conversation",
+        "conversation_top",
+        "conversation_bottom",
+        "toggle_side",
+        "toggle_thinking",
+        "cycle_theme",
+        "help",
+        "quit",
+        "interrupt",
+    }
+)
+"""Bindings that work while the agents are still being built (the first instants after the
+main screen is painted; ``tui/app.py``): the rest act on the application."""
 
 
 class MainScreen(Screen[None]):
@@ -82,8 +100,17 @@ class MainScreen(Screen[None]):
     def facade(self) -> Application:
         return self.milk.facade
 
+    @property
+    def view(self) -> StartView:
+        """What the screen paints from: the opening until the application is installed."""
+        assert self.milk.view is not None, "the main screen is shown after the opening"
+        return self.milk.view
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.milk.application is not None or action in BEFORE_READY
+
     def compose(self) -> ComposeResult:
-        a = self.facade
+        a = self.view
         info = a.startup_info()
         yield AppHeader(id="header")
         with Horizontal(id="body"):
@@ -95,7 +122,7 @@ class MainScreen(Screen[None]):
             )
             with Vertical(id="side"):
                 yield NeedPane(id="need")
-                yield EscalationPane(self.facade.startup_info().escalation.name, id="escalation")
+                yield EscalationPane(info.escalation.name, id="escalation")
                 yield FactsPane(a.facts, a.session_id, clock=self.milk.fact_clock, id="facts")
         yield Static("", id="hint", markup=False)
         yield StagedAttachments(id="staged")
@@ -107,21 +134,34 @@ class MainScreen(Screen[None]):
         if not self.query(Conversation):
             return  # the app is closing while this screen composed (quit during start-up)
         self.set_class(not self.milk.ui_state.side_panes, "-side-hidden")
-        attach.install(self)
-        self.load_session(self.facade.session_view())
+        self.load_session(self.view.session_view())
         self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
-        from milk_tui.tui.slash.agents import CONFIG_WATCH_S, watch_config
+        from milk_tui.tui.slash.agents import CONFIG_WATCH_S
 
-        self.set_interval(CONFIG_WATCH_S, lambda: watch_config(self))
+        self.set_interval(CONFIG_WATCH_S, self._watch_config)
+        if self.milk.application is not None:
+            self.application_ready()
+
+    def application_ready(self) -> None:
+        """The application is installed (at once, or after the first frame): staged files
+        show above the prompt and pastes can attach them."""
+        attach.install(self)
 
     def check_external_changes(self) -> None:
         """Let the facade pick up other processes' writes (it publishes what changed)."""
-        self.run_worker(self.facade.check_external_changes(), group="external", exclusive=True)
+        if self.milk.application is not None:
+            self.run_worker(self.facade.check_external_changes(), group="external", exclusive=True)
+
+    def _watch_config(self) -> None:
+        if self.milk.application is not None:
+            from milk_tui.tui.slash.agents import watch_config
+
+            watch_config(self)
 
     # ----- session ----------------------------------------------------------------------
 
     def _welcome(self) -> Welcome:
-        info = self.facade.startup_info()
+        info = self.view.startup_info()
         return Welcome(
             welcome_text(
                 primary=info.primary.name,
@@ -141,7 +181,7 @@ class MainScreen(Screen[None]):
         conv = self.query_one(Conversation)
         # Painted from its tail: a 10,000-turn session's older turns become transcript items
         # in a thread after the first frame (the window mounts only the last blocks anyway).
-        history = self.facade.history()
+        history = self.view.history()
         older = max(0, len(history) - TAIL_TURNS)
         conv.load(items_from_history(history[older:], first=older + 1), welcome=self._welcome())
         self._transcript_generation += 1
@@ -155,12 +195,13 @@ class MainScreen(Screen[None]):
         self._show_header(view)
         prompt = self.query_one(PromptInput)
         try:
-            prompt.prompt_history, prompt.global_prompt_history = self.facade.input_history()
+            prompt.prompt_history, prompt.global_prompt_history = self.view.input_history()
         except StorageError as e:
             conv.add_line("warning", f"input history unavailable: {e}")
 
     def _load_older_items(self, turns: list[Turn], generation: int) -> None:
         async def load() -> None:
+            await self.milk.application_ready.wait()  # the agents are built first
             items = await asyncio.to_thread(_inert_items, turns)
             if generation == self._transcript_generation:  # no other session loaded meanwhile
                 self.query_one(Conversation).prepend_items(items, inert=True)
@@ -267,9 +308,9 @@ class MainScreen(Screen[None]):
     # ----- actions (bound in keymap.APP_BINDINGS, also in the palette) -------------------
 
     def action_interrupt(self) -> None:
-        a = self.facade
+        a = self.milk.application
         status = self.query_one(StatusLine)
-        if a.busy:
+        if a is not None and a.busy:
             a.cancel()
             status.set_hint("")
             return
@@ -291,7 +332,7 @@ class MainScreen(Screen[None]):
     def action_help(self) -> None:
         from milk_tui.tui.screens.help_modal import HelpModal  # modals load when first opened
 
-        self.app.push_screen(HelpModal(self.facade.keymap))
+        self.app.push_screen(HelpModal(self.view.keymap))
 
     def action_toggle_side(self) -> None:
         if self.has_class("-narrow"):

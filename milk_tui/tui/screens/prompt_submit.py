@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from milk_tui.facade.application import Force, TurnResult
 from milk_tui.facade.errors import StorageError
 from milk_tui.tui.commands import literal_prompt, parse_slash, unknown_command
 from milk_tui.tui.widgets.conversation import Conversation
@@ -14,6 +13,7 @@ from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from milk_tui.facade.application import Force, TurnResult
     from milk_tui.tui.screens.main import MainScreen
 
 
@@ -28,6 +28,11 @@ class PromptSubmitter:
 
     async def run_input(self, text: str) -> None:
         screen = self.screen
+        ready = screen.milk.application_ready
+        if not ready.is_set():  # Enter in the first instants: the agents are being built
+            screen.query_one(StatusLine).set_hint("starting the agents…")
+            await ready.wait()
+            screen.query_one(StatusLine).set_hint("")
         box = screen.query_one(PromptInput)
         literal = literal_prompt(text)
         if literal is not None:
