@@ -143,7 +143,7 @@ class SessionStore:
             setattr(s, f, v)
         s.stored = {**stored_fields(r["name"], r["state"], meta), "version": r["version"]}
         bad = ["its state (meta)"] if dropped else []
-        cur = self.db.query(
+        cur = self.db.tuples(
             "SELECT role, agent, agent_name, content, thinking, tool_calls, context_text, timestamp, "
             "attachments FROM turns WHERE session_id = ? ORDER BY id",
             (session_id,),

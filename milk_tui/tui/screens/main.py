@@ -72,6 +72,7 @@ BEFORE_READY = frozenset(
         "toggle_thinking",
         "cycle_theme",
         "help",
+        "show_context",
         "quit",
         "interrupt",
     }

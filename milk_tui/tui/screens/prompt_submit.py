@@ -28,11 +28,12 @@ class PromptSubmitter:
 
     async def run_input(self, text: str) -> None:
         screen = self.screen
-        ready = screen.milk.application_ready
-        if not ready.is_set():  # Enter in the first instants: the agents are being built
+        if not screen.milk.application_ready.is_set():
+            # Enter in the first instants, while the agents are built: run it once they are,
+            # in a worker, so that the screen keeps handling keys meanwhile.
             screen.query_one(StatusLine).set_hint("starting the agents…")
-            await ready.wait()
-            screen.query_one(StatusLine).set_hint("")
+            screen.run_worker(self._when_ready(text), group="startup-input")
+            return
         box = screen.query_one(PromptInput)
         literal = literal_prompt(text)
         if literal is not None:
@@ -60,6 +61,11 @@ class PromptSubmitter:
             )
             return
         self.submit_prompt(text)
+
+    async def _when_ready(self, text: str) -> None:
+        await self.screen.milk.application_ready.wait()
+        self.screen.query_one(StatusLine).set_hint("")
+        await self.run_input(text)
 
     def submit_prompt(self, text: str, force: Force | None = None) -> bool:
         screen = self.screen
