@@ -194,6 +194,7 @@ class MilkApp(App[int]):
 
         self.main_screen = MainScreen()
         if isinstance(self.screen, StartupScreen):
+            self.main_screen.typed_ahead = (self.screen.typed, self.screen.entered)
             self.switch_screen(self.main_screen)
         else:
             self.push_screen(self.main_screen)

@@ -119,3 +119,27 @@ async def test_quitting_before_the_agents_exist_closes_the_database(tmp_path: Pa
     assert app.startup_error == ""
     with pytest.raises(Exception, match="closed"):
         opening._boot.db.conn.execute("SELECT 1")
+
+
+async def test_keys_typed_before_the_main_screen_are_its_prompt_and_enter_sends_it(
+    tmp_path: Path,
+) -> None:
+    from milk_tui.tui.screens.startup import StartupScreen
+
+    opened = threading.Event()
+
+    def slow_open() -> Opening:
+        assert opened.wait(30), "the test never let the opening return"
+        return open_application(cwd=str(tmp_path), demo=True, cooperative=True)
+
+    app = MilkApp(runtime_factory=slow_open)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert isinstance(app.screen, StartupScreen)
+        await pilot.press(*"hellp", "backspace", "o", "enter", *"later")
+        opened.set()
+        await until(pilot, lambda: app.application is not None)
+        await until(pilot, lambda: len(app.runtime.session.history) == 2, timeout=10)
+        assert app.runtime.session.history[0].content == "hello"
+        # What followed the Enter was not kept for the next prompt.
+        assert app.main_screen is not None
+        assert app.main_screen.query_one(PromptInput).text == ""

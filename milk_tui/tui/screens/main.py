@@ -27,7 +27,7 @@ from milk_tui.tui.commands import (
     completions,
     looks_like_command,
 )
-from milk_tui.tui.keymap import APP_BINDINGS
+from milk_tui.tui.keymap import APP_BINDINGS, BEFORE_READY
 from milk_tui.tui.screens.agent_requests import ask_permission, ask_question, show_denials
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
 from milk_tui.tui.slash import SlashHandler, attach
@@ -61,24 +61,6 @@ TAIL_TURNS = 64
 (``widgets/conversation.py`` ``WINDOW`` blocks) can show."""
 EXTERNAL_CHECK_S = 2.0
 """How often to look for other processes' writes (also on focus); a cheap pragma read."""
-BEFORE_READY = frozenset(
-    {
-        "focus_input",
-        "focus_facts",
-        "scroll_conversation",
-        "conversation_top",
-        "conversation_bottom",
-        "toggle_side",
-        "toggle_thinking",
-        "cycle_theme",
-        "help",
-        "show_context",
-        "quit",
-        "interrupt",
-    }
-)
-"""Bindings that work while the agents are still being built (the first instants after the
-main screen is painted; ``tui/app.py``): the rest act on the application."""
 
 
 class MainScreen(Screen[None]):
@@ -92,6 +74,9 @@ class MainScreen(Screen[None]):
         self._transcript_generation = 0
         self.slash = SlashHandler(self)
         self.submitter = PromptSubmitter(self)
+        self.typed_ahead: tuple[str, bool] = ("", False)
+        """Typed on the startup screen (``screens/startup.py``): the prompt's text, and
+        whether Enter followed it."""
 
     @property
     def milk(self) -> MilkApp:
@@ -136,28 +121,28 @@ class MainScreen(Screen[None]):
             return  # the app is closing while this screen composed (quit during start-up)
         self.set_class(not self.milk.ui_state.side_panes, "-side-hidden")
         self.load_session(self.view.session_view())
-        self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
-        from milk_tui.tui.slash.agents import CONFIG_WATCH_S
-
-        self.set_interval(CONFIG_WATCH_S, self._watch_config)
+        text, entered = self.typed_ahead
+        if text:
+            self.query_one(PromptInput).set_text(text)
+            if entered:
+                self.call_after_refresh(self.run_input, text)
         if self.milk.application is not None:
             self.application_ready()
 
     def application_ready(self) -> None:
         """The application is installed (at once, or after the first frame): staged files
-        show above the prompt and pastes can attach them."""
+        show above the prompt, pastes can attach them, other processes' writes and config
+        edits are looked for."""
+        from milk_tui.tui.slash.agents import CONFIG_WATCH_S, watch_config
+
         attach.install(self)
+        self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
+        self.set_interval(CONFIG_WATCH_S, lambda: watch_config(self))
 
     def check_external_changes(self) -> None:
         """Let the facade pick up other processes' writes (it publishes what changed)."""
-        if self.milk.application is not None:
+        if self.milk.application is not None:  # also called on focus, maybe before
             self.run_worker(self.facade.check_external_changes(), group="external", exclusive=True)
-
-    def _watch_config(self) -> None:
-        if self.milk.application is not None:
-            from milk_tui.tui.slash.agents import watch_config
-
-            watch_config(self)
 
     # ----- session ----------------------------------------------------------------------
 
@@ -379,10 +364,7 @@ class MainScreen(Screen[None]):
 
     def action_scroll_conversation(self, pages: int) -> None:
         conv = self.query_one(Conversation)
-        if pages < 0:
-            conv.scroll_page_up()
-        else:
-            conv.scroll_page_down()
+        conv.scroll_page_up() if pages < 0 else conv.scroll_page_down()
 
     def action_conversation_top(self) -> None:
         conv = self.query_one(Conversation)
