@@ -51,10 +51,7 @@ def test_front_ends_load_the_engine_only_when_they_start_it():
 def test_the_cli_parser_loads_no_config_model_or_facade_behind_a_subcommand():
     """``milk-tui`` builds its parser (every subcommand's) before the TUI's first frame:
     the subcommands' facades, the config models and the MCP SDK load when one runs."""
-    code = (
-        "import sys\nimport milk_tui.cli as c\nc.build_parser()\n"
-        "print('\\n'.join(sys.modules))"
-    )
+    code = "import sys\nimport milk_tui.cli as c\nc.build_parser()\nprint('\\n'.join(sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(out.stdout.split())
     heavy = ("milk_tui.config.settings", "milk_tui.facade.mcp", "milk_tui.facade.admin", "mcp")
