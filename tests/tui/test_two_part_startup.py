@@ -143,3 +143,26 @@ async def test_keys_typed_before_the_main_screen_are_its_prompt_and_enter_sends_
         # What followed the Enter was not kept for the next prompt.
         assert app.main_screen is not None
         assert app.main_screen.query_one(PromptInput).text == ""
+
+
+async def test_the_welcome_adds_what_the_second_half_found(tmp_path: Path) -> None:
+    """A custom prompt file is checked when the agents are built, after the first frame:
+    the welcome of an empty session then says what is wrong with it."""
+    from milk_tui.tui.widgets.welcome import Welcome
+
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[[agents]]\nname = "local"\nurl = "http://127.0.0.1:9"\n'
+        f'prompt_file = "{tmp_path / "missing-prompt.md"}"\n'
+    )
+
+    def opening() -> Opening:
+        return open_application(cwd=str(tmp_path), config_path=config, cooperative=True)
+
+    app = MilkApp(runtime_factory=opening)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.application is not None)
+        await until(
+            pilot, lambda: "missing-prompt.md" in str(app.screen.query_one(Welcome).render())
+        )
+        assert any("missing-prompt.md" in n for n in app.facade.startup_notes)

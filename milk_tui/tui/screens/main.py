@@ -11,6 +11,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -130,34 +131,34 @@ class MainScreen(Screen[None]):
             self.application_ready()
 
     def application_ready(self) -> None:
-        """The application is installed (at once, or after the first frame): staged files
-        show above the prompt, pastes can attach them, other processes' writes and config
-        edits are looked for."""
+        """The application is installed (at once, or after the first frame): the welcome
+        says what it found, staged files show above the prompt, pastes can attach them,
+        other processes' writes and config edits are looked for."""
         from milk_tui.tui.slash.agents import CONFIG_WATCH_S, watch_config
 
         attach.install(self)
+        for welcome in self.query(Welcome):  # the application's notes (custom prompt files)
+            welcome.update(self._welcome_text())
         self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
         self.set_interval(CONFIG_WATCH_S, lambda: watch_config(self))
 
     def check_external_changes(self) -> None:
-        """Let the facade pick up other processes' writes (it publishes what changed)."""
-        if self.milk.application is not None:  # also called on focus, maybe before
+        """Let the facade pick up other processes' writes (also on focus: maybe before)."""
+        if self.milk.application is not None:
             self.run_worker(self.facade.check_external_changes(), group="external", exclusive=True)
 
     # ----- session ----------------------------------------------------------------------
 
-    def _welcome(self) -> Welcome:
+    def _welcome_text(self) -> Text:
         info = self.view.startup_info()
-        return Welcome(
-            welcome_text(
-                primary=info.primary.name,
-                primary_desc=info.primary.description,
-                escalation=info.escalation.name,
-                escalation_desc=info.escalation.description,
-                demo=info.demo,
-                notes=list(info.notes),
-                config_path=info.config_path,
-            )
+        return welcome_text(
+            primary=info.primary.name,
+            primary_desc=info.primary.description,
+            escalation=info.escalation.name,
+            escalation_desc=info.escalation.description,
+            demo=info.demo,
+            notes=list(info.notes),
+            config_path=info.config_path,
         )
 
     def load_session(self, view: ev.SessionChanged) -> None:
@@ -169,7 +170,8 @@ class MainScreen(Screen[None]):
         # in a thread after the first frame (the window mounts only the last blocks anyway).
         history = self.view.history()
         older = max(0, len(history) - TAIL_TURNS)
-        conv.load(items_from_history(history[older:], first=older + 1), welcome=self._welcome())
+        items = items_from_history(history[older:], first=older + 1)
+        conv.load(items, welcome=Welcome(self._welcome_text()))
         self._transcript_generation += 1
         if older:  # after the first frame: the tail is what it paints
             self.call_after_refresh(
