@@ -162,7 +162,6 @@ async def test_the_welcome_adds_what_the_second_half_found(tmp_path: Path) -> No
     app = MilkApp(runtime_factory=opening)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.application is not None)
-        await until(
-            pilot, lambda: "missing-prompt.md" in str(app.screen.query_one(Welcome).render())
-        )
-        assert any("missing-prompt.md" in n for n in app.facade.startup_notes)
+        welcome = app.screen.query_one(Welcome)
+        await until(pilot, lambda: "missing-prompt.md" in str(welcome.render()))
+        assert "missing-prompt.md" in str(welcome.render())
