@@ -15,6 +15,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from milk_tui.config.agent_choice import Slot, agent_choices, with_choices
 from milk_tui.config.agent_keys import misplaced_key_warnings
@@ -61,6 +62,23 @@ class Boot:
     """Config warnings and start-up notices, in the order they are shown."""
     choices: dict[Slot, str] = field(default_factory=dict)
     debug_log: Path | None = None
+
+
+class BootOptions(TypedDict, total=False):
+    """``open_boot``'s options, which ``build_runtime`` and the facade's ``open_application``
+    pass on (each documented there)."""
+
+    cwd: str | None
+    config_path: str | Path | None
+    new: bool
+    session_name: str
+    any_folder: bool
+    demo: bool
+    debug: bool
+    config: MilkConfig | None
+    skip_broken_config: bool
+    agent: str
+    escalation_agent: str
 
 
 def open_boot(

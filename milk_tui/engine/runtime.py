@@ -9,14 +9,14 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Unpack
 
 from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
 from milk_tui.config.paths import data_dir
 from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.agent_swap import wire_router
-from milk_tui.engine.boot import Boot, open_boot
+from milk_tui.engine.boot import Boot, BootOptions, open_boot
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.cooperative import make_cooperative
 from milk_tui.engine.custom_prompt import startup_warnings
@@ -131,37 +131,16 @@ def _mcp_manager(config: MilkConfig, bus: EventBus, cwd: str) -> McpManager | No
 
 def build_runtime(
     *,
-    cwd: str | None = None,
-    config_path: str | Path | None = None,
-    new: bool = False,
-    session_name: str = "",
-    any_folder: bool = False,
-    demo: bool = False,
-    debug: bool = False,
     permission_policy: Literal["ask", "allow", "deny"] = "ask",
-    config: MilkConfig | None = None,
     cooperative: bool = False,
-    skip_broken_config: bool = False,
-    agent: str = "",
-    escalation_agent: str = "",
+    **options: Unpack[BootOptions],
 ) -> Runtime:
-    """Open everything a session needs (both halves of start-up at once).  ``cooperative``
-    wraps the agents so their streams yield to the event loop often (an interactive UI asks
-    for it; headless runs do not).  ``agent`` / ``escalation_agent`` choose the two agents
-    for this run (``ConfigError`` naming the defined agents when one is unknown)."""
-    boot = open_boot(
-        cwd=cwd,
-        config_path=config_path,
-        new=new,
-        session_name=session_name,
-        any_folder=any_folder,
-        demo=demo,
-        debug=debug,
-        config=config,
-        skip_broken_config=skip_broken_config,
-        agent=agent,
-        escalation_agent=escalation_agent,
-    )
+    """Open everything a session needs (both halves of start-up at once; ``options`` are
+    ``engine/boot.py`` ``open_boot``'s).  ``cooperative`` wraps the agents so their streams
+    yield to the event loop often (an interactive UI asks for it; headless runs do not).
+    ``agent`` / ``escalation_agent`` choose the two agents for this run (``ConfigError``
+    naming the defined agents when one is unknown)."""
+    boot = open_boot(**options)
     return finish_runtime(boot, permission_policy=permission_policy, cooperative=cooperative)
 
 

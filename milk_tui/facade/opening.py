@@ -10,10 +10,9 @@ after the main screen's first frame.  Everything else (turns, commands) waits fo
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, Unpack
 
-from milk_tui.engine.boot import Boot, open_boot
+from milk_tui.engine.boot import Boot, BootOptions, open_boot
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.facade.views import StartupInfo, agent_info, session_view
@@ -114,31 +113,11 @@ class Opening:
 
 def open_application(
     *,
-    cwd: str | None = None,
-    config_path: str | Path | None = None,
-    new: bool = False,
-    session_name: str = "",
-    any_folder: bool = False,
-    demo: bool = False,
-    debug: bool = False,
     permission_policy: Literal["ask", "allow", "deny"] = "ask",
     cooperative: bool = False,
-    skip_broken_config: bool = False,
-    agent: str = "",
-    escalation_agent: str = "",
+    **options: Unpack[BootOptions],
 ) -> Opening:
-    """The first half of ``start``, with its options.  Raises ``ConfigError`` or
-    ``StorageError``."""
-    boot = open_boot(
-        cwd=cwd,
-        config_path=config_path,
-        new=new,
-        session_name=session_name,
-        any_folder=any_folder,
-        demo=demo,
-        debug=debug,
-        skip_broken_config=skip_broken_config,
-        agent=agent,
-        escalation_agent=escalation_agent,
-    )
+    """The first half of ``start``, with its options (``engine/boot.py`` ``open_boot``'s).
+    Raises ``ConfigError`` or ``StorageError``."""
+    boot = open_boot(**options)
     return Opening(boot, permission_policy=permission_policy, cooperative=cooperative)
