@@ -42,9 +42,9 @@ def child() -> None:
     from milk_tui.tui.app import MilkApp
 
     def factory():  # type: ignore[no-untyped-def]
-        from milk_tui.facade.application import start
+        from milk_tui.facade.opening import open_application
 
-        return start(demo=True, cooperative=True, skip_broken_config=True)
+        return open_application(demo=True, cooperative=True, skip_broken_config=True)
 
     class Timed(MilkApp):
         def _show_main(self) -> None:

@@ -47,9 +47,9 @@ def child(t0: float) -> None:
     from milk_tui.tui.app import MilkApp
 
     def factory():  # type: ignore[no-untyped-def]
-        from milk_tui.facade.application import start
+        from milk_tui.facade.opening import open_application
 
-        return start(demo=True, new=True, cooperative=True)
+        return open_application(demo=True, new=True, cooperative=True)
 
     class Timed(MilkApp):
         def _show_main(self) -> None:

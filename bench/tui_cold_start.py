@@ -7,9 +7,11 @@ the parent times launch → that moment (imports included) and launch → proces
 alternating the kinds in one run:
 
 * ``bare`` — a bare Textual app with the same widgets, exits on ``Ready`` (its first frame);
-* ``milk`` — milk-tui's first frame (the startup screen; the core loads in a thread after it);
+* ``milk`` — milk-tui's first frame (the startup screen), launched as ``milk-tui --demo``
+  through the CLI's ``main``;
 * ``milk-main`` — milk-tui as ``run_app`` starts it, resuming the folder's session of
-  ``--turns`` turns, until the main screen is painted with the prompt focused.
+  ``--turns`` turns, until a frame of the main screen with the prompt focused is written
+  (the point at which Textual posts ``Ready`` for the bare app's first screen).
 
 The session is written once into a temporary ``MILK_HOME`` before the first sample.
 """
@@ -17,6 +19,8 @@ The session is written once into a temporary ``MILK_HOME`` before the first samp
 from __future__ import annotations
 
 import argparse
+import importlib.abc
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -65,37 +69,68 @@ def child_bare() -> None:
 
 
 def child_milk(until_main: bool) -> None:
-    """milk-tui as ``run_app`` starts it: the core loads in a thread after the first frame."""
+    """milk-tui as a user starts it — ``milk-tui --demo`` through the CLI's ``main`` — with its
+    app class swapped, as its module loads, for one that reports the moment being timed."""
     os.chdir(CWD)
-    from milk_tui.tui.app import MilkApp
+    sys.meta_path.insert(0, _TimedApp(until_main))
+    from milk_tui import cli
 
-    def factory():  # type: ignore[no-untyped-def]
-        from milk_tui.facade.application import start
+    cli.main(["--demo"])
 
-        return start(demo=True, cooperative=True)
 
-    class Timed(MilkApp):
+class _TimedApp(importlib.abc.MetaPathFinder):
+    """Loads ``milk_tui.tui.app`` as usual, then replaces its ``MilkApp`` (which ``run_app``
+    builds) with a subclass that runs headless and reports its first frame or main screen."""
+
+    def __init__(self, until_main: bool) -> None:
+        self.until_main = until_main
+
+    def find_spec(self, name, path, target=None):  # type: ignore[no-untyped-def]
+        if name != "milk_tui.tui.app":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.loader is not None
+        load = spec.loader.exec_module
+        until_main = self.until_main
+
+        def exec_module(module) -> None:  # type: ignore[no-untyped-def]
+            load(module)
+            module.MilkApp = _timed(module.MilkApp, until_main)
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]  # this one load only
+        return spec
+
+
+def _timed(base, until_main: bool):  # type: ignore[no-untyped-def]
+    class Timed(base):  # type: ignore[misc, valid-type]
+        def run(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            return super().run(headless=True, size=(120, 40))
+
         def on_ready(self, event) -> None:  # type: ignore[no-untyped-def]
             if not until_main:
                 _report_ready()
                 event.prevent_default()  # do not start loading the core: we only time the frame
                 self.exit()
+                return
+            super().on_ready()
 
         def _show_main(self) -> None:
             super()._show_main()
-            if until_main:
-                self.call_after_refresh(self._exit_when_focused)
+            if until_main and self.main_screen is not None:
+                # Textual posts ``Ready`` (the bare app's moment) right after a screen's
+                # first layout is written out; this signal comes at the same point of every
+                # later one (https://textual.textualize.io/api/screen/).
+                self.main_screen.screen_layout_refresh_signal.subscribe(self, self._painted)
 
-        def _exit_when_focused(self) -> None:
+        def _painted(self, screen) -> None:  # type: ignore[no-untyped-def]
             from milk_tui.tui.widgets.prompt_input import PromptInput
 
-            if isinstance(self.focused, PromptInput):
+            if screen is self.main_screen and isinstance(self.focused, PromptInput):
                 _report_ready()
                 self.exit()
-            else:
-                self.call_after_refresh(self._exit_when_focused)
 
-    Timed(runtime_factory=factory).run(headless=True, size=(120, 40))
+    return Timed
 
 
 def make_home(turns: int) -> str:

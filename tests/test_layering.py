@@ -48,6 +48,17 @@ def test_front_ends_load_the_engine_only_when_they_start_it():
     assert not [m for m in loaded if m.startswith(heavy)]
 
 
+def test_the_cli_parser_loads_no_config_model_or_facade_behind_a_subcommand():
+    """``milk-tui`` builds its parser (every subcommand's) before the TUI's first frame:
+    the subcommands' facades, the config models and the MCP SDK load when one runs."""
+    code = "import sys\nimport milk_tui.cli as c\nc.build_parser()\nprint('\\n'.join(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(out.stdout.split())
+    heavy = ("milk_tui.config.settings", "milk_tui.facade.mcp", "milk_tui.facade.admin", "mcp")
+    assert not [m for m in loaded if m.startswith(heavy)]
+    assert "pydantic_settings" not in loaded
+
+
 def test_no_module_imports_itself_through_others() -> None:
     """No cycle among milk_tui's modules, deferred imports included (annotations aside)."""
     import grimp
@@ -67,8 +78,8 @@ import gc, sys
 from milk_tui.tui.app import MilkApp
 
 def factory():
-    from milk_tui.facade.application import start
-    return start(demo=True, new=True, cooperative=True)
+    from milk_tui.facade.opening import open_application
+    return open_application(demo=True, new=True, cooperative=True)
 
 LATER = (
     "milk_tui.tui.keymap_check",
@@ -78,6 +89,10 @@ LATER = (
     "milk_tui.tui.screens.permission_modal",
     "milk_tui.tui.screens.question_modal",
     "pydantic_settings",  # reads MILK_* overrides only when one is set
+    "milk_tui.engine.dispatch",  # the agents, router and dispatcher: built after the frame
+    "milk_tui.engine.runtime",
+    "milk_tui.agents.factory",
+    "milk_tui.facade.application",
 )
 
 class Probe(MilkApp):

@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from milk_tui.facade.mcp import McpServers, describe, open_servers
+if TYPE_CHECKING:  # the MCP SDK's modules load when the command runs, not with the parser
+    from milk_tui.facade.mcp import McpServers
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -30,6 +31,8 @@ def run_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from milk_tui.facade.mcp import describe, open_servers
+
     def say(message: str) -> None:
         if "authorize" in message:  # the sign-in page: the user must see it
             err.write(f"milk-tui: {message}\n")
@@ -62,6 +65,8 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _list(servers: McpServers, as_json: bool, out: TextIO) -> int:
+    from milk_tui.facade.mcp import describe
+
     rows = servers.statuses()
     if as_json:
         body = [

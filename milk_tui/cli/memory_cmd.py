@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from milk_tui.cli.terminal_out import inert_out
-from milk_tui.facade.facts import DEFAULT_SCOPE
-from milk_tui.model.percept import Percept
+from milk_tui.model.percept import DEFAULT_SCOPE, Percept
 
 if TYPE_CHECKING:
     from milk_tui.facade.admin import Admin

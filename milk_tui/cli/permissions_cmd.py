@@ -8,7 +8,6 @@ import json
 from typing import TextIO
 
 from milk_tui.cli.terminal_out import inert_out
-from milk_tui.facade.permissions import for_folder
 
 EXIT_OK = 0
 
@@ -26,6 +25,8 @@ def add_permissions_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run_permissions(args: argparse.Namespace, cwd: str, out: TextIO, err: TextIO) -> int:
     out, err = inert_out(out, json=getattr(args, "json", False)), inert_out(err)
+    from milk_tui.facade.permissions import for_folder  # loads when the command runs
+
     perms = for_folder(cwd)
     if args.permissions_cmd == "grant":
         tools = perms.grant(args.tools)

@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from milk_tui.cli.terminal_out import inert_out
-from milk_tui.facade.servers import countdown_line, describe, event_line, open_servers
-from milk_tui.model import events as ev
+
+if TYPE_CHECKING:
+    from milk_tui.model import events as ev
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -45,6 +46,9 @@ class ServerProgress:
         self._counting = False
 
     def __call__(self, event: ev.BusEvent) -> None:
+        from milk_tui.facade.servers import countdown_line, event_line
+        from milk_tui.model import events as ev
+
         if isinstance(event, ev.ServerCountdown):
             if self._tty:
                 self._raw.write("\r")
@@ -63,6 +67,8 @@ class ServerProgress:
 
 
 async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from milk_tui.facade.servers import describe, open_servers
+
     async with open_servers(args.config, ServerProgress(err)) as servers:
         try:
             if args.server_cmd == "status":

@@ -8,11 +8,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from milk_tui.cli.terminal_out import inert_out
-from milk_tui.facade.admin import open_admin
-from milk_tui.facade.usage import SCOPE_TITLES, UsageRow, UsageScope, total_row
+
+if TYPE_CHECKING:  # the facade loads when the command runs, not with the parser
+    from milk_tui.facade.usage import UsageRow, UsageScope
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -32,6 +33,8 @@ def add_usage_parser(subparsers: argparse._SubParsersAction) -> None:
 def run_usage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out, err = inert_out(out, json=args.json), inert_out(err)
     cwd = os.getcwd()
+    from milk_tui.facade.admin import open_admin
+
     with open_admin() as admin:
         scopes: list[UsageScope]
         if args.folder or args.all:
@@ -58,6 +61,8 @@ def run_usage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _title(scope: UsageScope, sid: str, cwd: str) -> str:
     where = {"session": f" ({sid})", "folder": f" ({cwd})", "all": ""}[scope]
+    from milk_tui.facade.usage import SCOPE_TITLES
+
     return SCOPE_TITLES[scope] + where
 
 
@@ -68,6 +73,8 @@ def _pct(r: UsageRow) -> str:
 
 def format_table(rows: list[UsageRow]) -> str:
     """Aligned columns and a total line; "no usage recorded" when empty."""
+    from milk_tui.facade.usage import total_row
+
     if not rows:
         return "  no usage recorded"
     body = [

@@ -14,6 +14,7 @@ from pydantic_core import ErrorDetails
 
 from milk_tui.config.agent_tools import AgentToolEntry
 from milk_tui.config.env_overrides import EnvOverrideError
+from milk_tui.config.errors import ConfigError
 from milk_tui.config.go_keys import RULES_KEYS, asks_for_something
 from milk_tui.config.loop_detection import loop_detection_warnings
 from milk_tui.config.mcp import McpServerConfig
@@ -51,10 +52,6 @@ GO_ONLY_AGENT_KEYS: set[str] = set()
 """Every per-agent key of a Go config works here now; kept so a future one is named."""
 UNSUPPORTED_AGENT_KEYS = GO_ONLY_AGENT_KEYS
 """Agent keys that load but do nothing here yet (named in a warning when present)."""
-
-
-class ConfigError(Exception):
-    """One message naming the file, the key and what was expected."""
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from milk_tui.agents.base import Agent, Slot
 from milk_tui.agents.factory import build_agent
-from milk_tui.config.load import ConfigError
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.availability import AvailabilityCache
@@ -33,8 +32,6 @@ if TYPE_CHECKING:
 
 IDLE_POLL_S = 0.02
 """How often a deferred swap looks whether the turn has ended (well under a human pause)."""
-
-SELECTOR_KEY: dict[Slot, str] = {"primary": "agent", "escalation": "escalation_agent"}
 
 
 def wire_router(
@@ -50,39 +47,6 @@ def wire_router(
             on_usage=router.classifier_usage.append,  # recorded with the next committed turn
         )
     return router
-
-
-def unknown_agent(config: MilkConfig, name: str) -> str:
-    """One line when ``name`` is no agent of ``config`` ("" when it is one)."""
-    if config.find_agent(name) is not None:
-        return ""
-    names = ", ".join(a.name for a in config.effective_agents())
-    return f"no agent named '{name}' (defined: {names})"
-
-
-def agent_choices(config: MilkConfig, agent: str, escalation_agent: str) -> dict[Slot, str]:
-    """``--agent`` / ``--escalation-agent`` as choices; ``ConfigError`` naming the defined
-    agents when one names none."""
-    choices: dict[Slot, str] = {}
-    for slot, flag, name in (
-        ("primary", "--agent", agent),
-        ("escalation", "--escalation-agent", escalation_agent),
-    ):
-        if name and (problem := unknown_agent(config, name)):
-            raise ConfigError(f"{flag}: {problem}")
-        if name:
-            choices["escalation" if slot == "escalation" else "primary"] = name
-    return choices
-
-
-def with_choices(config: MilkConfig, choices: dict[Slot, str]) -> MilkConfig:
-    """``config`` with this run's agent choices over its selectors (names still defined)."""
-    update = {
-        SELECTOR_KEY[slot]: name
-        for slot, name in choices.items()
-        if name and config.find_agent(name) is not None
-    }
-    return config.model_copy(update=update) if update else config
 
 
 @dataclass

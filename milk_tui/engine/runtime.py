@@ -1,31 +1,27 @@
 """Start-up wiring shared by the TUI and print mode: config → database → session → agents → dispatcher.
 
-Choosing agents when nothing is configured: a local OpenAI-compatible server on the usual
-ports becomes the primary; otherwise both slots run the demo agents and a notice says so.
+The first half (config, database, session, which agents) is ``engine/boot.py``; the TUI
+paints its main screen from it and builds the rest here afterwards.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Unpack
 
 from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
-from milk_tui.config.agent_keys import misplaced_key_warnings
-from milk_tui.config.load import load_config
-from milk_tui.config.paths import data_dir, database_file, ensure_dir
-from milk_tui.config.settings import AgentConfig, MilkConfig
-from milk_tui.engine.agent_swap import agent_choices, wire_router, with_choices
+from milk_tui.config.paths import data_dir
+from milk_tui.config.settings import MilkConfig
+from milk_tui.engine.agent_swap import wire_router
+from milk_tui.engine.boot import Boot, BootOptions, open_boot
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.cooperative import make_cooperative
 from milk_tui.engine.custom_prompt import startup_warnings
 from milk_tui.engine.dispatch import AgentSlot, Dispatcher
 from milk_tui.memory.service import MemoryService
-from milk_tui.memory.store import PerceptStore
 from milk_tui.model.session import Session
 from milk_tui.storage.db import Database
 from milk_tui.storage.sessions import SessionStore
@@ -34,17 +30,6 @@ if TYPE_CHECKING:
     from milk_tui.agents.mcp.manager import McpManager
     from milk_tui.engine.server_on_demand import LocalServers
     from milk_tui.engine.telemetry import TurnTelemetry
-
-LOCAL_SERVER_PROBES = (
-    ("llama.cpp", "http://127.0.0.1:8080"),
-    ("ollama", "http://127.0.0.1:11434"),
-)
-"""Default ports of llama.cpp's server and Ollama's OpenAI endpoint (Ollama serves it under /v1)."""
-PROBE_TIMEOUT_S = 0.3
-"""Short: a server on loopback answers in milliseconds; this runs only with no config at all."""
-
-DEMO_PRIMARY = AgentConfig(name="demo-local", provider="demo", model="demo-small")
-DEMO_ESCALATION = AgentConfig(name="demo-claude", provider="demo", model="demo-large")
 
 
 @dataclass
@@ -131,65 +116,6 @@ class Runtime:
             self.db.close()
 
 
-def _probe_local_server() -> AgentConfig | None:
-    import httpx  # here, not at module top: ~140 ms the TUI's first screen need not wait for
-
-    for label, base in LOCAL_SERVER_PROBES:
-        url = base + "/v1/models"
-        try:
-            r = httpx.get(url, timeout=PROBE_TIMEOUT_S)
-        except httpx.HTTPError:
-            continue
-        if r.status_code == 200:
-            model = ""
-            try:
-                data = r.json().get("data") or []
-                model = data[0].get("id", "") if data else ""
-            except (ValueError, AttributeError, IndexError):
-                pass
-            api_url = base + ("/v1" if label == "ollama" else "")
-            chat_path = "/chat/completions" if label == "ollama" else "/v1/chat/completions"
-            return AgentConfig(
-                name=label, provider="local", url=api_url, model=model, chat_path=chat_path
-            )
-    return None
-
-
-def choose_agents(
-    cfg: MilkConfig, demo: bool
-) -> tuple[AgentConfig | None, AgentConfig, list[str], bool]:
-    """Returns (primary, escalation, notes, running_demo).
-
-    The demo agents run only when asked for or when nothing at all is configured: never in
-    place of a configured agent that is missing or down, whose turns would otherwise be
-    answered with canned text and recorded.  A missing primary leaves that slot empty.
-    """
-    notes: list[str] = []
-    if demo:
-        return DEMO_PRIMARY, DEMO_ESCALATION, [], True  # asked for: nothing to warn about
-    primary = cfg.primary_agent()
-    escalation = cfg.escalation_agent_config()
-    if primary is None and not cfg.agents:
-        found = _probe_local_server()
-        if found is None:
-            notes.append(
-                "No agents configured and no local server answering on :8080 (llama.cpp) or "
-                ":11434 (Ollama) — running the demo agents. Add an [[agents]] entry to "
-                "config.toml to use a real model."
-            )
-            return DEMO_PRIMARY, DEMO_ESCALATION, notes, True
-        notes.append(f"using the {found.name} server at {found.url} as the primary agent")
-        primary = found
-    if primary is None:
-        notes.append("no primary agent in agents[]; every turn goes to the escalation agent")
-    if escalation.kind == "claude-cli" and not shutil.which(escalation.bin or "claude"):
-        notes.append(
-            f"escalation agent '{escalation.name}': '{escalation.bin or 'claude'}' not found on "
-            "PATH; its turns fall back to the primary agent, or fail if there is none"
-        )
-    return primary, escalation, notes, False
-
-
 def _mcp_manager(config: MilkConfig, bus: EventBus, cwd: str) -> McpManager | None:
     """The configured MCP servers (started later, in the background, on the event loop)."""
     if not config.mcp_servers:
@@ -205,40 +131,48 @@ def _mcp_manager(config: MilkConfig, bus: EventBus, cwd: str) -> McpManager | No
 
 def build_runtime(
     *,
-    cwd: str | None = None,
-    config_path: str | Path | None = None,
-    new: bool = False,
-    session_name: str = "",
-    any_folder: bool = False,
-    demo: bool = False,
-    debug: bool = False,
     permission_policy: Literal["ask", "allow", "deny"] = "ask",
-    config: MilkConfig | None = None,
     cooperative: bool = False,
-    skip_broken_config: bool = False,
-    agent: str = "",
-    escalation_agent: str = "",
+    **options: Unpack[BootOptions],
 ) -> Runtime:
-    """Open everything a session needs.  ``cooperative`` wraps the agents so their streams
+    """Open everything a session needs (both halves of start-up at once; ``options`` are
+    ``engine/boot.py`` ``open_boot``'s).  ``cooperative`` wraps the agents so their streams
     yield to the event loop often (an interactive UI asks for it; headless runs do not).
     ``agent`` / ``escalation_agent`` choose the two agents for this run (``ConfigError``
     naming the defined agents when one is unknown)."""
-    cwd = cwd or os.getcwd()
-    warnings: list[str] = []
-    used_path: Path | None = None
-    if config is None:
-        config, warnings, used_path = load_config(config_path, skip_broken_file=skip_broken_config)
-    choices = agent_choices(config, agent, escalation_agent)
-    config = with_choices(config, choices)
-    db = Database(database_file())
-    store = SessionStore(db)
-    bus = EventBus()
-    memory = MemoryService(PerceptStore(db), bus)
-    primary_cfg, esc_cfg, notes, running_demo = choose_agents(config, demo)
-    debug_log = ensure_dir(data_dir()) / "wire-debug.log" if (debug or config.debug) else None
+    boot = open_boot(**options)
+    return finish_runtime(boot, permission_policy=permission_policy, cooperative=cooperative)
+
+
+def finish_runtime(
+    boot: Boot,
+    *,
+    permission_policy: Literal["ask", "allow", "deny"] = "ask",
+    cooperative: bool = False,
+) -> Runtime:
+    """The second half of start-up: the agents, router and dispatcher over ``boot``'s
+    config, session, bus and memory.  Closes the database if it fails."""
+    try:
+        return _finish(boot, permission_policy, cooperative)
+    except BaseException:
+        boot.db.close()
+        raise
+
+
+def _finish(
+    boot: Boot, permission_policy: Literal["ask", "allow", "deny"], cooperative: bool
+) -> Runtime:
+    from milk_tui.engine.availability import AvailabilityCache
+
+    config, cwd, bus = boot.config, boot.cwd, boot.bus
+    primary_cfg, esc_cfg = boot.primary, boot.escalation
     primary = (
         build_agent(
-            primary_cfg, slot="primary", config=config, other_name=esc_cfg.name, debug_log=debug_log
+            primary_cfg,
+            slot="primary",
+            config=config,
+            other_name=esc_cfg.name,
+            debug_log=boot.debug_log,
         )
         if primary_cfg is not None
         else None
@@ -248,32 +182,27 @@ def build_runtime(
         slot="escalation",
         config=config,
         other_name=primary_cfg.name if primary_cfg else "",
-        debug_log=debug_log,
+        debug_log=boot.debug_log,
     )
-    session = store.resume(cwd, session_name, new=new, any_folder=any_folder)
-    notes += store.take_warnings()  # a stored field that could not be read, named
-    from milk_tui.engine.availability import AvailabilityCache
-
     slots = {"primary": primary, "escalation": escalation}
     availability = AvailabilityCache({k: a for k, a in slots.items() if a is not None})
     primary_slot = AgentSlot("primary", primary_cfg, primary) if primary and primary_cfg else None
     router = wire_router(config, cwd, primary_slot, availability)
     dispatcher = Dispatcher(
         config=config,
-        store=store,
-        session=session,
+        store=boot.store,
+        session=boot.session,
         bus=bus,
         cwd=cwd,
         escalation=AgentSlot("escalation", esc_cfg, escalation),
         primary=primary_slot,
-        memory=memory,
+        memory=boot.memory,
         router=router,
         availability=availability,
         permission_policy=permission_policy,
     )
     dispatcher.state.mcp = _mcp_manager(config, bus, cwd)
-    notes += startup_warnings(dispatcher.state.prompts, config.effective_agents(), cwd)
-    notes += misplaced_key_warnings(config.agents)
+    notes = startup_warnings(dispatcher.state.prompts, config.effective_agents(), cwd)
     telemetry = None
     if config.otel.active:  # the exporter and its SDK load only when configured
         from milk_tui.engine.telemetry import start_telemetry
@@ -283,17 +212,17 @@ def build_runtime(
         make_cooperative(dispatcher)
     runtime = Runtime(
         config=config,
-        config_path=used_path,
-        db=db,
-        store=store,
+        config_path=boot.config_path,
+        db=boot.db,
+        store=boot.store,
         bus=bus,
         dispatcher=dispatcher,
-        memory=memory,
-        demo=running_demo,
-        startup_notes=[*warnings, *notes],
+        memory=boot.memory,
+        demo=boot.demo,
+        startup_notes=[*boot.notes, *notes],
         telemetry=telemetry,
-        debug_log=debug_log,
-        agent_choices=choices,
+        debug_log=boot.debug_log,
+        agent_choices=dict(boot.choices),
     )
     availability.starter = runtime.start_server
     return runtime

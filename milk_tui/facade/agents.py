@@ -19,18 +19,13 @@ from pydantic import ValidationError
 
 from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
+from milk_tui.config.agent_choice import SELECTOR_KEY, agent_choices, unknown_agent, with_choices
 from milk_tui.config.diff import config_diff
 from milk_tui.config.load import ConfigError, load_config
 from milk_tui.config.paths import config_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.config.writer import add_agent, remove_agent, target_file
-from milk_tui.engine.agent_swap import (
-    SELECTOR_KEY,
-    AgentSwap,
-    agent_choices,
-    unknown_agent,
-    with_choices,
-)
+from milk_tui.engine.agent_swap import AgentSwap
 from milk_tui.engine.runtime import Runtime
 from milk_tui.model import events as ev
 

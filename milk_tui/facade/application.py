@@ -170,8 +170,8 @@ class Application:
     def startup_info(self) -> StartupInfo:
         d, rt = self.runtime.dispatcher, self.runtime
         return StartupInfo(
-            primary=agent_info(d.primary, d.primary_name),
-            escalation=agent_info(d.escalation, d.escalation_name),
+            primary=agent_info(d.primary.config if d.primary else None, d.primary_name),
+            escalation=agent_info(d.escalation.config if d.escalation else None, d.escalation_name),
             demo=rt.demo,
             notes=tuple(self.startup_notes),
             config_path=str(rt.config_path) if rt.config_path else None,

@@ -1,6 +1,6 @@
 """The errors a front end reports, importable without loading the engine."""
 
-from milk_tui.config.load import ConfigError
+from milk_tui.config.errors import ConfigError
 from milk_tui.model.errors import StorageError
 
 __all__ = ["ConfigError", "StorageError"]

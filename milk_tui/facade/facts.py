@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptFilter
+from milk_tui.model.percept import DEFAULT_SCOPE as DEFAULT_SCOPE  # named here too
 from milk_tui.model.percept import Percept
 
 SCOPES = ("here", "session", "global", "all")
@@ -24,9 +25,6 @@ CONSUMERS = ("all", "primary", "escalation")
 ORDERS = ("recent", "weight", "id")
 """Orders the store can serve from an index; "recent" puts what agents just wrote on top."""
 
-DEFAULT_SCOPE = "global"
-"""The scope a fact the user adds gets unless they pick another (the TUI's add dialog and
-the CLI's ``memory add`` both start from it): a fact is added to be remembered."""
 
 ListScope = Literal["session", "global", "all"] | None
 """The CLI's ``memory list --scope``: None = visible in the folder's session."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from milk_tui.engine.agent_slot import AgentSlot
+from milk_tui.config.settings import AgentConfig
 from milk_tui.model.events import SessionChanged
 from milk_tui.model.session import ESCALATION, Session
 
@@ -54,11 +54,11 @@ class AgentInfo:
     """Kind, model and URL ("not configured" when the slot is empty)."""
 
 
-def agent_info(slot: AgentSlot | None, fallback: str) -> AgentInfo:
-    if slot is None:
+def agent_info(c: AgentConfig | None, fallback: str) -> AgentInfo:
+    """The agent entry a slot runs (``fallback`` names an empty slot)."""
+    if c is None:
         return AgentInfo(fallback, "not configured")
-    c = slot.config
-    return AgentInfo(slot.name, " ".join(x for x in (c.kind, c.model, c.url) if x))
+    return AgentInfo(c.name, " ".join(x for x in (c.kind, c.model, c.url) if x))
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,10 @@ from typing import Any
 
 from milk_tui.model.gojson import rfc3339
 
+DEFAULT_SCOPE = "global"
+"""The scope a fact the user adds gets unless they pick another (the TUI's add dialog and
+the CLI's ``memory add`` both start from it): a fact is added to be remembered."""
+
 
 class Producer(enum.StrEnum):
     USER = "user"

@@ -18,6 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from milk_tui.model.session import Session, TokenUsage, Turn
+
+# A committed turn writes its usage rows (storage/usage_log.py) in the same transaction:
+# that table's migration is registered before any store migrates the database.
+from milk_tui.storage import usage_log as _usage_log  # noqa: F401  # registers migration 004
 from milk_tui.storage.db import Database, MigrationConnection, StorageError, register_migration
 from milk_tui.storage.session_lookup import lookup
 from milk_tui.storage.session_rows import (
@@ -143,7 +147,7 @@ class SessionStore:
             setattr(s, f, v)
         s.stored = {**stored_fields(r["name"], r["state"], meta), "version": r["version"]}
         bad = ["its state (meta)"] if dropped else []
-        cur = self.db.query(
+        cur = self.db.tuples(
             "SELECT role, agent, agent_name, content, thinking, tool_calls, context_text, timestamp, "
             "attachments FROM turns WHERE session_id = ? ORDER BY id",
             (session_id,),

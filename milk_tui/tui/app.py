@@ -1,10 +1,13 @@
 """The Textual app: wiring only — the application facade, bridge, themes, keymap, screens.
 
 Start-up order matters for the cold-start budget: the first frame needs only Textual and
-this module; the application (pydantic, httpx, SQLite, agents) is built in a thread right
-after it, then the main screen replaces the startup screen.  The cyclic GC is off until
-then; once the main screen is up, the objects alive at that point are frozen out of it: a
-full collection over the whole widget tree otherwise stalls keys for 50–100 ms mid-stream.
+this module.  Then, in a thread, the first half of start-up opens the config, database and
+session (``facade/opening.py``); the main screen replaces the startup screen and paints the
+session from it; only after that frame are the agents, router and dispatcher built (most of
+the engine's modules), again in a thread, and the application installed.  A prompt sent
+before then waits for it.  The cyclic GC is off until the main screen is up; then the
+objects alive at that point are frozen out of it: a full collection over the whole widget
+tree otherwise stalls keys for 50–100 ms mid-stream.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from milk_tui.tui.widgets.palette import Palette
 
 if TYPE_CHECKING:
     from milk_tui.facade.application import Application, Runtime
+    from milk_tui.facade.opening import Opening, StartView
     from milk_tui.model.events import BusEvent
     from milk_tui.tui.bridge import BusBridge
     from milk_tui.tui.facts.browser import FactBrowser
@@ -54,10 +58,11 @@ class MilkApp(App[int]):
         *,
         ui_state: UIState | None = None,
         fact_clock: Callable[[], float] | None = None,
-        runtime_factory: Callable[[], Application | Runtime] | None = None,
+        runtime_factory: Callable[[], Application | Runtime | Opening] | None = None,
     ) -> None:
-        """``application`` (or what ``runtime_factory`` returns, built in a thread after the
-        first frame) may also be a bare engine runtime, as tests and benchmarks build one."""
+        """``application`` (or what ``runtime_factory`` returns, called in a thread after the
+        first frame) may also be a bare engine runtime, as tests and benchmarks build one;
+        an ``Opening`` (``run_app``'s) is painted first and finished after that frame."""
         super().__init__()
         if application is None and runtime_factory is None:
             raise ValueError("MilkApp needs an application or a runtime_factory")
@@ -65,6 +70,11 @@ class MilkApp(App[int]):
         self.fact_clock = fact_clock
         """Clock for fact ages in the facts pane (tests pin it; None = wall clock)."""
         self.application: Application | None = None
+        self.view: StartView | None = None
+        """What the main screen paints from: the opening, then the application."""
+        self.application_ready = asyncio.Event()
+        """Set once the application is installed (commands and turns wait for it)."""
+        self._opening: Opening | None = None
         self._runtime_factory = runtime_factory
         self.startup_error = ""
         self.ui_state = ui_state or UIState.load()
@@ -99,20 +109,30 @@ class MilkApp(App[int]):
 
     def _install(self, target: Application | Runtime) -> None:
         from milk_tui.facade.application import as_application
-        from milk_tui.tui.bridge import BusBridge
 
         application = as_application(target, cooperative=True)
-        self.application = application
-        if not self.ui_state.theme and application.theme:
-            self._apply_theme(application.theme)
-        keymap = application.keymap
+        self._install_view(application)
+        self._install_application(application)
+
+    def _install_view(self, view: StartView) -> None:
+        """Theme, keymap and their notes: what the main screen needs before its first frame."""
+        self.view = view
+        if not self.ui_state.theme and view.theme:
+            self._apply_theme(view.theme)
+        keymap = view.keymap
         if keymap:  # checking it imports every screen with bindings: only when there is one
             from milk_tui.tui.keymap_check import validate_keymap
 
             self.set_keymap(keymap)
-            application.startup_notes.extend(validate_keymap(keymap))
-        application.startup_notes.extend(self.theme_notes)
+            view.startup_notes.extend(validate_keymap(keymap))
+        view.startup_notes.extend(self.theme_notes)
+
+    def _install_application(self, application: Application) -> None:
+        from milk_tui.tui.bridge import BusBridge
+
+        self.application = self.view = application
         self.bridge = BusBridge(application, self._deliver)
+        self.application_ready.set()
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -153,30 +173,75 @@ class MilkApp(App[int]):
         try:
             rt = await asyncio.to_thread(self._runtime_factory)
         except Exception as e:  # noqa: BLE001 — config/storage errors: say why and leave
-            self.startup_error = _describe_startup_error(e)
-            gc.enable()
-            self.exit(EXIT_STARTUP_FAILED)
+            self._startup_failed(e)
             return
-        self._install(rt)
+        from milk_tui.facade.opening import Opening  # loaded by the factory, in its thread
+
+        if isinstance(rt, Opening):
+            self._opening = rt
+            self._install_view(rt)
+        else:
+            self._install(rt)
         self._show_main()
+
+    def _startup_failed(self, e: Exception) -> None:
+        self.startup_error = _describe_startup_error(e)
+        gc.enable()
+        self.exit(EXIT_STARTUP_FAILED)
 
     def _show_main(self) -> None:
         from milk_tui.tui.screens.main import MainScreen
 
         self.main_screen = MainScreen()
         if isinstance(self.screen, StartupScreen):
+            self.main_screen.typed_ahead = (self.screen.typed, self.screen.entered)
             self.switch_screen(self.main_screen)
         else:
             self.push_screen(self.main_screen)
-        assert self.bridge is not None
-        self.bridge.start()
-        if self.application is not None:  # servers start in the background, after a frame
-            self.call_after_refresh(self.application.mcp.start)
+        if self.application is not None:
+            self._start_application()
         self.call_after_refresh(self._after_first_main_frame)
+
+    def _start_application(self) -> None:
+        """The bridge runs; servers start in the background, after a frame."""
+        assert self.bridge is not None and self.application is not None
+        self.bridge.start()
+        self.call_after_refresh(self.application.mcp.start)
+
+    async def _finish_opening(self, opening: Opening) -> None:
+        """The second half of start-up, off the loop; then the main screen takes commands."""
+        try:
+            application = await asyncio.to_thread(opening.finish)
+        except Exception as e:  # noqa: BLE001 — an agent that cannot be built: as at start
+            if self._opening is opening:  # not a quit that closed the database meanwhile
+                self._startup_failed(e)
+            return
+        if self._opening is not opening:  # the app left meanwhile (on_unmount)
+            with contextlib.suppress(Exception):
+                await application.aclose()
+            return
+        self._opening = None
+        self._install_application(application)
+        self._start_application()
+        if self.main_screen is not None and self.main_screen.is_attached:
+            self.main_screen.application_ready()
+        self._warm_up()
 
     def _after_first_main_frame(self) -> None:
         gc.freeze()
         gc.enable()
+        if self._opening is not None:
+            self.run_worker(
+                self._finish_opening(self._opening),
+                group="startup",
+                exclusive=True,
+                exit_on_error=False,
+            )
+        else:
+            self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Once the application is installed: what no turn should pay for."""
         from milk_tui.model.bus_event import build_events  # loaded with the facade
 
         # Deferred at import (model/bus_event.py); built now so that no turn pays for them.
@@ -192,6 +257,9 @@ class MilkApp(App[int]):
         database while the app's event loop — the one their clients were opened on — runs."""
         if self.bridge is not None:
             self.bridge.stop()
+        opening, self._opening = self._opening, None
+        if opening is not None:  # left before the agents were built
+            opening.close()
         if self.application is not None:
             await self.shutdown()
             with contextlib.suppress(Exception):
@@ -279,10 +347,10 @@ def _describe_startup_error(e: Exception) -> str:
 def run_app(args: argparse.Namespace) -> int:
     """Entry point used by ``milk_tui.cli``; returns the process exit code."""
 
-    def factory() -> Application:
-        from milk_tui.facade.application import start
+    def factory() -> Opening:
+        from milk_tui.facade.opening import open_application
 
-        return start(
+        return open_application(
             config_path=getattr(args, "config", None),
             new=bool(getattr(args, "new", False)),
             session_name=getattr(args, "session", "") or "",

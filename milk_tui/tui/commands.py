@@ -244,6 +244,9 @@ class MilkCommands(Provider):
 
     def _runner(self, a: PaletteAction) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
+            ready = getattr(self.app, "application_ready", None)
+            if ready is not None:  # picked in the first instants: the agents are being built
+                await ready.wait()
             main = getattr(self.app, "main_screen", None) or self.screen
             await main.run_action(a.action)
 

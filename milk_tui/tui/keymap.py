@@ -71,3 +71,13 @@ APP_LEVEL_BINDINGS: list[Binding] = [
     Binding("ctrl+q", "quit", "Quit", id="milk.quit", priority=True, show=False),
 ]
 """The app's own keys: they work on every screen, modals included."""
+
+
+BEFORE_READY = frozenset(
+    {"focus_input", "focus_facts", "scroll_conversation", "conversation_top"}
+    | {"conversation_bottom", "toggle_side", "toggle_thinking", "cycle_theme", "help"}
+    | {"show_context", "quit", "interrupt"}
+)
+"""Main-screen actions that work while the agents are still being built (the first instants
+after the main screen is painted; ``tui/app.py``): they move the view.  The rest act on the
+application and wait for it (``MainScreen.check_action``)."""

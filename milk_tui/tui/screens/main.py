@@ -11,6 +11,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -19,7 +20,6 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Static
 
-from milk_tui.facade.application import Application, Force
 from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
 from milk_tui.model.session import Turn
@@ -28,7 +28,7 @@ from milk_tui.tui.commands import (
     completions,
     looks_like_command,
 )
-from milk_tui.tui.keymap import APP_BINDINGS
+from milk_tui.tui.keymap import APP_BINDINGS, BEFORE_READY
 from milk_tui.tui.screens.agent_requests import ask_permission, ask_question, show_denials
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
 from milk_tui.tui.slash import SlashHandler, attach
@@ -45,6 +45,8 @@ from milk_tui.tui.widgets.status_line import StatusLine
 from milk_tui.tui.widgets.welcome import Welcome, welcome_text
 
 if TYPE_CHECKING:
+    from milk_tui.facade.application import Application, Force
+    from milk_tui.facade.opening import StartView
     from milk_tui.tui.app import MilkApp
     from milk_tui.tui.facts.browser import FactBrowser
 
@@ -73,6 +75,9 @@ class MainScreen(Screen[None]):
         self._transcript_generation = 0
         self.slash = SlashHandler(self)
         self.submitter = PromptSubmitter(self)
+        self.typed_ahead: tuple[str, bool] = ("", False)
+        """Typed on the startup screen (``screens/startup.py``): the prompt's text, and
+        whether Enter followed it."""
 
     @property
     def milk(self) -> MilkApp:
@@ -82,8 +87,17 @@ class MainScreen(Screen[None]):
     def facade(self) -> Application:
         return self.milk.facade
 
+    @property
+    def view(self) -> StartView:
+        """What the screen paints from: the opening until the application is installed."""
+        assert self.milk.view is not None, "the main screen is shown after the opening"
+        return self.milk.view
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.milk.application is not None or action in BEFORE_READY
+
     def compose(self) -> ComposeResult:
-        a = self.facade
+        a = self.view
         info = a.startup_info()
         yield AppHeader(id="header")
         with Horizontal(id="body"):
@@ -95,7 +109,7 @@ class MainScreen(Screen[None]):
             )
             with Vertical(id="side"):
                 yield NeedPane(id="need")
-                yield EscalationPane(self.facade.startup_info().escalation.name, id="escalation")
+                yield EscalationPane(info.escalation.name, id="escalation")
                 yield FactsPane(a.facts, a.session_id, clock=self.milk.fact_clock, id="facts")
         yield Static("", id="hint", markup=False)
         yield StagedAttachments(id="staged")
@@ -107,31 +121,44 @@ class MainScreen(Screen[None]):
         if not self.query(Conversation):
             return  # the app is closing while this screen composed (quit during start-up)
         self.set_class(not self.milk.ui_state.side_panes, "-side-hidden")
-        attach.install(self)
-        self.load_session(self.facade.session_view())
-        self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
+        self.load_session(self.view.session_view())
+        text, entered = self.typed_ahead
+        if text:
+            self.query_one(PromptInput).set_text(text)
+            if entered:
+                self.call_after_refresh(self.run_input, text)
+        if self.milk.application is not None:
+            self.application_ready()
+
+    def application_ready(self) -> None:
+        """The application is installed (at once, or after the first frame): the welcome
+        says what it found, staged files show above the prompt, pastes can attach them,
+        other processes' writes and config edits are looked for."""
         from milk_tui.tui.slash.agents import CONFIG_WATCH_S, watch_config
 
+        attach.install(self)
+        for welcome in self.query(Welcome):  # the application's notes (custom prompt files)
+            welcome.update(self._welcome_text())
+        self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
         self.set_interval(CONFIG_WATCH_S, lambda: watch_config(self))
 
     def check_external_changes(self) -> None:
-        """Let the facade pick up other processes' writes (it publishes what changed)."""
-        self.run_worker(self.facade.check_external_changes(), group="external", exclusive=True)
+        """Let the facade pick up other processes' writes (also on focus: maybe before)."""
+        if self.milk.application is not None:
+            self.run_worker(self.facade.check_external_changes(), group="external", exclusive=True)
 
     # ----- session ----------------------------------------------------------------------
 
-    def _welcome(self) -> Welcome:
-        info = self.facade.startup_info()
-        return Welcome(
-            welcome_text(
-                primary=info.primary.name,
-                primary_desc=info.primary.description,
-                escalation=info.escalation.name,
-                escalation_desc=info.escalation.description,
-                demo=info.demo,
-                notes=list(info.notes),
-                config_path=info.config_path,
-            )
+    def _welcome_text(self) -> Text:
+        info = self.view.startup_info()
+        return welcome_text(
+            primary=info.primary.name,
+            primary_desc=info.primary.description,
+            escalation=info.escalation.name,
+            escalation_desc=info.escalation.description,
+            demo=info.demo,
+            notes=list(info.notes),
+            config_path=info.config_path,
         )
 
     def load_session(self, view: ev.SessionChanged) -> None:
@@ -141,9 +168,10 @@ class MainScreen(Screen[None]):
         conv = self.query_one(Conversation)
         # Painted from its tail: a 10,000-turn session's older turns become transcript items
         # in a thread after the first frame (the window mounts only the last blocks anyway).
-        history = self.facade.history()
+        history = self.view.history()
         older = max(0, len(history) - TAIL_TURNS)
-        conv.load(items_from_history(history[older:], first=older + 1), welcome=self._welcome())
+        items = items_from_history(history[older:], first=older + 1)
+        conv.load(items, welcome=Welcome(self._welcome_text()))
         self._transcript_generation += 1
         if older:  # after the first frame: the tail is what it paints
             self.call_after_refresh(
@@ -155,12 +183,13 @@ class MainScreen(Screen[None]):
         self._show_header(view)
         prompt = self.query_one(PromptInput)
         try:
-            prompt.prompt_history, prompt.global_prompt_history = self.facade.input_history()
+            prompt.prompt_history, prompt.global_prompt_history = self.view.input_history()
         except StorageError as e:
             conv.add_line("warning", f"input history unavailable: {e}")
 
     def _load_older_items(self, turns: list[Turn], generation: int) -> None:
         async def load() -> None:
+            await self.milk.application_ready.wait()  # the agents are built first
             items = await asyncio.to_thread(_inert_items, turns)
             if generation == self._transcript_generation:  # no other session loaded meanwhile
                 self.query_one(Conversation).prepend_items(items, inert=True)
@@ -267,9 +296,9 @@ class MainScreen(Screen[None]):
     # ----- actions (bound in keymap.APP_BINDINGS, also in the palette) -------------------
 
     def action_interrupt(self) -> None:
-        a = self.facade
+        a = self.milk.application
         status = self.query_one(StatusLine)
-        if a.busy:
+        if a is not None and a.busy:
             a.cancel()
             status.set_hint("")
             return
@@ -291,7 +320,7 @@ class MainScreen(Screen[None]):
     def action_help(self) -> None:
         from milk_tui.tui.screens.help_modal import HelpModal  # modals load when first opened
 
-        self.app.push_screen(HelpModal(self.facade.keymap))
+        self.app.push_screen(HelpModal(self.view.keymap))
 
     def action_toggle_side(self) -> None:
         if self.has_class("-narrow"):
@@ -337,10 +366,7 @@ class MainScreen(Screen[None]):
 
     def action_scroll_conversation(self, pages: int) -> None:
         conv = self.query_one(Conversation)
-        if pages < 0:
-            conv.scroll_page_up()
-        else:
-            conv.scroll_page_down()
+        conv.scroll_page_up() if pages < 0 else conv.scroll_page_down()
 
     def action_conversation_top(self) -> None:
         conv = self.query_one(Conversation)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from milk_tui.facade.application import Force, TurnResult
 from milk_tui.facade.errors import StorageError
 from milk_tui.tui.commands import literal_prompt, parse_slash, unknown_command
 from milk_tui.tui.widgets.conversation import Conversation
@@ -14,6 +13,7 @@ from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from milk_tui.facade.application import Force, TurnResult
     from milk_tui.tui.screens.main import MainScreen
 
 
@@ -28,6 +28,12 @@ class PromptSubmitter:
 
     async def run_input(self, text: str) -> None:
         screen = self.screen
+        if not screen.milk.application_ready.is_set():
+            # Enter in the first instants, while the agents are built: run it once they are,
+            # in a worker, so that the screen keeps handling keys meanwhile.
+            screen.query_one(StatusLine).set_hint("starting the agents…")
+            screen.run_worker(self._when_ready(text), group="startup-input")
+            return
         box = screen.query_one(PromptInput)
         literal = literal_prompt(text)
         if literal is not None:
@@ -55,6 +61,11 @@ class PromptSubmitter:
             )
             return
         self.submit_prompt(text)
+
+    async def _when_ready(self, text: str) -> None:
+        await self.screen.milk.application_ready.wait()
+        self.screen.query_one(StatusLine).set_hint("")
+        await self.run_input(text)
 
     def submit_prompt(self, text: str, force: Force | None = None) -> bool:
         screen = self.screen
