@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
-SHARED = {"tui_harness"}
+SHARED = {"tui_harness", "frame_trace"}
 """Helper modules the benchmarks import; they have no ``main`` of their own."""
 
 
