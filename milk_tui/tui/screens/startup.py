@@ -34,7 +34,9 @@ class StartupScreen(Screen[None]):
     def on_key(self, event: Key) -> None:
         if self.entered:
             return  # what follows an Enter would go to the next prompt: not kept
-        if event.key == "enter":
+        # Typed before the app put the terminal in raw mode, Enter arrives as a newline
+        # (the tty's cooked mode turns CR into NL): on this screen both mean Enter.
+        if event.key in ("enter", "ctrl+j"):
             self.entered = bool(self.typed.strip())
         elif event.key == "backspace":
             self.typed = self.typed[:-1]
