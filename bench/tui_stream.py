@@ -101,16 +101,21 @@ class Probe:
             self.slices.append((now, now - t - TICK_S, time.thread_time() - c))
 
     async def keys(self, app: Any, text_len: Any, clear: Any, stop: asyncio.Event) -> None:
-        """Type a key every ``KEY_EVERY_S``; the input is emptied now and then (unmeasured)
-        so that re-wrapping a growing line of x's does not become the cost measured."""
+        """Type a key every ``KEY_EVERY_S`` on a fixed clock, as a person does, and time each
+        from the moment it was due: a key due while the loop is held waits for the slice to
+        end, and that wait counts (timed from when this task got to run, it would not).  The
+        input is emptied now and then (unmeasured) so that re-wrapping a growing line of x's
+        does not become the cost measured."""
         from textual import events
 
+        due = time.perf_counter()
         while not stop.is_set():
-            await asyncio.sleep(KEY_EVERY_S)
+            due += KEY_EVERY_S
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
             if stop.is_set():
                 return
             n = text_len()
-            sent = time.perf_counter()
+            sent = due  # pressed then; the loop may only now have let this task run
             app.post_message(events.Key("x", "x"))
             while text_len() == n and time.perf_counter() - sent < 2:
                 await asyncio.sleep(0)
