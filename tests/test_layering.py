@@ -7,6 +7,7 @@ import ast
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 HEADLESS = [
     "milk_tui.engine.dispatch",
@@ -20,14 +21,29 @@ HEADLESS = [
 ]
 
 
+def _python(code: str, cwd: Path | None = None, home: Path | None = None) -> str:
+    """``code`` run by a fresh interpreter (with its own ``MILK_HOME``, demo agents unpaced,
+    when ``home`` is given); its standard output."""
+    env = {**os.environ, "MILK_HOME": str(home), "MILK_DEMO_PACE": "0"} if home else None
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
+    return run.stdout
+
+
 def _loaded_after_import(modules: list[str]) -> set[str]:
     code = (
         "import sys\n"
         + "".join(f"import {m}\n" for m in modules)
         + "print('\\n'.join(sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return set(out.stdout.split())
+    return set(_python(code).split())
 
 
 def test_core_never_imports_textual():
@@ -52,8 +68,7 @@ def test_the_cli_parser_loads_no_config_model_or_facade_behind_a_subcommand():
     """``milk-tui`` builds its parser (every subcommand's) before the TUI's first frame:
     the subcommands' facades, the config models and the MCP SDK load when one runs."""
     code = "import sys\nimport milk_tui.cli as c\nc.build_parser()\nprint('\\n'.join(sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = set(out.stdout.split())
+    loaded = set(_python(code).split())
     heavy = ("milk_tui.config.settings", "milk_tui.facade.mcp", "milk_tui.facade.admin", "mcp")
     assert not [m for m in loaded if m.startswith(heavy)]
     assert "pydantic_settings" not in loaded
@@ -119,42 +134,17 @@ print(app.at_frame)
 def test_main_screen_comes_up_without_unused_clients_and_with_the_gc_back_on(tmp_path):
     """Launched as ``run_app`` does (core in a thread after the first frame), on the demo
     agents: no HTTP client, AWS or MCP SDK is loaded, and the GC paused for start-up is on."""
-    env = {**os.environ, "MILK_HOME": str(tmp_path), "MILK_DEMO_PACE": "0"}
-    out = subprocess.run(
-        [sys.executable, "-c", STARTUP_PROBE],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=120,
-    )
-    assert out.stdout.split("\n")[-4:-1] == ["[]", "True", "([], [], 0)"]
+    out = _python(STARTUP_PROBE, cwd=tmp_path, home=tmp_path)
+    assert out.split("\n")[-4:-1] == ["[]", "True", "([], [], 0)"]
 
 
 def test_main_screen_defers_what_it_does_not_paint(tmp_path):
     """Up to the main screen's first frame: no keymap check without a keymap, no modal
     screen, no bus-event validator built (they build in a thread after it), and of a long
     session only the tail made into transcript items (the rest follows in a thread)."""
-    subprocess.run(
-        [sys.executable, "-c", SESSION_OF_200],
-        check=True,
-        cwd=tmp_path,
-        env={**os.environ, "MILK_HOME": str(tmp_path)},
-        timeout=120,
-    )
-    env = {**os.environ, "MILK_HOME": str(tmp_path), "MILK_DEMO_PACE": "0"}
-    probe = STARTUP_PROBE.replace("new=True, ", "")
-    out = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=120,
-    )
-    modules, built, items = ast.literal_eval(out.stdout.split("\n")[-2])
+    _python(SESSION_OF_200, cwd=tmp_path, home=tmp_path)
+    out = _python(STARTUP_PROBE.replace("new=True, ", ""), cwd=tmp_path, home=tmp_path)
+    modules, built, items = ast.literal_eval(out.split("\n")[-2])
     assert (modules, built) == ([], [])
     assert 0 < items < 200  # the tail's items: 64 of the 200 turns
 

@@ -224,7 +224,7 @@ class MilkApp(App[int]):
         self._install_application(application)
         self._start_application()
         if self.main_screen is not None and self.main_screen.is_attached:
-            self.main_screen.application_ready()
+            self.main_screen.application_installed()
         self._warm_up()
 
     def _after_first_main_frame(self) -> None:

@@ -128,9 +128,9 @@ class MainScreen(Screen[None]):
             if entered:
                 self.call_after_refresh(self.run_input, text)
         if self.milk.application is not None:
-            self.application_ready()
+            self.application_installed()
 
-    def application_ready(self) -> None:
+    def application_installed(self) -> None:
         """The application is installed (at once, or after the first frame): the welcome
         says what it found, staged files show above the prompt, pastes can attach them,
         other processes' writes and config edits are looked for."""
