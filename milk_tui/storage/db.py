@@ -159,7 +159,7 @@ class Database:
             self.conn.row_factory = sqlite3.Row
             self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             self._quick_check()
-            self.conn.execute("PRAGMA journal_mode=WAL")
+            self._use_wal()
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.migrate()
@@ -191,6 +191,28 @@ class Database:
             self.conn.set_progress_handler(None, 0)
         if rows and rows[0][0] != "ok":
             raise CorruptDatabaseError(corrupt_message(self.path, f"quick_check: {rows[0][0]}"))
+
+    def _use_wal(self) -> None:
+        """Switch the file to WAL, waiting out other processes doing the same.  The switch
+        takes an exclusive lock and SQLite answers SQLITE_BUSY at once instead of calling the
+        busy handler, so ten first runs in a new folder would fail all but one; each retries
+        until the timeout, and sees WAL already set once another process has set it."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        pause = 0.001
+        while True:
+            try:
+                mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() == "wal":
+                    return
+                self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
+                return
+            except sqlite3.OperationalError as e:
+                if (
+                    e.sqlite_errorcode & 0xFF
+                ) != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     def failure(self, e: sqlite3.Error) -> StorageError:
         """The error to raise for ``e``: a damaged page marks the database as refused."""
