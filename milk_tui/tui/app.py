@@ -367,6 +367,7 @@ def run_app(args: argparse.Namespace) -> int:
             permission_policy="ask",
             cooperative=True,
             skip_broken_config=True,  # start without a file that does not parse; say so
+            probe_later=True,  # with nothing configured: paint first, look for a server after
             agent=getattr(args, "agent", "") or "",
             escalation_agent=getattr(args, "escalation_agent", "") or "",
         )
