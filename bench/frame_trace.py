@@ -99,6 +99,9 @@ def install(srv: Any) -> None:
         "conversation",
         lambda self, e: type(e).__name__,
     )
+    from milk_tui.tui.widgets.conversation_next import NextTurn
+
+    _wrap(NextTurn, "show_waiting", "show the waiting blocks")
     _wrap(Screen, "_refresh_layout", "screen layout")
     _wrap(Compositor, "reflow", "  reflow")
     _wrap(Compositor, "render_update", "  render_update")

@@ -19,7 +19,7 @@ from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui import gc_pace
 from milk_tui.tui.transcript import Item, Kind
 from milk_tui.tui.widgets.attachment_chips import decode_chips, encode_chips
-from milk_tui.tui.widgets.conversation_next import USER_TURN_WAIT_S, NextTurn
+from milk_tui.tui.widgets.conversation_next import USER_TURN_WAIT_S, NextTurn, first_line
 from milk_tui.tui.widgets.follow_scroll import FollowScroll
 from milk_tui.tui.widgets.md_render import Palette, warm_highlighter
 from milk_tui.tui.widgets.reply_block import ReplyBlock
@@ -86,6 +86,8 @@ class Conversation(FollowScroll):
         self._tools: dict[str, ToolLine] = {}
         self._gc_turn = 0  # this turn's token for gc_pace.release
         self._next = NextTurn(self)  # the next turn's blocks, mounted hidden ahead of time
+        self._rest: tuple[ReplyBlock, str] | None = None
+        """The first text but its first line, shown a screen update after it."""
         self._loading_older = False
 
     WARM_AFTER_S = 0.5
@@ -228,6 +230,7 @@ class Conversation(FollowScroll):
         self._blocks.append(w)
         if w is not self._user:  # the started turn's prompt is mounted already, hidden
             self._next.show_user()
+            self._next.hide_waiting()  # the reply comes after this block, not before it
             self.mount(w, before=self._next.anchor())
         self._prune()
 
@@ -245,9 +248,20 @@ class Conversation(FollowScroll):
         self.follow_tail()
 
     def _handle(self, e: ev.BusEvent) -> None:
+        if self._rest is not None:
+            self._show_rest()
         match e:
             case ev.TextDelta():
-                self._reply_for(e.slot).append(e.text)
+                reply = self._reply_for(e.slot)
+                if self._next_first:
+                    self._next_first = False
+                    cut = first_line(e.text, reply.content_region.width)
+                    if cut < len(e.text):
+                        self._rest = (reply, e.text[cut:])
+                        self.call_after_refresh(self._show_rest)
+                        reply.append(e.text[:cut])
+                        return
+                reply.append(e.text)
             case ev.ThinkingDelta():
                 self._thinking_for(e.slot).append(e.text)
             case ev.TurnStarted():
@@ -258,7 +272,7 @@ class Conversation(FollowScroll):
                 self._user_item = Item("user", e.prompt, extra=extra)
                 self._user = self._next.take_user(e.prompt, decode_chips(chips))
                 self._append(self._user_item, self._user)
-                self.set_timer(USER_TURN_WAIT_S, self._next.show_user)
+                self.set_timer(USER_TURN_WAIT_S, self._next.show_waiting)
                 self._follow = True
             case ev.RouteDecided():
                 self.names[e.target] = e.agent_name
@@ -328,14 +342,23 @@ class Conversation(FollowScroll):
             if spare is not None:  # mounted hidden: shown now, with the prompt if held
                 self.items.append(self._reply_item)
                 self._blocks.append(spare)
-                self._next.show_reply(spare)
+                self._next_first = self._next.show_reply(spare)
                 self._prune()
                 r = spare
-            else:
+            else:  # another agent's reply (the spare, if waiting, hides as it is added)
                 r = ReplyBlock(name, slot, "", done=False, palette=self.palette)
                 self._append(self._reply_item, r)
             self._reply = r
         return r
+
+    _next_first = False
+    """The reply just shown was waiting with a line kept: its first text goes a line first."""
+
+    def _show_rest(self) -> None:
+        rest, self._rest = self._rest, None
+        if rest is not None:
+            rest[0].append(rest[1])
+            self.follow_tail()
 
     def _thinking_for(self, slot: str) -> ThinkingBlock:
         if self._thinking is None:

@@ -23,6 +23,19 @@ USER_TURN_WAIT_S = 0.05
 under a tenth of a second an echo still reads as immediate."""
 
 
+def first_line(text: str, width: int) -> int:
+    """Where the first line of ``text`` ends at ``width`` columns (a little before: at a
+    space, and Markdown may show fewer columns than its source): the first token is shown
+    alone at the line kept for it, the rest a screen update later."""
+    end = text.find("\n")
+    if 0 <= end <= width:
+        return end + 1
+    if len(text) <= width:
+        return len(text)
+    space = text.rfind(" ", 0, width)
+    return space + 1 if space > 0 else width
+
+
 def update_screen_now(widget: Widget, tries: int = 4) -> None:
     """Have the screen lay out and paint what ``widget`` just changed now, not at the next
     tick of its 60 Hz update timer (up to 16 ms later).  The layout request reaches the
@@ -33,7 +46,7 @@ def update_screen_now(widget: Widget, tries: int = 4) -> None:
     screen = widget.screen
 
     def update(left: int) -> None:
-        if screen._layout_required or left <= 0:
+        if screen._layout_required or widget in screen._dirty_widgets or left <= 0:
             screen._on_timer_update()
         else:
             screen.call_later(update, left - 1)
@@ -53,14 +66,22 @@ class NextTurn:
         self._held: tuple[str, list[str]] | None = None
         """The started turn's prompt and chips, not yet on screen."""
         self._route: tuple[str, str, str] | None = None
+        self._routed = False
+        """The started turn's reply block is aimed at the agent that answers."""
+        self.waiting = False
+        """The reply block is shown, empty, a line kept for its first text
+        (``show_waiting``); its first text is shown a line first (``first_line``)."""
 
     def reset(self) -> None:
         """The transcript was cleared (its children removed with these)."""
         self.user = self.reply = None
         self._held = self._route = None
+        self._routed = self.waiting = False
 
     def ready(self, slot: str, name: str, palette: Palette) -> None:
         """Mount whichever spare is missing, hidden, at the end of the transcript."""
+        self.hide_waiting()
+        self._routed = False
         spares: list[Widget] = []
         if self.user is None:
             self.user = UserTurn("")
@@ -70,8 +91,9 @@ class NextTurn:
             spares.append(self.reply)
         for w in spares:
             w.display = False
-        if spares:
-            self.conv.mount_all(spares)
+        if spares:  # before a reply spare left from a turn without text: order holds
+            kept = self.reply if self.reply not in spares else None
+            self.conv.mount_all(spares, before=kept)
 
     def anchor(self) -> Widget | None:
         """What a new block is mounted before: the first spare still hidden."""
@@ -89,6 +111,7 @@ class NextTurn:
             self.user.display = False
             self.conv.mount(self.user, before=self.reply)
         self._held, self._route = (prompt, chips), None
+        self._routed = False
         return self.user
 
     def route(self, user: UserTurn, agent_name: str, reason: str, label: str) -> None:
@@ -116,6 +139,7 @@ class NextTurn:
 
     def aim_reply(self, slot: str, name: str, palette: Palette) -> None:
         """The turn was routed to ``slot``: make the hidden reply block that slot's."""
+        self._routed = True
         reply = self.reply
         if reply is not None and reply.slot == slot:
             reply.agent_name = name  # its header is drawn when it is first laid out
@@ -126,6 +150,31 @@ class NextTurn:
         self.reply.display = False
         self.conv.mount(self.reply)
 
+    def show_waiting(self) -> None:
+        """No token within ``USER_TURN_WAIT_S``: show the held prompt and, once the turn is
+        routed, its empty reply block with a line kept for the first text, so the first
+        token changes one line of one block instead of moving the whole transcript."""
+        reply = self.reply
+        if self._held is None:
+            return  # shown already: the first text or another block came first
+        if not self._routed or reply is None or not reply.is_attached:
+            self.show_user()
+            return
+        self.show_user(update=False)
+        self.waiting = True
+        reply.reserve_line()
+        reply.display = True
+        update_screen_now(reply)
+
+    def hide_waiting(self) -> None:
+        """Another block comes first, or the turn ended without text: the empty reply
+        block goes back to waiting hidden."""
+        reply = self.reply
+        if self.waiting and reply is not None:
+            reply.reserve_line(False)
+            reply.display = False
+        self.waiting = False
+
     def take_reply(self, slot: str, name: str) -> ReplyBlock | None:
         """The hidden reply block for the first text of ``slot``, or None if it is
         another agent's; the caller shows it with ``show_reply``."""
@@ -133,12 +182,19 @@ class NextTurn:
         if reply is None or reply.slot != slot or reply.agent_name != name:
             return None
         self.reply = None
+        self._routed = False
         return reply
 
-    def show_reply(self, reply: ReplyBlock) -> None:
-        """The first token: the prompt and the reply shown in one screen update, now."""
+    def show_reply(self, reply: ReplyBlock) -> bool:
+        """The first token: the prompt and the reply shown in one screen update, now.
+        True if the reply was shown already, waiting, a line kept for this text."""
+        if self.waiting:
+            self.waiting = False
+            update_screen_now(reply)
+            return True
         self.show_user(update=False)
         width = self.conv.scrollable_content_region.width - reply.styles.gutter.width
         reply.prime_width(width)  # the first text renders in this frame, not in the layout
         reply.display = True
         update_screen_now(reply)
+        return False

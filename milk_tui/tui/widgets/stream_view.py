@@ -80,6 +80,8 @@ class StreamView(Widget):
         """Closed blocks rendered so far (tests: each block renders once)."""
         self.open_renders = 0
         """Markdown re-renders of the open block (tests)."""
+        self._min_lines = 0
+        """Lines kept even while fewer are rendered (``reserve_line``)."""
 
     # ----- public ----------------------------------------------------------------------
 
@@ -104,7 +106,7 @@ class StreamView(Widget):
         self._parts.append(text)
         if not self._width:
             return
-        before = len(self._fixed) + len(self._tail)
+        before = self._height()
         self._frame_t0 = time.perf_counter()
         self._consume(text)
         self._relayout(before)
@@ -115,6 +117,12 @@ class StreamView(Widget):
         repaint of the screen.  A wrong guess only costs a render at the real width."""
         self._ensure(width)
 
+    def reserve_line(self, reserve: bool = True) -> None:
+        """Keep one line below the header while no text is there, so the first line of
+        text fills it at an unchanged height: the screen then repaints this block's region
+        alone instead of laying out and re-compositing everything above it."""
+        self._min_lines = len(self._header_lines()) + 1 if reserve else 0
+
     def finish(self) -> None:
         """Close the stream: render what is still open and show the finished reply."""
         if self._done:
@@ -122,7 +130,7 @@ class StreamView(Widget):
         self._done = True
         if not self._width:
             return
-        before = len(self._fixed) + len(self._tail)
+        before = self._height()
         if not self.markdown:
             self._wrap_open(final=True)
             self.rendered_final = True
@@ -189,7 +197,7 @@ class StreamView(Widget):
         """One-shot render of the finished text (off the loop when long)."""
         text = self.text
         if len(text) < THREAD_RENDER_CHARS or not self.is_attached:
-            before = len(self._fixed) + len(self._tail)
+            before = self._height()
             self._render_all()
             self._relayout(before)
             return
@@ -204,7 +212,7 @@ class StreamView(Widget):
         strips = await in_thread(render_markdown, text, width, palette)
         if gen != self._gen or width != self._width:
             return  # resized or re-rendered meanwhile; the layout pass rendered already
-        before = len(self._fixed) + len(self._tail)
+        before = self._height()
         self._reset_render()
         self._fixed = self._header_lines() + list(strips)
         self.rendered_final = True
@@ -334,7 +342,7 @@ class StreamView(Widget):
 
     def _relayout(self, before: int) -> None:
         self._shown_at = time.perf_counter()
-        if self._layout_due or len(self._fixed) + len(self._tail) != before:
+        if self._layout_due or self._height() != before:
             self._layout_due = False
             self.refresh(layout=True)
         else:
@@ -349,7 +357,10 @@ class StreamView(Widget):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure(width)
-        return len(self._fixed) + len(self._tail)
+        return self._height()
+
+    def _height(self) -> int:
+        return max(len(self._fixed) + len(self._tail), self._min_lines)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return container.width
