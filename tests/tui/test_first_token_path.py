@@ -11,6 +11,7 @@ from milk_tui.model import events as ev
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from milk_tui.tui import gc_pace
 from milk_tui.tui.widgets.conversation import Conversation
+from milk_tui.tui.widgets.conversation_next import first_line
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.tool_line import ToolLine
@@ -230,6 +231,14 @@ async def test_new_text_is_in_view_after_one_layout() -> None:
         bus.publish(ev.TextDelta(slot="primary", text="tail\n\n" * 10))
         await settle(pilot, app)
         assert seen and seen[0][0] == seen[0][1] > 0
+
+
+def test_the_first_line_ends_at_a_newline_or_a_space_within_the_width() -> None:
+    assert first_line("one two\nthree", 40) == len("one two\n")
+    assert first_line("one two three four", 10) == len("one two ")
+    assert first_line("short", 40) == 5
+    assert first_line("abcdefghijkl", 5) == 5  # no space: cut at the width
+    assert first_line("anything", 0) == len("anything")
 
 
 def test_no_full_collection_while_a_turn_runs() -> None:

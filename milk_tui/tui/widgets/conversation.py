@@ -106,6 +106,7 @@ class Conversation(FollowScroll):
         """Replace the transcript (resume, /new, session switch); mounts only the tail."""
         self.remove_children()
         self._next.reset()
+        self._rest = None
         self.items = [inert_copy(it) for it in items]
         self._blocks = []
         self._older = None

@@ -28,6 +28,8 @@ def first_line(text: str, width: int) -> int:
     space, and Markdown may show fewer columns than its source): the first token is shown
     alone at the line kept for it, the rest a screen update later."""
     end = text.find("\n")
+    if width <= 0:
+        return len(text)
     if 0 <= end <= width:
         return end + 1
     if len(text) <= width:
