@@ -19,7 +19,12 @@ from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui import gc_pace
 from milk_tui.tui.transcript import Item, Kind
 from milk_tui.tui.widgets.attachment_chips import decode_chips, encode_chips
-from milk_tui.tui.widgets.conversation_next import USER_TURN_WAIT_S, NextTurn, first_line
+from milk_tui.tui.widgets.conversation_next import (
+    USER_TURN_WAIT_S,
+    NextTurn,
+    first_line,
+    update_screen_now,
+)
 from milk_tui.tui.widgets.follow_scroll import FollowScroll
 from milk_tui.tui.widgets.md_render import Palette, warm_highlighter
 from milk_tui.tui.widgets.reply_block import ReplyBlock
@@ -254,15 +259,18 @@ class Conversation(FollowScroll):
         match e:
             case ev.TextDelta():
                 reply = self._reply_for(e.slot)
-                if self._next_first:
-                    self._next_first = False
-                    cut = first_line(e.text, reply.content_region.width)
-                    if cut < len(e.text):
-                        self._rest = (reply, e.text[cut:])
-                        self.call_after_refresh(self._show_rest)
-                        reply.append(e.text[:cut])
-                        return
-                reply.append(e.text)
+                if not self._next_first:
+                    reply.append(e.text)
+                    return
+                self._next_first = False
+                cut = first_line(e.text, reply.content_region.width)
+                if cut < len(e.text):
+                    self._rest = (reply, e.text[cut:])
+                    self.call_after_refresh(self._show_rest)
+                reply.append(e.text[:cut])
+                size = reply.size  # its lines now, against the height it was laid out with
+                lines = reply.get_content_height(size, size, size.width)
+                update_screen_now(reply, layout=lines != size.height)
             case ev.ThinkingDelta():
                 self._thinking_for(e.slot).append(e.text)
             case ev.TurnStarted():

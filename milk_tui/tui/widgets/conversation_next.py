@@ -38,17 +38,20 @@ def first_line(text: str, width: int) -> int:
     return space + 1 if space > 0 else width
 
 
-def update_screen_now(widget: Widget, tries: int = 4) -> None:
+def update_screen_now(widget: Widget, tries: int = 4, *, layout: bool = True) -> None:
     """Have the screen lay out and paint what ``widget`` just changed now, not at the next
     tick of its 60 Hz update timer (up to 16 ms later).  The layout request reaches the
-    screen as a message, so the update waits (a few queue turns at most) until it has.
-    Private Textual API, used for want of a public one: ``Screen._on_timer_update`` (the
-    update timer's callback) and ``Screen._layout_required``;
-    tests/tui/test_first_token_path.py fails if either goes."""
+    screen as a message, so the update waits (a few queue turns at most) until it has;
+    ``layout=False``: the widget kept its size, and the repaint request is awaited instead
+    (a widget that needs a layout asks for a repaint first: waiting for that would paint
+    it before it is laid out).  Private Textual API, used for want of a public one:
+    ``Screen._on_timer_update`` (the update timer's callback), ``Screen._layout_required``
+    and ``Screen._dirty_widgets``; tests/tui/test_first_token_path.py fails if one goes."""
     screen = widget.screen
 
     def update(left: int) -> None:
-        if screen._layout_required or widget in screen._dirty_widgets or left <= 0:
+        due = screen._layout_required if layout else widget in screen._dirty_widgets
+        if due or left <= 0:
             screen._on_timer_update()
         else:
             screen.call_later(update, left - 1)
@@ -189,10 +192,10 @@ class NextTurn:
 
     def show_reply(self, reply: ReplyBlock) -> bool:
         """The first token: the prompt and the reply shown in one screen update, now.
-        True if the reply was shown already, waiting, a line kept for this text."""
-        if self.waiting:
+        True if the reply was shown already, waiting, a line kept for this text: then the
+        caller has the screen updated (``update_screen_now``) once the text is in."""
+        if self.waiting:  # the caller asks for the screen update once the text is in
             self.waiting = False
-            update_screen_now(reply)
             return True
         self.show_user(update=False)
         width = self.conv.scrollable_content_region.width - reply.styles.gutter.width

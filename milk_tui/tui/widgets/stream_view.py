@@ -80,8 +80,6 @@ class StreamView(Widget):
         """Closed blocks rendered so far (tests: each block renders once)."""
         self.open_renders = 0
         """Markdown re-renders of the open block (tests)."""
-        self._min_lines = 0
-        """Lines kept even while fewer are rendered (``reserve_line``)."""
 
     # ----- public ----------------------------------------------------------------------
 
@@ -116,12 +114,6 @@ class StreamView(Widget):
         time is otherwise rendered inside the layout pass, in the same loop callback as the
         repaint of the screen.  A wrong guess only costs a render at the real width."""
         self._ensure(width)
-
-    def reserve_line(self, reserve: bool = True) -> None:
-        """Keep one line below the header while no text is there, so the first line of
-        text fills it at an unchanged height: the screen then repaints this block's region
-        alone instead of laying out and re-compositing everything above it."""
-        self._min_lines = len(self._header_lines()) + 1 if reserve else 0
 
     def finish(self) -> None:
         """Close the stream: render what is still open and show the finished reply."""
@@ -377,6 +369,8 @@ class StreamView(Widget):
     _tail: list[Strip]
 
     _base_style: Style | None = None
+    _min_lines = 0
+    """Lines it keeps even while fewer are rendered (``ReplyBlock.reserve_line``)."""
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
