@@ -5,8 +5,10 @@ Mounting a block makes Textual lay out and repaint the whole conversation (~10 m
 is painted, that work competes with the turn; so the blocks a turn needs first are mounted
 at the end of the transcript, hidden, while nothing happens (on load and when a turn
 ends).  Enter fills in the prompt without showing it; the first token shows the prompt and
-the reply in one screen update.  When the answer takes longer than ``USER_TURN_WAIT_S``,
-or another block (a tool call, a notice) comes first, the prompt is shown on its own.
+the reply in one screen update.  When another block (a tool call, a notice) comes first,
+the prompt is shown on its own.  When the answer takes longer than ``USER_TURN_WAIT_S``
+the prompt is shown with the empty reply block, a line kept for the first text, so the
+first token repaints one block instead of laying out and moving the whole transcript.
 Every other block is mounted before these, so the order on screen is the order of events.
 """
 
@@ -20,7 +22,8 @@ from milk_tui.tui.widgets.user_turn import UserTurn
 
 USER_TURN_WAIT_S = 0.05
 """How long the prompt may wait, hidden, for the first token to share its screen update:
-under a tenth of a second an echo still reads as immediate."""
+under a tenth of a second an echo still reads as immediate.  Then the prompt and the empty
+reply are shown (the request is normally on the wire well before)."""
 
 
 def first_line(text: str, width: int) -> int:
