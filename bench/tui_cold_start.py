@@ -14,6 +14,8 @@ alternating the kinds in one run:
   (the point at which Textual posts ``Ready`` for the bare app's first screen).
 
 The session is written once into a temporary ``MILK_HOME`` before the first sample.
+``--nothing-configured`` launches ``milk-tui`` without ``--demo`` in that home (it has no
+config file): a first run, which looks for a local server on the usual ports.
 """
 
 from __future__ import annotations
@@ -75,7 +77,8 @@ def child_milk(until_main: bool) -> None:
     sys.meta_path.insert(0, _TimedApp(until_main))
     from milk_tui import cli
 
-    cli.main(["--demo"])
+    # --nothing-configured: a first run (no config, no --demo) looks for a local server
+    cli.main([] if os.environ.get("MILK_COLD_NOTHING_CONFIGURED") else ["--demo"])
 
 
 class _TimedApp(importlib.abc.MetaPathFinder):
@@ -177,6 +180,11 @@ def main() -> None:
     ap.add_argument(
         "--baseline", metavar="DIR", help="also time the main screen of another checkout"
     )
+    ap.add_argument(
+        "--nothing-configured",
+        action="store_true",
+        help="start as a first run does: no config and no --demo (milk looks for a local server)",
+    )
     a = ap.parse_args()
     if a.child == "bare":
         child_bare()
@@ -186,6 +194,8 @@ def main() -> None:
         return
     home = make_home(a.turns)
     env = {**os.environ, "MILK_HOME": home, "MILK_DEMO_PACE": "0"}
+    if a.nothing_configured:
+        env["MILK_COLD_NOTHING_CONFIGURED"] = "1"
     # An installed package has its .pyc files: without them every sample would compile
     # milk_tui's sources (~0.1 s) while Textual's site-packages come compiled.
     env.pop("PYTHONDONTWRITEBYTECODE", None)

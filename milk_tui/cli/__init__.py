@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import os
 import signal
@@ -247,6 +248,10 @@ def _run_tui(args: argparse.Namespace) -> int:
     # session): cyclic collections meanwhile are pure cost (~90 of them, 25 ms).  The app
     # turns the GC back on once its main screen is up (tui/app.py).
     gc.disable()
+    with contextlib.suppress(Exception):  # a check not started here runs at the open
+        from milk_tui.facade.early import check_database_soon
+
+        check_database_soon()  # beside Textual's imports, on the other core
     try:
         from milk_tui.tui.app import run_app
     except ImportError:

@@ -7,6 +7,9 @@ database, bus and memory.  Print mode and tests do both halves at once (``build_
 
 Choosing agents when nothing is configured: a local OpenAI-compatible server on the usual
 ports becomes the primary; otherwise both slots run the demo agents and a notice says so.
+Looking for that server (loading httpx, two connections) can wait for the second half
+(``probe_later``): the main screen paints with the demo agents, and ``settle_agents``
+swaps in a server it finds before any agent is built.
 """
 
 from __future__ import annotations
@@ -62,6 +65,8 @@ class Boot:
     """Config warnings and start-up notices, in the order they are shown."""
     choices: dict[Slot, str] = field(default_factory=dict)
     debug_log: Path | None = None
+    probe_pending: bool = False
+    """Nothing is configured and the local server probe waits for ``settle_agents``."""
 
 
 class BootOptions(TypedDict, total=False):
@@ -79,6 +84,7 @@ class BootOptions(TypedDict, total=False):
     skip_broken_config: bool
     agent: str
     escalation_agent: str
+    probe_later: bool
 
 
 def open_boot(
@@ -94,9 +100,11 @@ def open_boot(
     skip_broken_config: bool = False,
     agent: str = "",
     escalation_agent: str = "",
+    probe_later: bool = False,
 ) -> Boot:
     """Open the config, the database and the session (``build_runtime``'s options but the
-    agents'); ``ConfigError`` / ``StorageError`` as it raises them."""
+    agents'); ``ConfigError`` / ``StorageError`` as it raises them.  ``probe_later``: with
+    nothing configured, choose the demo agents for now (``settle_agents`` looks)."""
     cwd = cwd or os.getcwd()
     warnings: list[str] = []
     used_path: Path | None = None
@@ -109,7 +117,9 @@ def open_boot(
         store = SessionStore(db)
         bus = EventBus()
         memory = MemoryService(PerceptStore(db), bus)
-        primary, escalation, notes, running_demo = choose_agents(config, demo)
+        pending = probe_later and not demo and nothing_configured(config)
+        # Looking waits (``settle_agents``): the demo agents stand in until then.
+        primary, escalation, notes, running_demo = choose_agents(config, demo or pending)
         session = store.resume(cwd, session_name, new=new, any_folder=any_folder)
     except BaseException:
         db.close()
@@ -132,7 +142,24 @@ def open_boot(
         notes=[*warnings, *notes],
         choices=choices,
         debug_log=debug_log,
+        probe_pending=pending,
     )
+
+
+def nothing_configured(cfg: MilkConfig) -> bool:
+    """No agent at all: the case in which ``choose_agents`` looks for a local server."""
+    return cfg.primary_agent() is None and not cfg.agents
+
+
+def settle_agents(boot: Boot) -> list[str]:
+    """The probe ``open_boot`` left for later: a local server found becomes the primary
+    (``boot`` is updated); returns the notice to show, as ``choose_agents`` words it."""
+    if not boot.probe_pending:
+        return []
+    boot.probe_pending = False
+    primary, escalation, notes, running_demo = choose_agents(boot.config, False)
+    boot.primary, boot.escalation, boot.demo = primary, escalation, running_demo
+    return notes
 
 
 def _probe_local_server() -> AgentConfig | None:
@@ -173,7 +200,7 @@ def choose_agents(
         return DEMO_PRIMARY, DEMO_ESCALATION, [], True  # asked for: nothing to warn about
     primary = cfg.primary_agent()
     escalation = cfg.escalation_agent_config()
-    if primary is None and not cfg.agents:
+    if nothing_configured(cfg):
         found = _probe_local_server()
         if found is None:
             notes.append(

@@ -16,7 +16,7 @@ from milk_tui.agents.factory import build_agent
 from milk_tui.config.paths import data_dir
 from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.agent_swap import wire_router
-from milk_tui.engine.boot import Boot, BootOptions, open_boot
+from milk_tui.engine.boot import Boot, BootOptions, open_boot, settle_agents
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.cooperative import make_cooperative
 from milk_tui.engine.custom_prompt import startup_warnings
@@ -164,6 +164,7 @@ def _finish(
 ) -> Runtime:
     from milk_tui.engine.availability import AvailabilityCache
 
+    found = settle_agents(boot)  # a local server looked for now, before any agent is built
     config, cwd, bus = boot.config, boot.cwd, boot.bus
     primary_cfg, esc_cfg = boot.primary, boot.escalation
     primary = (
@@ -202,7 +203,7 @@ def _finish(
         permission_policy=permission_policy,
     )
     dispatcher.state.mcp = _mcp_manager(config, bus, cwd)
-    notes = startup_warnings(dispatcher.state.prompts, config.effective_agents(), cwd)
+    notes = found + startup_warnings(dispatcher.state.prompts, config.effective_agents(), cwd)
     telemetry = None
     if config.otel.active:  # the exporter and its SDK load only when configured
         from milk_tui.engine.telemetry import start_telemetry

@@ -22,30 +22,10 @@ from milk_tui.model.errors import (  # re-exported: callers import them here
 from milk_tui.model.errors import (
     StorageError as StorageError,
 )
+from milk_tui.storage.integrity import corrupt_message, is_corrupt, quick_check
 
 BUSY_TIMEOUT_MS = 10_000
 """Long enough for another process's largest transaction (consolidation of 100k facts ~2 s)."""
-CHECK_BUDGET_S = 0.1
-"""Time ``PRAGMA quick_check`` may take at open.  It reads every page (12-40 ms for a
-10,000-turn, 14 MB database, see bench/db_open.py); on a larger file the check stops at the
-budget and the rest is caught the moment SQLite reports a damaged page (``Database.failure``)."""
-_CORRUPT_CODES = (11, 26)
-"""SQLITE_CORRUPT and SQLITE_NOTADB (primary result codes): https://www.sqlite.org/rescode.html"""
-
-
-def _is_corrupt(e: sqlite3.Error) -> bool:
-    return ((getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF) in _CORRUPT_CODES
-
-
-def corrupt_message(path: Path, cause: str) -> str:
-    """One line that says what is wrong and how to get going again."""
-    cause = " ".join(cause.split())  # quick_check reports one problem per line
-    cause = cause if len(cause) <= 160 else cause[:159] + "…"
-    return (
-        f"{path} is damaged ({cause}); milk-tui will not write to it. To recover, move it "
-        f"aside (mv {path} {path}.bad) and start again, or rebuild it: "
-        f"sqlite3 {path}.bad .recover | sqlite3 {path}"
-    )
 
 
 def _m001_sessions(db: MigrationConnection) -> None:
@@ -168,7 +148,7 @@ class Database:
                 self.conn.close()  # opened, then the file proved unusable: do not leak it
             if isinstance(e, CorruptDatabaseError):
                 raise
-            if isinstance(e, sqlite3.DatabaseError) and _is_corrupt(e):
+            if isinstance(e, sqlite3.DatabaseError) and is_corrupt(e):
                 raise CorruptDatabaseError(corrupt_message(self.path, str(e))) from None
             why = e.strerror if isinstance(e, OSError) and e.strerror else e
             raise StorageError(f"{self.path}: cannot open database: {why}") from None
@@ -177,20 +157,7 @@ class Database:
     """Set once SQLite reported a damaged page: every later transaction is refused."""
 
     def _quick_check(self) -> None:
-        """``PRAGMA quick_check`` within ``CHECK_BUDGET_S``; a damaged page refuses the file.
-        A check cut short by the budget counts as passed (the rest is caught on use)."""
-        deadline = time.perf_counter() + CHECK_BUDGET_S
-        self.conn.set_progress_handler(lambda: int(time.perf_counter() > deadline), 10_000)
-        try:
-            rows = self.conn.execute("PRAGMA quick_check(1)").fetchall()
-        except sqlite3.OperationalError as e:
-            if _is_corrupt(e) or "interrupted" not in str(e):
-                raise
-            return
-        finally:
-            self.conn.set_progress_handler(None, 0)
-        if rows and rows[0][0] != "ok":
-            raise CorruptDatabaseError(corrupt_message(self.path, f"quick_check: {rows[0][0]}"))
+        quick_check(self.conn, self.path)
 
     def _use_wal(self) -> None:
         """Switch the file to WAL, waiting out other processes doing the same.  The switch
@@ -216,7 +183,7 @@ class Database:
 
     def failure(self, e: sqlite3.Error) -> StorageError:
         """The error to raise for ``e``: a damaged page marks the database as refused."""
-        if _is_corrupt(e):
+        if is_corrupt(e):
             self.corrupt = corrupt_message(self.path, str(e))
             return CorruptDatabaseError(self.corrupt)
         return StorageError(f"{self.path}: {e}")

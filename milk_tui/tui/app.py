@@ -178,6 +178,9 @@ class MilkApp(App[int]):
         from milk_tui.facade.opening import Opening  # loaded by the factory, in its thread
 
         if isinstance(rt, Opening):
+            from milk_tui.tui.widgets import highlight_later  # loaded with the main screen
+
+            highlight_later.defer()  # a resumed session's code: plain on the first frame
             self._opening = rt
             self._install_view(rt)
         else:
@@ -257,6 +260,10 @@ class MilkApp(App[int]):
         database while the app's event loop — the one their clients were opened on — runs."""
         if self.bridge is not None:
             self.bridge.stop()
+        if self.main_screen is not None:  # its modules are loaded: plain code ends with the app
+            from milk_tui.tui.widgets import highlight_later
+
+            highlight_later.stop()
         opening, self._opening = self._opening, None
         if opening is not None:  # left before the agents were built
             opening.close()
@@ -360,6 +367,7 @@ def run_app(args: argparse.Namespace) -> int:
             permission_policy="ask",
             cooperative=True,
             skip_broken_config=True,  # start without a file that does not parse; say so
+            probe_later=True,  # with nothing configured: paint first, look for a server after
             agent=getattr(args, "agent", "") or "",
             escalation_agent=getattr(args, "escalation_agent", "") or "",
         )

@@ -119,3 +119,40 @@ async def test_the_tui_says_the_same_one_line_and_leaves(milk_home: Path, tmp_pa
     assert app.startup_error.startswith("storage error: ") and "\n" not in app.startup_error
     assert "is damaged" in app.startup_error and ".recover" in app.startup_error
     assert _digest(path) == before
+
+
+def test_the_early_check_finds_a_damaged_page_and_the_open_refuses_it(tmp_path: Path) -> None:
+    from milk_tui.storage import integrity
+
+    path = tmp_path / "milk.db"
+    _filled(path)
+    _damage_page_of(path, "turns")
+    before = _digest(path)
+    integrity.check_soon(path)
+    assert path.resolve() in integrity._early  # started, answered in its thread
+    with pytest.raises(CorruptDatabaseError, match="recover"):
+        Database(path)
+    assert path.resolve() not in integrity._early  # the open collected the answer
+    assert _digest(path) == before
+
+
+def test_the_open_uses_the_early_checks_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sound file checked early is not checked again at the open (the early answer is the
+    one used), and a file not there yet is left to the open."""
+    from milk_tui.storage import integrity
+
+    path = tmp_path / "milk.db"
+    _filled(path)
+    integrity.check_soon(path)
+    integrity._early[path.resolve()].result(timeout=10)
+    checks: list[bool] = []
+    real = integrity._first_row
+    monkeypatch.setattr(integrity, "_first_row", lambda c, **k: checks.append(True) or real(c))
+    Database(path).close()
+    assert checks == []
+    integrity.check_soon(tmp_path / "new.db")
+    assert (tmp_path / "new.db").resolve() not in integrity._early
+    Database(tmp_path / "new.db").close()
+    assert checks == [True]

@@ -92,6 +92,7 @@ async def test_escalation_timeline_logs_one_return_per_hand_off() -> None:
         await type_and_send(pilot, "what is a monad?")
         await type_and_send(pilot, "and a functor?")
         pane = app.main_screen.query_one(EscalationPane)
+        assert pane.timeline is not None  # mounted with the first entry
         log = "".join(strip.text for strip in pane.timeline.lines)
         assert [c for c in log if c in "→←↩"] == ["→", "←", "↩"]
         assert "2 local turns since last escalation" in str(pane.body.render())

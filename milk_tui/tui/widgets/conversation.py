@@ -19,6 +19,7 @@ from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui import gc_pace
 from milk_tui.tui.transcript import Item, Kind
 from milk_tui.tui.widgets.attachment_chips import decode_chips, encode_chips
+from milk_tui.tui.widgets.code_warmup import warm_code_highlighting
 from milk_tui.tui.widgets.conversation_next import (
     USER_TURN_WAIT_S,
     NextTurn,
@@ -26,7 +27,7 @@ from milk_tui.tui.widgets.conversation_next import (
     update_screen_now,
 )
 from milk_tui.tui.widgets.follow_scroll import FollowScroll
-from milk_tui.tui.widgets.md_render import Palette, warm_highlighter
+from milk_tui.tui.widgets.md_render import Palette
 from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
 from milk_tui.tui.widgets.tool_line import ToolLine
@@ -95,12 +96,8 @@ class Conversation(FollowScroll):
         """The first text but its first line, shown a screen update after it."""
         self._loading_older = False
 
-    WARM_AFTER_S = 0.5
-    """Delay from mount to loading the code highlighter in a thread: after the first paint
-    of the main screen, before the first reply."""
-
     def on_mount(self) -> None:
-        self.set_timer(self.WARM_AFTER_S, lambda: warm_highlighter(self.palette))
+        warm_code_highlighting(self, self.palette)
 
     def on_unmount(self) -> None:
         gc_pace.release(self._gc_turn)  # closed mid-turn: collect as usual again

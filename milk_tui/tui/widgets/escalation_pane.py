@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.events import Resize
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from milk_tui.model import events as ev
 from milk_tui.tui.widgets.conversation import MODE_LABEL, REASON_LABEL, handoff_text
 from milk_tui.tui.widgets.pace import Paced
 from milk_tui.tui.widgets.token_totals import TokenTotals
+
+if TYPE_CHECKING:
+    from textual.widgets import RichLog
 
 TIMELINE_LINES = 200
 """The timeline is a log, not a history: a few hundred hand-offs are plenty on screen."""
@@ -70,16 +74,17 @@ class EscalationPane(Vertical):
         self._shown: Text | None = None  # what body shows: an update lays out the screen
         self._entries: deque[Text] = deque(maxlen=TIMELINE_LINES)
         self._wrapped_at = 0
-        self.timeline = RichLog(
-            max_lines=TIMELINE_LINES, wrap=True, markup=False, min_width=10, id="esc-timeline"
-        )
+        self.timeline: RichLog | None = None
+        """Mounted with the first entry: a session starts with none, and the log's module
+        (Rich's pretty-printer with it) is not worth loading before the first frame."""
         self.paced = Paced(self, self._redraw)
 
     def compose(self) -> ComposeResult:
         yield self.body
-        yield self.timeline
 
     def on_mount(self) -> None:
+        if self._entries:  # logged before the pane was mounted
+            self._mount_timeline()
         self._redraw()
 
     def _show_session(self, e: ev.SessionChanged) -> None:
@@ -93,7 +98,7 @@ class EscalationPane(Vertical):
             self.last_target = e.last_user_agent
             self.last_context = e.last_escalation_context
             self._entries.clear()
-            if self.is_mounted:
+            if self.timeline is not None:
                 self.timeline.clear()
         self.escalation_session_id = e.escalation_session_id
         self.brief = e.escalation_brief
@@ -166,12 +171,25 @@ class EscalationPane(Vertical):
     def _log(self, line: str) -> None:
         entry = Text(stamp() + line, style="dim")
         self._entries.append(entry)
-        self.timeline.write(entry)
+        if self.timeline is not None:
+            self.timeline.write(entry)
+        elif self.is_mounted:
+            self._mount_timeline()
+
+    def _mount_timeline(self) -> None:
+        from textual.widgets import RichLog
+
+        self.timeline = RichLog(
+            max_lines=TIMELINE_LINES, wrap=True, markup=False, min_width=10, id="esc-timeline"
+        )
+        self.mount(self.timeline)
+        for entry in self._entries:
+            self.timeline.write(entry)
 
     def on_resize(self, event: Resize) -> None:
         """A log wraps lines when they are written; lines written while the pane was hidden
         or narrower are wrapped again at the new width."""
-        if event.size.width != self._wrapped_at:
+        if event.size.width != self._wrapped_at and self.timeline is not None:
             self._wrapped_at = event.size.width
             self.timeline.clear()
             for entry in self._entries:

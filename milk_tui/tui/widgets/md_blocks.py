@@ -23,6 +23,7 @@ from markdown_it import MarkdownIt
 from rich.markdown import Markdown, UnknownElement
 from textual.strip import Strip
 
+from milk_tui.tui.widgets import highlight_later
 from milk_tui.tui.widgets.md_render import markdown_lines
 from milk_tui.tui.widgets.palette import Palette
 
@@ -74,6 +75,9 @@ def render_block(text: str, width: int, palette: Palette) -> tuple[Strip, ...]:
     """One block's lines exactly as Rich renders it alone (leading blank kept: for a
     container it is the blank the whole document has before it).  Cached; thread-safe."""
     return tuple(markdown_lines(text, width, palette))
+
+
+highlight_later.on_stop(render_block.cache_clear)  # it may hold plain code blocks
 
 
 def is_blank(strip: Strip) -> bool:

@@ -12,18 +12,21 @@ Rendering uses a private Rich ``Console`` per call so that it is safe in a worke
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 import threading
+from collections.abc import Callable
 from functools import lru_cache
 
 from rich.cells import cell_len
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from milk_tui.tui.widgets import highlight_later
+from milk_tui.tui.widgets.highlight_later import MarkdownLater
 from milk_tui.tui.widgets.palette import Palette
 
 _WORD = re.compile(r"\S+\s*|\s+")
@@ -61,10 +64,13 @@ def render_markdown(text: str, width: int, palette: Palette) -> list[Strip]:
     return strips[start:]
 
 
+highlight_later.on_stop(render_markdown.cache_clear)  # it may hold plain code blocks
+
+
 def markdown_lines(text: str, width: int, palette: Palette) -> list[Strip]:
     """Rich's Markdown render of ``text`` as lines, blank edges kept (uncached)."""
     console = _console(width, palette)
-    md = Markdown(text, code_theme=palette.code_theme, hyperlinks=False)
+    md = MarkdownLater(text, code_theme=palette.code_theme, hyperlinks=False)
     lines = console.render_lines(md, console.options.update_width(max(width, 1)), pad=False)
     return [Strip(line).simplify() for line in lines]
 
@@ -76,16 +82,25 @@ of a streaming reply pays it on the event loop."""
 _warm_started = False
 
 
-def warm_highlighter(palette: Palette) -> None:
-    """Load the lexers of ``WARM_LANGUAGES`` and the code theme in a daemon thread (once a
-    process) by rendering a tiny fenced block of each."""
+def warm_highlighter(palette: Palette, then: Callable[[], None] | None = None) -> None:
+    """In a daemon thread: load the lexers of the code blocks shown plain so far
+    (``highlight_later``) and call ``then`` (from the thread); the first time in a process,
+    also the lexers of ``WARM_LANGUAGES`` and the code theme."""
     global _warm_started
-    if _warm_started:
+    first, _warm_started = not _warm_started, True
+    if not first and then is None:
         return
-    _warm_started = True
 
     def warm() -> None:
-        for lang in WARM_LANGUAGES:
+        from pygments.lexers import get_lexer_by_name
+        from pygments.util import ClassNotFound
+
+        for lang in highlight_later.waiting_languages():
+            with contextlib.suppress(ClassNotFound):
+                get_lexer_by_name(lang)  # the first instance compiles the class's rules
+        if then is not None:
+            then()
+        for lang in WARM_LANGUAGES if first else ():
             markdown_lines(f"```{lang}\nx = 1\n```\n", 40, palette)
 
     threading.Thread(target=warm, name="warm-highlighter", daemon=True).start()

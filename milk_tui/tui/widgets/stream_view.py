@@ -148,7 +148,11 @@ class StreamView(Widget):
         if palette == self.palette:
             return
         self.palette = palette
-        self._width = 0  # force a re-render on next layout
+        self.rerender()
+
+    def rerender(self) -> None:
+        """Render again at the next layout (new palette, code highlighting ready)."""
+        self._width = 0
         self.refresh(layout=True)
 
     # ----- rendering state ------------------------------------------------------------

@@ -1,0 +1,17 @@
+"""What the TUI starts before its first frame, beside Textual's own start-up.
+
+Only work that leaves the GIL free most of the time belongs here: Textual's start-up is
+Python on the main thread, so a Python-heavy task would only delay the first frame.
+"""
+
+from __future__ import annotations
+
+
+def check_database_soon() -> None:
+    """Start the database's integrity check (storage/integrity.py ``check_soon``): SQLite
+    reads every page without the GIL, and the open that follows the first frame collects the
+    answer instead of paying for the read."""
+    from milk_tui.config.paths import database_file
+    from milk_tui.storage.integrity import check_soon
+
+    check_soon(database_file())

@@ -1,0 +1,83 @@
+"""Code blocks on the main screen's first frame: plain until their lexer is loaded.
+
+A Pygments lexer compiles its regular expressions the first time it is used (Python's:
+~15 ms), and the first frame of a resumed session renders every reply in the window, so one
+code block would hold the frame back.  While ``defer()`` is in force, a fenced block whose
+lexer is not loaded yet renders as plain text with the same box (the code theme's background
+and padding, so no line moves); ``stop()`` ends it once the lexers are loaded, drops the
+render caches that hold plain blocks, and the conversation renders its code blocks again.
+Only the TUI's start (``tui/app.py`` ``run_app``) defers: tests and snapshots highlight at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import CodeBlock, Markdown
+
+_deferred: set[str] | None = None
+"""Languages rendered plain while deferring; None when code is highlighted at once."""
+_on_stop: list[Callable[[], None]] = []
+
+
+def defer() -> None:
+    """Render code blocks whose lexer is not loaded as plain text until ``stop()``."""
+    global _deferred
+    if _deferred is None:
+        _deferred = set()
+
+
+def deferring() -> bool:
+    return _deferred is not None
+
+
+def waiting_languages() -> list[str]:
+    """The languages rendered plain so far (load these first)."""
+    return sorted(_deferred or ())
+
+
+def on_stop(clear: Callable[[], None]) -> None:
+    """Call ``clear`` when deferring stops: a render cache that may hold plain blocks."""
+    _on_stop.append(clear)
+
+
+def stop() -> bool:
+    """Highlight from now on; True when some block was rendered plain (render them again)."""
+    global _deferred
+    if _deferred is None:
+        return False
+    plain, _deferred = bool(_deferred), None
+    for clear in _on_stop:
+        clear()
+    return plain
+
+
+def lexer_loaded(name: str) -> bool:
+    """Whether Pygments' lexer for ``name`` has compiled its rules (an unknown name is shown
+    plain by Rich anyway)."""
+    from pygments.lexer import RegexLexerMeta
+    from pygments.lexers import find_lexer_class_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        cls = find_lexer_class_by_name(name)
+    except ClassNotFound:
+        return True
+    return not isinstance(cls, RegexLexerMeta) or "_tokens" in cls.__dict__
+
+
+class _CodeLater(CodeBlock):
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        deferred = _deferred
+        if deferred is not None and self.lexer_name != "text":
+            if not lexer_loaded(self.lexer_name):
+                deferred.add(self.lexer_name)
+                self.lexer_name = "text"
+        yield from super().__rich_console__(console, options)
+
+
+class MarkdownLater(Markdown):
+    """Rich's Markdown, with code blocks that may wait for their lexer (see the module)."""
+
+    elements = {**Markdown.elements, "fence": _CodeLater, "code_block": _CodeLater}
