@@ -17,12 +17,16 @@ before the request is not trivially small.  Rounds alternate the two apps; media
 ratio are printed.
 
     python bench/first_token.py [--rounds N] [--chunks N] [--profile] [--trace N]
-                                [--baseline DIR]
+                                [--baseline DIR] [--server-wait S]
 
 ``--profile`` runs one more milk-tui sample under cProfile and prints the functions that
 ran on the event loop between Enter and the first token (cumulative).  ``--trace N`` runs N
 more milk-tui samples with wall-clock marks (``bench/frame_trace.py``): request built, on
 the wire, each bridge frame, screen layout and repaint, frame to the terminal.
+
+``--server-wait S``: a server slow to start, as a real one is: it sends its headers, then
+waits ``S`` seconds before each of three short chunks (the first token arrives ``S`` after
+the request, alone), instead of sending a ``--chunks`` reply at once.
 
 ``--baseline DIR`` adds a third app, milk-tui imported from another checkout (e.g. main)
 through ``PYTHONPATH``; then every sample runs in a fresh interpreter (each with its own
@@ -51,6 +55,15 @@ CWD = "/tmp/milk-bench-first-token"
 PROMPT = "how does the session store keep turns ordered when two writers race?"
 POLL_S = 0.001
 _samples = iter(range(1_000_000))
+SERVER_WAIT_S = [0.0]
+
+
+def reply(chunks: int):  # type: ignore[no-untyped-def]
+    from milk_tui.testing.fake_openai import FakeReply, usage
+
+    if SERVER_WAIT_S[0] > 0:
+        return FakeReply(text=["tok "] * 3, delay=SERVER_WAIT_S[0], usage=usage(10, 3))
+    return FakeReply.bulk(chunks, usage=usage(10, chunks))
 
 
 def prompt() -> str:
@@ -245,10 +258,10 @@ async def mini_sample(url: str, srv) -> dict[str, float]:  # type: ignore[no-unt
 
 
 async def run(rounds: int, chunks: int, profile: bool, trace: int = 0) -> None:
-    from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage
+    from milk_tui.testing.fake_openai import FakeOpenAIServer
 
     with FakeOpenAIServer() as srv:
-        srv.default_reply = FakeReply.bulk(chunks, usage=usage(10, chunks))
+        srv.default_reply = reply(chunks)
         await mini_sample(srv.url, srv)  # warm-up: imports, CSS, first renders
         await milk_sample(srv.url, srv)
         milk: list[dict[str, float]] = []
@@ -286,11 +299,11 @@ async def run(rounds: int, chunks: int, profile: bool, trace: int = 0) -> None:
 
 async def child(app: str, chunks: int) -> dict[str, float]:
     """One warm-up and one measured sample of ``app`` in this interpreter."""
-    from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage
+    from milk_tui.testing.fake_openai import FakeOpenAIServer
 
     sample = mini_sample if app == "minimal" else milk_sample
     with FakeOpenAIServer() as srv:
-        srv.default_reply = FakeReply.bulk(chunks, usage=usage(10, chunks))
+        srv.default_reply = reply(chunks)
         await sample(srv.url, srv)
         return await sample(srv.url, srv)
 
@@ -305,6 +318,7 @@ def compare(rounds: int, chunks: int, baseline: str) -> None:
             if app == "main":
                 env["PYTHONPATH"] = baseline
             cmd = [sys.executable, __file__, "--child", app, "--chunks", str(chunks)]
+            cmd += ["--server-wait", str(SERVER_WAIT_S[0])]
             done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
             if done.returncode != 0:
                 raise SystemExit(f"{app} sample failed:\n{done.stderr[-2000:]}")
@@ -339,8 +353,10 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--trace", type=int, default=0, metavar="N", help="N traced milk samples")
     ap.add_argument("--baseline", default="", help="a milk-tui checkout to compare with")
+    ap.add_argument("--server-wait", type=float, default=0.0, metavar="S")
     ap.add_argument("--child", choices=["minimal", "milk", "main"], help=argparse.SUPPRESS)
     a = ap.parse_args()
+    SERVER_WAIT_S[0] = a.server_wait
     if a.child:
         print(json.dumps(asyncio.run(child(a.child, a.chunks))))
         return

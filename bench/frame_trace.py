@@ -99,6 +99,10 @@ def install(srv: Any) -> None:
         "conversation",
         lambda self, e: type(e).__name__,
     )
+    from milk_tui.tui.widgets.conversation_next import NextTurn
+
+    if hasattr(NextTurn, "show_waiting"):  # not in a checkout from before it
+        _wrap(NextTurn, "show_waiting", "show the waiting blocks")
     _wrap(Screen, "_refresh_layout", "screen layout")
     _wrap(Compositor, "reflow", "  reflow")
     _wrap(Compositor, "render_update", "  render_update")

@@ -79,6 +79,7 @@ async def consume_stream(
     pending: list[str] = []
     pending_cls: list[type[ev.TextDelta] | type[ev.ThinkingDelta]] = [text_cls]
     timer: list[asyncio.TimerHandle | None] = [None]
+    fold_s = [0.0]  # the reply's first text is published on the next iteration, not held
     watch = RepetitionWatch(repeats)
     next_check = watch.next_check
     chars = 0
@@ -98,7 +99,8 @@ async def consume_stream(
             pending_cls[0] = cls
         pending.append(text)
         if timer[0] is None:
-            timer[0] = loop.call_later(DELTA_FOLD_S, flush)
+            timer[0] = loop.call_later(fold_s[0], flush)
+            fold_s[0] = DELTA_FOLD_S
 
     try:
         # Agents implement ``stream`` as async generators; aclosing ends one that we leave

@@ -8,12 +8,15 @@ from __future__ import annotations
 import gc
 
 from milk_tui.model import events as ev
+from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from milk_tui.tui import gc_pace
 from milk_tui.tui.widgets.conversation import Conversation
+from milk_tui.tui.widgets.conversation_next import first_line
+from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.tool_line import ToolLine
 from milk_tui.tui.widgets.user_turn import UserTurn
-from tui.conftest import make_app, settle, until
+from tui.conftest import fake_agent_config, make_app, settle, until
 
 
 def _routed(bus) -> None:  # type: ignore[no-untyped-def]
@@ -36,7 +39,7 @@ async def test_the_first_token_shows_the_blocks_mounted_hidden_ahead_of_time() -
         assert not spare.display and not user.display and spare.text == ""  # before Enter
         _routed(bus)
         await settle(pilot, app)
-        assert conv.query(ReplyBlock).last() is spare and not spare.display
+        assert conv.query(ReplyBlock).last() is spare and spare.text == ""  # hidden or waiting
         assert not [it for it in conv.items if it.kind == "reply"]  # not in the transcript yet
         bus.publish(ev.TextDelta(slot="primary", text="the answer"))
         await settle(pilot, app)
@@ -86,20 +89,109 @@ async def test_a_turn_without_text_leaves_no_empty_block() -> None:
         ]
 
 
-async def test_a_slow_answer_shows_the_prompt_on_its_own() -> None:
-    """No token within the wait: the prompt is shown anyway, and later blocks follow it."""
+async def test_a_slow_answer_shows_the_prompt_and_the_reply_waiting() -> None:
+    """No token within the wait: the prompt is shown, and the empty reply block under it
+    with a line kept for the first text; a block that comes first hides the reply again
+    and goes before it."""
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         bus = app.runtime.bus
         conv = app.main_screen.query_one(Conversation)
         _routed(bus)
-        await until(pilot, lambda: bool(_shown(conv, UserTurn)))
-        assert _shown(conv, UserTurn)[-1].prompt == "hello" and not _shown(conv, ReplyBlock)
+        await until(pilot, lambda: bool(_shown(conv, ReplyBlock)) and conv.region.height > 0)
+        await settle(pilot, app)
+        user, reply = _shown(conv, UserTurn)[-1], _shown(conv, ReplyBlock)[-1]
+        assert user.prompt == "hello" and reply.text == ""
+        assert reply.region.height == 2 and reply.region.y > user.region.y  # header + 1 kept
+        assert not [it for it in conv.items if it.kind == "reply"]
         bus.publish(ev.Notice(message="still thinking", level="info"))
+        await settle(pilot, app)
+        assert not _shown(conv, ReplyBlock)
         bus.publish(ev.TextDelta(slot="primary", text="late"))
         await settle(pilot, app)
         kinds = [type(w).__name__ for w in conv.children if w.display]
         assert kinds[-3:] == ["UserTurn", "TranscriptLine", "ReplyBlock"]
+        assert _shown(conv, ReplyBlock)[-1] is reply and reply.text == "late"
+
+
+async def test_the_first_token_of_a_waiting_reply_needs_no_layout() -> None:
+    """The first line of text fills the kept line: the screen repaints the block without a
+    layout, so the transcript does not move; the rest of the first text follows after."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        _routed(bus)
+        await until(pilot, lambda: bool(_shown(conv, ReplyBlock)))
+        await settle(pilot, app)
+        reply = _shown(conv, ReplyBlock)[-1]
+        screen = app.main_screen
+        layouts: list[str] = []
+        paints: list[str] = []
+        layout, paint = screen._refresh_layout, screen._compositor_refresh
+
+        def spy_layout(*args, **kwargs):  # type: ignore[no-untyped-def]
+            layouts.append(reply.text)
+            layout(*args, **kwargs)
+
+        def spy_paint() -> None:
+            paints.append(reply.text)
+            paint()
+
+        screen._refresh_layout = spy_layout  # type: ignore[method-assign]  # observe only
+        screen._compositor_refresh = spy_paint  # type: ignore[method-assign]  # observe only
+        words = " ".join(f"word{i}" for i in range(60))
+        bus.publish(ev.TextDelta(slot="primary", text=words))
+        app.bridge.flush()
+        await until(pilot, lambda: reply.text == words)
+        await settle(pilot, app)
+        first = words[: words.rfind(" ", 0, reply.content_region.width) + 1]
+        assert first in paints and first not in layouts  # painted alone, without a layout
+        assert layouts and layouts[0] == words
+        assert reply.region.height > 2 and conv.scroll_y == conv.max_scroll_y
+
+
+async def test_a_turn_without_text_keeps_the_next_turns_blocks_in_order() -> None:
+    """A turn that failed before any text leaves its reply block spare; the next turn's
+    prompt and reply still come after the failed turn's error, in that order."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        _routed(bus)
+        await until(pilot, lambda: bool(_shown(conv, ReplyBlock)))  # waiting, then failed
+        bus.publish(ev.TurnFailed(error="connection refused", agent_name="demo-local"))
+        await settle(pilot, app)
+        bus.publish(ev.TurnStarted(prompt="again"))
+        bus.publish(ev.RouteDecided(target="primary", agent_name="demo-local", reason="x"))
+        bus.publish(ev.TextDelta(slot="primary", text="the answer"))
+        await settle(pilot, app)
+        shown = [w for w in conv.children if w.display]
+        assert [type(w).__name__ for w in shown][-4:] == [
+            "UserTurn",
+            "TranscriptLine",
+            "UserTurn",
+            "ReplyBlock",
+        ]
+        assert shown[-2].prompt == "again" and shown[-1].text == "the answer"
+
+
+async def test_a_slow_server_shows_the_prompt_before_its_first_token() -> None:
+    """A real turn against a fake server that answers after a pause: the prompt and the
+    waiting reply are on screen before any text has arrived."""
+    with FakeOpenAIServer() as srv:
+        srv.default_reply = FakeReply(text=["slow ", "answer"], delay=0.4)
+        app = make_app(config=fake_agent_config(srv.url), demo=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            conv = app.main_screen.query_one(Conversation)
+            app.main_screen.query_one(PromptInput).set_text("are you there?")
+            await pilot.press("enter")
+            await until(pilot, lambda: bool(_shown(conv, ReplyBlock)))
+            reply = _shown(conv, ReplyBlock)[-1]
+            assert reply.text == "" and app.facade.busy
+            assert _shown(conv, UserTurn)[-1].prompt == "are you there?"
+            await settle(pilot, app)
+            assert reply.text == "slow answer" and _shown(conv, ReplyBlock)[-1] is reply
 
 
 async def test_a_tool_call_before_the_text_keeps_the_blocks_in_order() -> None:
@@ -141,6 +233,14 @@ async def test_new_text_is_in_view_after_one_layout() -> None:
         assert seen and seen[0][0] == seen[0][1] > 0
 
 
+def test_the_first_line_ends_at_a_newline_or_a_space_within_the_width() -> None:
+    assert first_line("one two\nthree", 40) == len("one two\n")
+    assert first_line("one two three four", 10) == len("one two ")
+    assert first_line("short", 40) == 5
+    assert first_line("abcdefghijkl", 5) == 5  # no space: cut at the width
+    assert first_line("anything", 0) == len("anything")
+
+
 def test_no_full_collection_while_a_turn_runs() -> None:
     gc_pace.release(gc_pace._turn)  # an app closed mid-turn earlier in this process
     before = gc.get_threshold()
@@ -160,11 +260,12 @@ def test_no_full_collection_while_a_turn_runs() -> None:
 
 def test_the_private_textual_api_used_to_paint_at_once_is_there() -> None:
     """``conversation_next.update_screen_now`` calls the screen's update-timer callback and
-    reads whether a layout is due: if Textual renames either, this fails."""
+    reads whether a layout or a repaint is due: if Textual renames any, this fails."""
     from textual.screen import Screen
 
     assert callable(Screen._on_timer_update)
-    assert "_layout_required" in vars(Screen("probe"))
+    probe = vars(Screen("probe"))
+    assert "_layout_required" in probe and isinstance(probe["_dirty_widgets"], set)
 
 
 async def test_turn_state_events_that_change_nothing_do_not_redraw_the_escalation_pane() -> None:

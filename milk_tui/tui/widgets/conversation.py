@@ -20,7 +20,12 @@ from milk_tui.tui import gc_pace
 from milk_tui.tui.transcript import Item, Kind
 from milk_tui.tui.widgets.attachment_chips import decode_chips, encode_chips
 from milk_tui.tui.widgets.code_warmup import warm_code_highlighting
-from milk_tui.tui.widgets.conversation_next import USER_TURN_WAIT_S, NextTurn
+from milk_tui.tui.widgets.conversation_next import (
+    USER_TURN_WAIT_S,
+    NextTurn,
+    first_line,
+    update_screen_now,
+)
 from milk_tui.tui.widgets.follow_scroll import FollowScroll
 from milk_tui.tui.widgets.md_render import Palette
 from milk_tui.tui.widgets.reply_block import ReplyBlock
@@ -87,6 +92,8 @@ class Conversation(FollowScroll):
         self._tools: dict[str, ToolLine] = {}
         self._gc_turn = 0  # this turn's token for gc_pace.release
         self._next = NextTurn(self)  # the next turn's blocks, mounted hidden ahead of time
+        self._rest: tuple[ReplyBlock, str] | None = None
+        """The first text but its first line, shown a screen update after it."""
         self._loading_older = False
 
     def on_mount(self) -> None:
@@ -101,6 +108,7 @@ class Conversation(FollowScroll):
         """Replace the transcript (resume, /new, session switch); mounts only the tail."""
         self.remove_children()
         self._next.reset()
+        self._rest = None
         self.items = [inert_copy(it) for it in items]
         self._blocks = []
         self._older = None
@@ -225,6 +233,7 @@ class Conversation(FollowScroll):
         self._blocks.append(w)
         if w is not self._user:  # the started turn's prompt is mounted already, hidden
             self._next.show_user()
+            self._next.hide_waiting()  # the reply comes after this block, not before it
             self.mount(w, before=self._next.anchor())
         self._prune()
 
@@ -242,9 +251,23 @@ class Conversation(FollowScroll):
         self.follow_tail()
 
     def _handle(self, e: ev.BusEvent) -> None:
+        if self._rest is not None:
+            self._show_rest()
         match e:
             case ev.TextDelta():
-                self._reply_for(e.slot).append(e.text)
+                reply = self._reply_for(e.slot)
+                if not self._next_first:
+                    reply.append(e.text)
+                    return
+                self._next_first = False
+                cut = first_line(e.text, reply.content_region.width)
+                if cut < len(e.text):
+                    self._rest = (reply, e.text[cut:])
+                    self.call_after_refresh(self._show_rest)
+                reply.append(e.text[:cut])
+                size = reply.size  # its lines now, against the height it was laid out with
+                lines = reply.get_content_height(size, size, size.width)
+                update_screen_now(reply, layout=lines != size.height)
             case ev.ThinkingDelta():
                 self._thinking_for(e.slot).append(e.text)
             case ev.TurnStarted():
@@ -255,7 +278,7 @@ class Conversation(FollowScroll):
                 self._user_item = Item("user", e.prompt, extra=extra)
                 self._user = self._next.take_user(e.prompt, decode_chips(chips))
                 self._append(self._user_item, self._user)
-                self.set_timer(USER_TURN_WAIT_S, self._next.show_user)
+                self.set_timer(USER_TURN_WAIT_S, self._next.show_waiting)
                 self._follow = True
             case ev.RouteDecided():
                 self.names[e.target] = e.agent_name
@@ -325,14 +348,23 @@ class Conversation(FollowScroll):
             if spare is not None:  # mounted hidden: shown now, with the prompt if held
                 self.items.append(self._reply_item)
                 self._blocks.append(spare)
-                self._next.show_reply(spare)
+                self._next_first = self._next.show_reply(spare)
                 self._prune()
                 r = spare
-            else:
+            else:  # another agent's reply (the spare, if waiting, hides as it is added)
                 r = ReplyBlock(name, slot, "", done=False, palette=self.palette)
                 self._append(self._reply_item, r)
             self._reply = r
         return r
+
+    _next_first = False
+    """The reply just shown was waiting with a line kept: its first text goes a line first."""
+
+    def _show_rest(self) -> None:
+        rest, self._rest = self._rest, None
+        if rest is not None:
+            rest[0].append(rest[1])
+            self.follow_tail()
 
     def _thinking_for(self, slot: str) -> ThinkingBlock:
         if self._thinking is None:

@@ -5,8 +5,10 @@ Mounting a block makes Textual lay out and repaint the whole conversation (~10 m
 is painted, that work competes with the turn; so the blocks a turn needs first are mounted
 at the end of the transcript, hidden, while nothing happens (on load and when a turn
 ends).  Enter fills in the prompt without showing it; the first token shows the prompt and
-the reply in one screen update.  When the answer takes longer than ``USER_TURN_WAIT_S``,
-or another block (a tool call, a notice) comes first, the prompt is shown on its own.
+the reply in one screen update.  When another block (a tool call, a notice) comes first,
+the prompt is shown on its own.  When the answer takes longer than ``USER_TURN_WAIT_S``
+the prompt is shown with the empty reply block, a line kept for the first text, so the
+first token repaints one block instead of laying out and moving the whole transcript.
 Every other block is mounted before these, so the order on screen is the order of events.
 """
 
@@ -20,20 +22,39 @@ from milk_tui.tui.widgets.user_turn import UserTurn
 
 USER_TURN_WAIT_S = 0.05
 """How long the prompt may wait, hidden, for the first token to share its screen update:
-under a tenth of a second an echo still reads as immediate."""
+under a tenth of a second an echo still reads as immediate.  Then the prompt and the empty
+reply are shown (the request is normally on the wire well before)."""
 
 
-def update_screen_now(widget: Widget, tries: int = 4) -> None:
+def first_line(text: str, width: int) -> int:
+    """Where the first line of ``text`` ends at ``width`` columns (a little before: at a
+    space, and Markdown may show fewer columns than its source): the first token is shown
+    alone at the line kept for it, the rest a screen update later."""
+    end = text.find("\n")
+    if width <= 0:
+        return len(text)
+    if 0 <= end <= width:
+        return end + 1
+    if len(text) <= width:
+        return len(text)
+    space = text.rfind(" ", 0, width)
+    return space + 1 if space > 0 else width
+
+
+def update_screen_now(widget: Widget, tries: int = 4, *, layout: bool = True) -> None:
     """Have the screen lay out and paint what ``widget`` just changed now, not at the next
     tick of its 60 Hz update timer (up to 16 ms later).  The layout request reaches the
-    screen as a message, so the update waits (a few queue turns at most) until it has.
-    Private Textual API, used for want of a public one: ``Screen._on_timer_update`` (the
-    update timer's callback) and ``Screen._layout_required``;
-    tests/tui/test_first_token_path.py fails if either goes."""
+    screen as a message, so the update waits (a few queue turns at most) until it has;
+    ``layout=False``: the widget kept its size, and the repaint request is awaited instead
+    (a widget that needs a layout asks for a repaint first: waiting for that would paint
+    it before it is laid out).  Private Textual API, used for want of a public one:
+    ``Screen._on_timer_update`` (the update timer's callback), ``Screen._layout_required``
+    and ``Screen._dirty_widgets``; tests/tui/test_first_token_path.py fails if one goes."""
     screen = widget.screen
 
     def update(left: int) -> None:
-        if screen._layout_required or left <= 0:
+        due = screen._layout_required if layout else widget in screen._dirty_widgets
+        if due or left <= 0:
             screen._on_timer_update()
         else:
             screen.call_later(update, left - 1)
@@ -53,14 +74,22 @@ class NextTurn:
         self._held: tuple[str, list[str]] | None = None
         """The started turn's prompt and chips, not yet on screen."""
         self._route: tuple[str, str, str] | None = None
+        self._routed = False
+        """The started turn's reply block is aimed at the agent that answers."""
+        self.waiting = False
+        """The reply block is shown, empty, a line kept for its first text
+        (``show_waiting``); its first text is shown a line first (``first_line``)."""
 
     def reset(self) -> None:
         """The transcript was cleared (its children removed with these)."""
         self.user = self.reply = None
         self._held = self._route = None
+        self._routed = self.waiting = False
 
     def ready(self, slot: str, name: str, palette: Palette) -> None:
         """Mount whichever spare is missing, hidden, at the end of the transcript."""
+        self.hide_waiting()
+        self._routed = False
         spares: list[Widget] = []
         if self.user is None:
             self.user = UserTurn("")
@@ -70,8 +99,9 @@ class NextTurn:
             spares.append(self.reply)
         for w in spares:
             w.display = False
-        if spares:
-            self.conv.mount_all(spares)
+        if spares:  # before a reply spare left from a turn without text: order holds
+            kept = self.reply if self.reply not in spares else None
+            self.conv.mount_all(spares, before=kept)
 
     def anchor(self) -> Widget | None:
         """What a new block is mounted before: the first spare still hidden."""
@@ -89,6 +119,7 @@ class NextTurn:
             self.user.display = False
             self.conv.mount(self.user, before=self.reply)
         self._held, self._route = (prompt, chips), None
+        self._routed = False
         return self.user
 
     def route(self, user: UserTurn, agent_name: str, reason: str, label: str) -> None:
@@ -116,6 +147,7 @@ class NextTurn:
 
     def aim_reply(self, slot: str, name: str, palette: Palette) -> None:
         """The turn was routed to ``slot``: make the hidden reply block that slot's."""
+        self._routed = True
         reply = self.reply
         if reply is not None and reply.slot == slot:
             reply.agent_name = name  # its header is drawn when it is first laid out
@@ -126,6 +158,31 @@ class NextTurn:
         self.reply.display = False
         self.conv.mount(self.reply)
 
+    def show_waiting(self) -> None:
+        """No token within ``USER_TURN_WAIT_S``: show the held prompt and, once the turn is
+        routed, its empty reply block with a line kept for the first text, so the first
+        token changes one line of one block instead of moving the whole transcript."""
+        reply = self.reply
+        if self._held is None:
+            return  # shown already: the first text or another block came first
+        if not self._routed or reply is None or not reply.is_attached:
+            self.show_user()
+            return
+        self.show_user(update=False)
+        self.waiting = True
+        reply.reserve_line()
+        reply.display = True
+        update_screen_now(reply)
+
+    def hide_waiting(self) -> None:
+        """Another block comes first, or the turn ended without text: the empty reply
+        block goes back to waiting hidden."""
+        reply = self.reply
+        if self.waiting and reply is not None:
+            reply.reserve_line(False)
+            reply.display = False
+        self.waiting = False
+
     def take_reply(self, slot: str, name: str) -> ReplyBlock | None:
         """The hidden reply block for the first text of ``slot``, or None if it is
         another agent's; the caller shows it with ``show_reply``."""
@@ -133,12 +190,19 @@ class NextTurn:
         if reply is None or reply.slot != slot or reply.agent_name != name:
             return None
         self.reply = None
+        self._routed = False
         return reply
 
-    def show_reply(self, reply: ReplyBlock) -> None:
-        """The first token: the prompt and the reply shown in one screen update, now."""
+    def show_reply(self, reply: ReplyBlock) -> bool:
+        """The first token: the prompt and the reply shown in one screen update, now.
+        True if the reply was shown already, waiting, a line kept for this text: then the
+        caller has the screen updated (``update_screen_now``) once the text is in."""
+        if self.waiting:  # the caller asks for the screen update once the text is in
+            self.waiting = False
+            return True
         self.show_user(update=False)
         width = self.conv.scrollable_content_region.width - reply.styles.gutter.width
         reply.prime_width(width)  # the first text renders in this frame, not in the layout
         reply.display = True
         update_screen_now(reply)
+        return False

@@ -30,6 +30,12 @@ class ReplyBlock(StreamView):
         self.agent_name = agent_name
         self.slot = slot
 
+    def reserve_line(self, reserve: bool = True) -> None:
+        """Keep one line below the header while no text is there, so the first line of
+        text fills it at an unchanged height: the screen then repaints this block's region
+        alone instead of laying out and re-compositing everything above it."""
+        self._min_lines = len(self._header_lines()) + 1 if reserve else 0
+
     def _header_lines(self) -> list[Strip]:
         p = self.palette
         color = p.primary if self.slot != "escalation" else p.accent

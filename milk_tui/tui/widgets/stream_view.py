@@ -104,7 +104,7 @@ class StreamView(Widget):
         self._parts.append(text)
         if not self._width:
             return
-        before = len(self._fixed) + len(self._tail)
+        before = self._height()
         self._frame_t0 = time.perf_counter()
         self._consume(text)
         self._relayout(before)
@@ -122,7 +122,7 @@ class StreamView(Widget):
         self._done = True
         if not self._width:
             return
-        before = len(self._fixed) + len(self._tail)
+        before = self._height()
         if not self.markdown:
             self._wrap_open(final=True)
             self.rendered_final = True
@@ -193,7 +193,7 @@ class StreamView(Widget):
         """One-shot render of the finished text (off the loop when long)."""
         text = self.text
         if len(text) < THREAD_RENDER_CHARS or not self.is_attached:
-            before = len(self._fixed) + len(self._tail)
+            before = self._height()
             self._render_all()
             self._relayout(before)
             return
@@ -208,7 +208,7 @@ class StreamView(Widget):
         strips = await in_thread(render_markdown, text, width, palette)
         if gen != self._gen or width != self._width:
             return  # resized or re-rendered meanwhile; the layout pass rendered already
-        before = len(self._fixed) + len(self._tail)
+        before = self._height()
         self._reset_render()
         self._fixed = self._header_lines() + list(strips)
         self.rendered_final = True
@@ -338,7 +338,7 @@ class StreamView(Widget):
 
     def _relayout(self, before: int) -> None:
         self._shown_at = time.perf_counter()
-        if self._layout_due or len(self._fixed) + len(self._tail) != before:
+        if self._layout_due or self._height() != before:
             self._layout_due = False
             self.refresh(layout=True)
         else:
@@ -353,7 +353,10 @@ class StreamView(Widget):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure(width)
-        return len(self._fixed) + len(self._tail)
+        return self._height()
+
+    def _height(self) -> int:
+        return max(len(self._fixed) + len(self._tail), self._min_lines)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return container.width
@@ -370,6 +373,8 @@ class StreamView(Widget):
     _tail: list[Strip]
 
     _base_style: Style | None = None
+    _min_lines = 0
+    """Lines it keeps even while fewer are rendered (``ReplyBlock.reserve_line``)."""
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
