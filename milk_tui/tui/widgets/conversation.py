@@ -20,12 +20,7 @@ from milk_tui.tui import gc_pace
 from milk_tui.tui.transcript import Item, Kind
 from milk_tui.tui.widgets.attachment_chips import decode_chips, encode_chips
 from milk_tui.tui.widgets.code_warmup import warm_code_highlighting
-from milk_tui.tui.widgets.conversation_next import (
-    USER_TURN_WAIT_S,
-    NextTurn,
-    first_line,
-    update_screen_now,
-)
+from milk_tui.tui.widgets.conversation_next import USER_TURN_WAIT_S, NextTurn
 from milk_tui.tui.widgets.follow_scroll import FollowScroll
 from milk_tui.tui.widgets.md_render import Palette
 from milk_tui.tui.widgets.reply_block import ReplyBlock
@@ -92,8 +87,6 @@ class Conversation(FollowScroll):
         self._tools: dict[str, ToolLine] = {}
         self._gc_turn = 0  # this turn's token for gc_pace.release
         self._next = NextTurn(self)  # the next turn's blocks, mounted hidden ahead of time
-        self._rest: tuple[ReplyBlock, str] | None = None
-        """The first text but its first line, shown a screen update after it."""
         self._loading_older = False
 
     def on_mount(self) -> None:
@@ -108,9 +101,7 @@ class Conversation(FollowScroll):
         """Replace the transcript (resume, /new, session switch); mounts only the tail."""
         self.remove_children()
         self._next.reset()
-        self._rest = None
         self.items = [inert_copy(it) for it in items]
-        self._blocks = []
         self._older = None
         self._reply = self._thinking = self._user = None
         self._reply_item = self._thinking_item = self._user_item = None
@@ -251,23 +242,14 @@ class Conversation(FollowScroll):
         self.follow_tail()
 
     def _handle(self, e: ev.BusEvent) -> None:
-        if self._rest is not None:
-            self._show_rest()
+        self._next.show_rest()  # a first text's rest goes before anything after it
         match e:
             case ev.TextDelta():
                 reply = self._reply_for(e.slot)
-                if not self._next_first:
+                if self._next.first_pending:
+                    self._next.first_text(reply, e.text, self.follow_tail)
+                else:
                     reply.append(e.text)
-                    return
-                self._next_first = False
-                cut = first_line(e.text, reply.content_region.width)
-                if cut < len(e.text):
-                    self._rest = (reply, e.text[cut:])
-                    self.call_after_refresh(self._show_rest)
-                reply.append(e.text[:cut])
-                size = reply.size  # its lines now, against the height it was laid out with
-                lines = reply.get_content_height(size, size, size.width)
-                update_screen_now(reply, layout=lines != size.height)
             case ev.ThinkingDelta():
                 self._thinking_for(e.slot).append(e.text)
             case ev.TurnStarted():
@@ -348,7 +330,7 @@ class Conversation(FollowScroll):
             if spare is not None:  # mounted hidden: shown now, with the prompt if held
                 self.items.append(self._reply_item)
                 self._blocks.append(spare)
-                self._next_first = self._next.show_reply(spare)
+                self._next.show_reply(spare)
                 self._prune()
                 r = spare
             else:  # another agent's reply (the spare, if waiting, hides as it is added)
@@ -356,15 +338,6 @@ class Conversation(FollowScroll):
                 self._append(self._reply_item, r)
             self._reply = r
         return r
-
-    _next_first = False
-    """The reply just shown was waiting with a line kept: its first text goes a line first."""
-
-    def _show_rest(self) -> None:
-        rest, self._rest = self._rest, None
-        if rest is not None:
-            rest[0].append(rest[1])
-            self.follow_tail()
 
     def _thinking_for(self, slot: str) -> ThinkingBlock:
         if self._thinking is None:

@@ -14,6 +14,8 @@ Every other block is mounted before these, so the order on screen is the order o
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.widget import Widget
 
 from milk_tui.tui.widgets.md_render import Palette
@@ -76,6 +78,11 @@ class NextTurn:
         self._route: tuple[str, str, str] | None = None
         self._routed = False
         """The started turn's reply block is aimed at the agent that answers."""
+        self.first_pending = False
+        """The reply just shown was waiting, a line kept: its first text goes a line first
+        (``first_text``)."""
+        self._rest: tuple[ReplyBlock, str, Callable[[], None]] | None = None
+        """The first text but its first line, shown a screen update after it."""
         self.waiting = False
         """The reply block is shown, empty, a line kept for its first text
         (``show_waiting``); its first text is shown a line first (``first_line``)."""
@@ -83,8 +90,8 @@ class NextTurn:
     def reset(self) -> None:
         """The transcript was cleared (its children removed with these)."""
         self.user = self.reply = None
-        self._held = self._route = None
-        self._routed = self.waiting = False
+        self._held = self._route = self._rest = None
+        self._routed = self.waiting = self.first_pending = False
 
     def ready(self, slot: str, name: str, palette: Palette) -> None:
         """Mount whichever spare is missing, hidden, at the end of the transcript."""
@@ -193,16 +200,36 @@ class NextTurn:
         self._routed = False
         return reply
 
-    def show_reply(self, reply: ReplyBlock) -> bool:
-        """The first token: the prompt and the reply shown in one screen update, now.
-        True if the reply was shown already, waiting, a line kept for this text: then the
-        caller has the screen updated (``update_screen_now``) once the text is in."""
-        if self.waiting:  # the caller asks for the screen update once the text is in
-            self.waiting = False
-            return True
+    def show_reply(self, reply: ReplyBlock) -> None:
+        """The first token: the prompt and the reply shown in one screen update, now; or,
+        if the reply was shown already, waiting with a line kept, ``first_text`` shows it."""
+        if self.waiting:
+            self.waiting, self.first_pending = False, True
+            return
         self.show_user(update=False)
         width = self.conv.scrollable_content_region.width - reply.styles.gutter.width
         reply.prime_width(width)  # the first text renders in this frame, not in the layout
         reply.display = True
         update_screen_now(reply)
-        return False
+
+    def first_text(self, reply: ReplyBlock, text: str, follow: Callable[[], None]) -> None:
+        """The waiting reply's first text: its first line now, in the line kept for it (a
+        repaint of one block while its height holds), the rest a screen update later;
+        ``follow`` keeps the transcript at its end then."""
+        self.first_pending = False
+        cut = first_line(text, reply.content_region.width)
+        if cut < len(text):
+            self._rest = (reply, text[cut:], follow)
+            self.conv.call_after_refresh(self.show_rest)
+        reply.append(text[:cut])
+        size = reply.size  # its lines now, against the height it was laid out with
+        lines = reply.get_content_height(size, size, size.width)
+        update_screen_now(reply, layout=lines != size.height)
+
+    def show_rest(self) -> None:
+        """The rest of the first text (``first_text``), if not shown yet: before any later
+        event, or a screen update after the first line."""
+        rest, self._rest = self._rest, None
+        if rest is not None:
+            rest[0].append(rest[1])
+            rest[2]()

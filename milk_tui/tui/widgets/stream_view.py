@@ -145,10 +145,9 @@ class StreamView(Widget):
             self._whole_render()
 
     def set_palette(self, palette: Palette) -> None:
-        if palette == self.palette:
-            return
-        self.palette = palette
-        self.rerender()
+        if palette != self.palette:
+            self.palette = palette
+            self.rerender()
 
     def rerender(self) -> None:
         """Render again at the next layout (new palette, code highlighting ready)."""
@@ -380,10 +379,8 @@ class StreamView(Widget):
         width = self.size.width
         self._ensure(width)
         base = self._base_style
-        if base is None:
-            base = self._base_style = (
-                self.rich_style
-            )  # computing it costs ~0.2 ms; once per style change
+        if base is None:  # computing it costs ~0.2 ms; once per style change
+            base = self._base_style = self.rich_style
         n = len(self._fixed)
         if y < n:
             cached = self._styled.get(y)
