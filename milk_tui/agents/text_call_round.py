@@ -35,16 +35,13 @@ class TextCallRound:
         self._inner_feed = inner.feed
         self._detect = self._detector.feed
 
-    @property
-    def done(self) -> bool:
-        return self._inner.done
-
-    @done.setter
-    def done(self, value: bool) -> None:
-        self._inner.done = value
+    done = False
+    """The inner parser's ``done`` after each ``feed``: the tool loop reads it per chunk, and
+    an attribute costs less than a property there."""
 
     def feed(self, item: Any) -> list[Chunk]:
         evs = self._inner_feed(item)
+        self.done = self._inner.done
         if len(evs) == 1:
             e = evs[0]
             if type(e) is not TextChunk:

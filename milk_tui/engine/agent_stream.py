@@ -70,6 +70,7 @@ async def consume_stream(
         on_percept=lambda body: scratch.percepts.append((body, None)),
     )
     text_mask, thinking_mask = StreamMasker(), StreamMasker()
+    secrets = known_secrets()  # the one list, changed in place when a secret becomes known
     mask_text, mask_thinking = text_mask.feed, thinking_mask.feed
     feed = interceptor.feed
     fast_delta = ev.fast_delta
@@ -111,12 +112,22 @@ async def consume_stream(
                 if type(item) is TextChunk:
                     if thinking_mask.held:  # a thought's held-back tail goes first
                         _release(thinking_mask.flush(), scratch.thinking, fold, thinking_cls)
+                    # Each step's own no-op case is checked here, saving a call per chunk.
                     # A lone surrogate would stop the turn's database write and every JSON
                     # line of it: made U+FFFD here, once, for the reply, need and facts.
-                    visible = feed(mask_text(encodable(item.text)))
+                    visible = item.text
+                    if not visible.isascii():
+                        visible = encodable(visible)
+                    if secrets or text_mask.held:
+                        visible = mask_text(visible)
+                    if not interceptor.plain or "<" in visible or "`" in visible:
+                        visible = feed(visible)
                     if visible:
                         text_parts.append(visible)
-                        fold(text_cls, visible)
+                        if pending_cls[0] is text_cls and timer[0] is not None:
+                            pending.append(visible)  # fold's own common case
+                        else:
+                            fold(text_cls, visible)
                         chars += len(visible)
                         if chars >= next_check:
                             if watch.check(text_parts, chars):
@@ -139,7 +150,6 @@ async def consume_stream(
                 tool_event = _BUS_TOOL_EVENT.get(type(item))
                 if tool_event is not None:
                     fields = dataclasses.asdict(item)
-                    secrets = known_secrets()
                     if secrets:
                         for key in ("arguments", "content"):
                             if key in fields:

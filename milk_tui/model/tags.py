@@ -64,20 +64,18 @@ class TagInterceptor:
         self._code_open = 0  # length of the run that opened the current code span
         self._code_bt = 0  # backticks seen in a row inside the span
         self._prev_nl = False  # last code-span char was a newline (blank-line detection)
+        self.plain = True
+        """Nothing is held: a chunk without ``<`` or a backtick passes through ``feed``
+        unchanged (the stream's hot path checks this itself, saving a call per chunk)."""
 
     # ----- public ---------------------------------------------------------------------
 
     def feed(self, chunk: str) -> str:
-        if (
-            self._mode == TEXT
-            and not self._buf
-            and not self._bt_run
-            and "<" not in chunk
-            and "`" not in chunk
-        ):
+        if self.plain and "<" not in chunk and "`" not in chunk:
             return chunk
         out: list[str] = []
         self._run(chunk, out)
+        self.plain = self._mode == TEXT and not self._buf and not self._bt_run
         return "".join(out)
 
     def flush(self) -> str:
@@ -101,6 +99,7 @@ class TagInterceptor:
             out.append(f"<milk:{self._kind}:{self._buf}")
         self._mode, self._buf, self._bt_run, self._code_open, self._code_bt = TEXT, "", 0, 0, 0
         self._prev_nl = False
+        self.plain = True
         return "".join(out)
 
     # ----- state machine --------------------------------------------------------------
