@@ -24,10 +24,7 @@ from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
 from milk_tui.model.session import Turn
 from milk_tui.model.terminal_text import inert_copy
-from milk_tui.tui.commands import (
-    completions,
-    looks_like_command,
-)
+from milk_tui.tui.commands import completions, looks_like_command
 from milk_tui.tui.keymap import APP_BINDINGS, BEFORE_READY
 from milk_tui.tui.screens.agent_requests import ask_permission, ask_question, show_denials
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
