@@ -102,3 +102,29 @@ async def test_a_resumed_sessions_code_is_highlighted_after_the_first_frame(
         assert len(code_colours) > 1  # keywords and names no longer share one colour
     assert stops[0] is True  # the first frame showed the block plain
     assert not highlight_later.deferring()
+
+
+def test_a_lexer_that_fails_to_load_still_ends_the_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The thread always hands back: code shown plain must not stay plain for the session."""
+    import threading
+
+    import pygments.lexers
+
+    from milk_tui.tui.widgets import md_render
+
+    def broken(name: str, **options: object) -> object:
+        raise RuntimeError("a plugin lexer that cannot load")
+
+    monkeypatch.setattr(pygments.lexers, "get_lexer_by_name", broken)
+    monkeypatch.setattr(md_render, "_warm_started", True)  # only the waiting languages
+    assert not highlight_later.lexer_loaded("brainfuck")  # no test in this process used it
+    highlight_later.defer()
+    try:
+        md_render.markdown_lines("```brainfuck\n++[>+<-]\n```\n", 40, Palette())
+        assert highlight_later.waiting_languages() == ["brainfuck"]
+        done = threading.Event()
+        md_render.warm_highlighter(Palette(), done.set)
+        assert done.wait(10)
+    finally:
+        highlight_later.stop()
+    assert not highlight_later.deferring()

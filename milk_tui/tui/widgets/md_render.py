@@ -93,13 +93,15 @@ def warm_highlighter(palette: Palette, then: Callable[[], None] | None = None) -
 
     def warm() -> None:
         from pygments.lexers import get_lexer_by_name
-        from pygments.util import ClassNotFound
 
-        for lang in highlight_later.waiting_languages():
-            with contextlib.suppress(ClassNotFound):
-                get_lexer_by_name(lang)  # the first instance compiles the class's rules
-        if then is not None:
-            then()
+        try:
+            for lang in highlight_later.waiting_languages():
+                # A lexer that cannot load is shown plain by Rich too: nothing to wait for.
+                with contextlib.suppress(Exception):
+                    get_lexer_by_name(lang)  # the first instance compiles the class's rules
+        finally:
+            if then is not None:  # always: plain code must not stay plain for the session
+                then()
         for lang in WARM_LANGUAGES if first else ():
             markdown_lines(f"```{lang}\nx = 1\n```\n", 40, palette)
 
