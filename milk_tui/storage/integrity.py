@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -43,19 +42,14 @@ def corrupt_message(path: Path, cause: str) -> str:
     )
 
 
-def _first_row(conn: sqlite3.Connection, *, beside: bool = False) -> str:
+def _first_row(conn: sqlite3.Connection) -> str:
     """``quick_check``'s first row within ``CHECK_BUDGET_S``; "ok" for a check cut short by
-    the budget (the rest is caught on use).  ``beside`` (a thread next to a busy one): a
-    timer interrupts the check, where a progress handler would wait for the GIL every few
-    thousand steps."""
-    timer: threading.Timer | None = None
-    if beside:
-        timer = threading.Timer(CHECK_BUDGET_S, conn.interrupt)
-        timer.daemon = True
-        timer.start()
-    else:
-        deadline = time.perf_counter() + CHECK_BUDGET_S
-        conn.set_progress_handler(lambda: int(time.perf_counter() > deadline), 10_000)
+    the budget (the rest is caught on use).  A timer interrupts the check: a progress
+    handler would need the GIL every few thousand steps, which a busy thread beside it
+    (Textual's start-up, the event loop) holds."""
+    timer = threading.Timer(CHECK_BUDGET_S, conn.interrupt)
+    timer.daemon = True
+    timer.start()
     try:
         rows = conn.execute("PRAGMA quick_check(1)").fetchall()
     except sqlite3.OperationalError as e:
@@ -63,10 +57,7 @@ def _first_row(conn: sqlite3.Connection, *, beside: bool = False) -> str:
             raise
         return "ok"
     finally:
-        if timer is not None:
-            timer.cancel()
-        else:
-            conn.set_progress_handler(None, 0)
+        timer.cancel()
     return str(rows[0][0]) if rows else "ok"
 
 
@@ -84,7 +75,7 @@ def check_soon(path: Path) -> None:
         try:
             conn = sqlite3.connect(str(path), timeout=1.0, check_same_thread=False)
             try:
-                answer.set_result(_first_row(conn, beside=True))
+                answer.set_result(_first_row(conn))
             finally:
                 conn.close()
         except sqlite3.Error as e:
