@@ -18,6 +18,10 @@ from pathlib import Path
 
 import httpx
 
+STOP_GRACE_SECS = 0.3
+"""After SIGTERM, how long the server's own threads keep running before the process exits:
+llama.cpp logs a generation's timings (``eval time = … / N tokens``) from its worker
+threads after the reply is sent, and tests read that line once the server has stopped."""
 START_TIMEOUT_SECS = 60.0
 """Model load takes ~0.05 s; the margin covers a busy 2-core CI box."""
 MODEL_ALIAS = "tiny"
@@ -115,6 +119,7 @@ def _serve(model: str, port: int, n_ctx: int) -> None:
     server = xllamacpp.Server(params)  # listens from here on
     print("listening", server.listening_address, flush=True)
     signal.sigwait({signal.SIGTERM, signal.SIGINT})
+    time.sleep(STOP_GRACE_SECS)  # the C++ threads run on: a finishing generation logs its timings
 
 
 if __name__ == "__main__":
