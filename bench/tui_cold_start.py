@@ -13,6 +13,10 @@ alternating the kinds in one run:
   ``--turns`` turns, until a frame of the main screen with the prompt focused is written
   (the point at which Textual posts ``Ready`` for the bare app's first screen).
 
+The ``milk-main`` child also marks where its time goes (``PHASES``: the app's module loaded,
+its first frame, the opening handed over, the main screen's modules loaded, its first frame
+written); the run prints the median of each phase, so a change shows which one it moved.
+
 The session is written once into a temporary ``MILK_HOME`` before the first sample.
 ``--nothing-configured`` launches ``milk-tui`` without ``--demo`` in that home (it has no
 config file): a first run, which looks for a local server on the usual ports.
@@ -32,6 +36,14 @@ import time
 from pathlib import Path
 
 CWD = "/tmp/milk-bench-cold"
+PHASES = (
+    ("loaded", "launch → the app's module loaded (Python, the CLI, Textual, milk's app)"),
+    ("first_frame", "→ first frame (the startup screen)"),
+    ("opened", "→ the opening handed over (its modules, config, database, session; Markdown)"),
+    ("main_modules", "→ the main screen's modules loaded (Markdown stack, widgets)"),
+    ("main_frame", "→ the main screen's first frame (compose, CSS, layout, paint)"),
+)
+"""The ``milk-main`` child's marks, in order, each with what the time up to it holds."""
 
 
 def child_bare() -> None:
@@ -99,6 +111,7 @@ class _TimedApp(importlib.abc.MetaPathFinder):
 
         def exec_module(module) -> None:  # type: ignore[no-untyped-def]
             load(module)
+            _mark("loaded")
             module.MilkApp = _timed(module.MilkApp, until_main)
 
         spec.loader.exec_module = exec_module  # type: ignore[method-assign]  # this one load only
@@ -116,9 +129,17 @@ def _timed(base, until_main: bool):  # type: ignore[no-untyped-def]
                 event.prevent_default()  # do not start loading the core: we only time the frame
                 self.exit()
                 return
+            _mark("first_frame")
             super().on_ready()
 
+        def _install_view(self, view) -> None:  # type: ignore[no-untyped-def]
+            _mark("opened")
+            super()._install_view(view)
+
         def _show_main(self) -> None:
+            import milk_tui.tui.screens.main  # noqa: F401  # what super() imports first
+
+            _mark("main_modules")
             super()._show_main()
             if until_main and self.main_screen is not None:
                 # Textual posts ``Ready`` (the bare app's moment) right after a screen's
@@ -130,6 +151,7 @@ def _timed(base, until_main: bool):  # type: ignore[no-untyped-def]
             from milk_tui.tui.widgets.prompt_input import PromptInput
 
             if screen is self.main_screen and isinstance(self.focused, PromptInput):
+                _mark("main_frame")
                 _report_ready()
                 self.exit()
 
@@ -149,9 +171,19 @@ def make_home(turns: int) -> str:
     return home
 
 
+def _mark(phase: str) -> None:
+    print(f"phase {phase} {time.time()!r}", flush=True)
+
+
 def _report_ready() -> None:
     """The child's moment of arrival, on the wall clock the parent started it by."""
     print(f"ready {time.time()!r} {time.process_time()!r}", flush=True)
+
+
+PHASE_PATH = str(Path(__file__).resolve().parent.parent)
+"""This checkout: only its samples' phases are printed (not the ``--baseline``'s)."""
+PHASE_TIMES: list[dict[str, float]] = []
+"""Each ``milk-main`` sample's marks, in seconds after its launch (``sample`` adds them)."""
 
 
 def sample(kind: str, env: dict[str, str]) -> tuple[float, float, float]:
@@ -168,6 +200,9 @@ def sample(kind: str, env: dict[str, str]) -> tuple[float, float, float]:
     ).stdout
     total = time.perf_counter() - t0
     ready = [line.split()[1:] for line in out.splitlines() if line.startswith("ready ")]
+    marks = [line.split()[1:] for line in out.splitlines() if line.startswith("phase ")]
+    if kind == "milk-main" and env.get("PYTHONPATH") == PHASE_PATH:
+        PHASE_TIMES.append({name: float(t) - w0 for name, t in marks})
     return float(ready[-1][0]) - w0, total, float(ready[-1][1])
 
 
@@ -193,7 +228,7 @@ def main() -> None:
         child_milk(a.child == "milk-main")
         return
     home = make_home(a.turns)
-    env = {**os.environ, "MILK_HOME": home, "MILK_DEMO_PACE": "0"}
+    env = {**os.environ, "MILK_HOME": home, "MILK_DEMO_PACE": "0", "PYTHONPATH": PHASE_PATH}
     if a.nothing_configured:
         env["MILK_COLD_NOTHING_CONFIGURED"] = "1"
     # An installed package has its .pyc files: without them every sample would compile
@@ -239,6 +274,19 @@ def main() -> None:
         r / b for (r, _, _), (b, _, _) in zip(runs["milk-main"], runs["bare"], strict=True)
     )
     print(f"  main screen ÷ bare, per round: {' '.join(f'{x:.2f}' for x in ratios)} (target ≤ 1.5)")
+    _print_phases(PHASE_TIMES[1:])  # not the warm-up sample
+
+
+def _print_phases(samples: list[dict[str, float]]) -> None:
+    """The median time of each phase of milk's main screen (``PHASES``), this checkout only."""
+    if not samples:
+        return
+    print("  milk-tui main screen, by phase (medians; each from the previous mark):")
+    before = 0.0
+    for name, label in PHASES:
+        at = statistics.median(s.get(name, 0.0) for s in samples)
+        print(f"    {label:<78} {(at - before) * 1000:5.0f} ms  (at {at * 1000:4.0f})")
+        before = at
 
 
 if __name__ == "__main__":
