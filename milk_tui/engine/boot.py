@@ -85,6 +85,7 @@ class BootOptions(TypedDict, total=False):
     agent: str
     escalation_agent: str
     probe_later: bool
+    history_tail: int
 
 
 def open_boot(
@@ -101,10 +102,13 @@ def open_boot(
     agent: str = "",
     escalation_agent: str = "",
     probe_later: bool = False,
+    history_tail: int = 0,
 ) -> Boot:
     """Open the config, the database and the session (``build_runtime``'s options but the
     agents'); ``ConfigError`` / ``StorageError`` as it raises them.  ``probe_later``: with
-    nothing configured, choose the demo agents for now (``settle_agents`` looks)."""
+    nothing configured, choose the demo agents for now (``settle_agents`` looks).
+    ``history_tail``: read only the session's last turns now (``finish_runtime`` reads the
+    rest, storage/history_read.py)."""
     cwd = cwd or os.getcwd()
     warnings: list[str] = []
     used_path: Path | None = None
@@ -120,7 +124,7 @@ def open_boot(
         pending = probe_later and not demo and nothing_configured(config)
         # Looking waits (``settle_agents``): the demo agents stand in until then.
         primary, escalation, notes, running_demo = choose_agents(config, demo or pending)
-        session = store.resume(cwd, session_name, new=new, any_folder=any_folder)
+        session = store.resume(cwd, session_name, new=new, any_folder=any_folder, tail=history_tail)
     except BaseException:
         db.close()
         raise

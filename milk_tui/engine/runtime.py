@@ -165,6 +165,8 @@ def _finish(
     from milk_tui.engine.availability import AvailabilityCache
 
     found = settle_agents(boot)  # a local server looked for now, before any agent is built
+    boot.store.read_older(boot.session)  # opened tail first (open_boot): the engine needs it whole
+    found += boot.store.take_warnings()  # a stored field of those older turns that was unreadable
     config, cwd, bus = boot.config, boot.cwd, boot.bus
     primary_cfg, esc_cfg = boot.primary, boot.escalation
     primary = (

@@ -181,6 +181,9 @@ class Application:
         """The live session's turns (a copy of the list; turns are plain values)."""
         return list(self.runtime.dispatcher.session.history)
 
+    def history_start(self) -> int:
+        return 0  # the engine holds the session whole (engine/runtime.py ``_finish``)
+
     # ----- turns --------------------------------------------------------------------------
 
     @property

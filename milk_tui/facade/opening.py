@@ -38,6 +38,7 @@ class StartView(Protocol):
     def startup_info(self) -> StartupInfo: ...
     def session_view(self) -> SessionChanged: ...
     def history(self) -> list[Turn]: ...
+    def history_start(self) -> int: ...
     def input_history(self) -> tuple[list[str], list[str]]: ...
 
 
@@ -82,10 +83,16 @@ class Opening:
         )
 
     def session_view(self) -> SessionChanged:
-        return session_view(self._boot.session)
+        s = self._boot.session
+        return session_view(s, self._boot.store.history_counts(s) if s.unread else None)
 
     def history(self) -> list[Turn]:
+        """The session's turns read so far: its last ones when opened tail first."""
         return list(self._boot.session.history)
+
+    def history_start(self) -> int:
+        """How many turns come before ``history()`` (read once the agents are built)."""
+        return self._boot.session.unread
 
     def input_history(self) -> tuple[list[str], list[str]]:
         return self.sessions.inputs(self.session_id), self.sessions.inputs(None)

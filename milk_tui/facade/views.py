@@ -9,38 +9,30 @@ from dataclasses import dataclass
 
 from milk_tui.config.settings import AgentConfig
 from milk_tui.model.events import SessionChanged
-from milk_tui.model.session import ESCALATION, Session
+from milk_tui.model.session import HistoryCounts, Session
 
 
-def session_view(s: Session) -> SessionChanged:
-    """What the panes show of ``s``, as the event the facade publishes."""
-    last_user_agent = ""
-    last_context = ""
-    for t in reversed(s.history):
-        if t.role != "user":
-            continue
-        if not last_user_agent:
-            last_user_agent = t.agent
-        if t.agent == ESCALATION and t.context_text:
-            last_context = t.context_text
-            break
+def session_view(s: Session, counts: HistoryCounts | None = None) -> SessionChanged:
+    """What the panes show of ``s``, as the event the facade publishes; ``counts``: its
+    history's, from the store, while its older turns are not read (``Session.unread``)."""
+    c = counts if counts is not None else s.history_counts()
     return SessionChanged(
         session_id=s.id,
         name=s.name,
         cwd=s.cwd,
         state=s.state.value,
-        records=len(s.history),
-        exchanges=s.user_turn_count(),
+        records=c.records,
+        exchanges=c.exchanges,
         need=s.current_need,
         need_set_at=s.current_need_set_at,
-        need_question=sum(1 for t in s.history[: s.current_need_set_at] if t.role == "user"),
+        need_question=c.need_question,
         need_producer=s.need_producer,
         need_stale=s.need_is_stale(),
         escalation_session_id=s.escalation_session_id,
         escalation_brief=s.escalation_brief,
-        last_user_agent=last_user_agent,
-        local_turns_since_escalation=s.local_turns_since_last_escalation(),
-        last_escalation_context=last_context,
+        last_user_agent=c.last_user_agent,
+        local_turns_since_escalation=c.local_turns_since_escalation,
+        last_escalation_context=c.last_escalation_context,
         tokens=tuple(dataclasses.replace(u) for u in s.tokens.values()),
     )
 

@@ -11,7 +11,7 @@ import enum
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from milk_tui.model.attachment import AttachmentInfo
 
@@ -46,6 +46,22 @@ STATE_WORDS: dict[str, str] = {
 }
 """What a person reads for each state; after an escalation asks a question, the next prompt
 goes back to it.  The stored and JSON value stays the state's name."""
+
+
+class HistoryCounts(NamedTuple):
+    """What the panes show that counts over a session's whole history (facade/views.py
+    ``session_view``)."""
+
+    records: int
+    exchanges: int
+    """User turns."""
+    need_question: int
+    """User turns before the need was set (the need's question is the next one)."""
+    last_user_agent: str
+    """The agent of the latest user turn that names one."""
+    local_turns_since_escalation: int
+    last_escalation_context: str
+    """The orientation text of the latest escalation user turn that had one."""
 
 
 @dataclass
@@ -122,11 +138,37 @@ class Session:
     # Transient: never persisted, reset when a session is loaded.
     force_fresh_escalation: bool = False
     repetition_baseline: int = 0
+    unread: int = field(default=0, compare=False)
+    """Turns before ``history[0]`` not read from the store yet: a resumed session opens tail
+    first for the main screen's first frame (storage/sessions.py ``load``) and is read whole
+    before any agent runs (engine/runtime.py).  0 whenever the engine holds it."""
     stored: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """The row as storage last read or wrote it (version, state fields): a commit merges
     another process's changes against it (storage/sessions.py)."""
 
     # ----- history queries ------------------------------------------------------------
+
+    def history_counts(self) -> HistoryCounts:
+        """The counts the panes show, over the history in memory (a whole one: the store
+        gives them for a session opened tail first, ``SessionStore.history_counts``)."""
+        last_user_agent = last_context = ""
+        for t in reversed(self.history):
+            if t.role != "user":
+                continue
+            if not last_user_agent:
+                last_user_agent = t.agent
+            if t.agent == ESCALATION and t.context_text:
+                last_context = t.context_text
+                break
+        need_at = self.current_need_set_at
+        return HistoryCounts(
+            records=len(self.history),
+            exchanges=self.user_turn_count(),
+            need_question=sum(1 for t in self.history[:need_at] if t.role == "user"),
+            last_user_agent=last_user_agent,
+            local_turns_since_escalation=self.local_turns_since_last_escalation(),
+            last_escalation_context=last_context,
+        )
 
     def _last_assistant_index(self, agent: str) -> int:
         for i in range(len(self.history) - 1, -1, -1):
@@ -187,10 +229,10 @@ class Session:
         return True
 
     def need_turns_ago(self) -> int:
-        """Turns since the need was set, the pending turn counted: len(history) + 2 − set_at."""
+        """Turns since the need was set, the pending turn counted: records + 2 − set_at."""
         if self.current_need_set_at <= 0:
             return 0
-        return len(self.history) + 2 - self.current_need_set_at
+        return self.unread + len(self.history) + 2 - self.current_need_set_at
 
     def need_is_stale(self) -> bool:
         return self.current_need_set_at > 0 and self.need_turns_ago() >= NEED_STALE_TURNS

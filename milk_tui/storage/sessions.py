@@ -17,21 +17,20 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from milk_tui.model.session import Session, TokenUsage, Turn
+from milk_tui.model.session import HistoryCounts, Session, TokenUsage, Turn
 
 # A committed turn writes its usage rows (storage/usage_log.py) in the same transaction:
 # that table's migration is registered before any store migrates the database.
 from milk_tui.storage import usage_log as _usage_log  # noqa: F401  # registers migration 004
 from milk_tui.storage.db import Database, MigrationConnection, StorageError, register_migration
+from milk_tui.storage.history_read import TurnsRead, count_turns, history_counts, read_turns
 from milk_tui.storage.session_lookup import lookup
 from milk_tui.storage.session_rows import (
     attachments_json,
     merge_into,
     meta_json,
-    parse_attachments,
     parse_meta,
     parse_state,
-    parse_tool_calls,
     row_fields,
     stored_fields,
 )
@@ -127,9 +126,10 @@ class SessionStore:
         s.stored = {**row_fields(s), "version": 0}
         return s
 
-    def load(self, session_id: str) -> Session | None:
+    def load(self, session_id: str, *, tail: int = 0) -> Session | None:
         """The session with its turns and tokens; a field that cannot be read is dropped and
-        named in ``warnings`` (the rest of the session loads)."""
+        named in ``warnings`` (the rest of the session loads).  ``tail``: only its last
+        ``tail`` turns (``Session.unread`` counts the others; ``read_older`` reads them)."""
         rows = self.db.query("SELECT * FROM sessions WHERE id = ?", (session_id,))
         if not rows:
             return None
@@ -145,39 +145,39 @@ class SessionStore:
         meta, dropped = parse_meta(r["meta"])
         for f, v in meta.items():
             setattr(s, f, v)
-        s.stored = {**stored_fields(r["name"], r["state"], meta), "version": r["version"]}
-        bad = ["its state (meta)"] if dropped else []
-        cur = self.db.tuples(
-            "SELECT role, agent, agent_name, content, thinking, tool_calls, context_text, timestamp, "
-            "attachments FROM turns WHERE session_id = ? ORDER BY id",
-            (session_id,),
-        )
-        hist = s.history
-        unreadable_calls = unreadable_files = 0
-        for role, agent, agent_name, content, thinking, calls, ctx, ts, files in cur:
-            t = Turn(role, content, agent, agent_name, thinking, timestamp=ts, context_text=ctx)
-            if calls:
-                parsed = parse_tool_calls(calls)
-                unreadable_calls += parsed is None
-                t.tool_calls = parsed or []
-            if files:
-                infos = parse_attachments(files)
-                unreadable_files += infos is None
-                t.attachments = infos or []
-            hist.append(t)
-        if unreadable_calls:
-            bad.append(f"the tool calls of {unreadable_calls} turn(s)")
-        if unreadable_files:
-            bad.append(f"the attachments of {unreadable_files} turn(s)")
+        s.stored = {**row_fields(s), "version": r["version"]}
+        read = read_turns(self.db, session_id, last=tail)
+        s.history.extend(read.turns)
+        if tail and len(read.turns) == tail:
+            s.unread = count_turns(self.db, session_id) - tail
+        self._note_unreadable(s, read, ["its state (meta)"] if dropped else [])
+        for tr in self.db.query("SELECT * FROM tokens WHERE session_id = ?", (session_id,)):
+            s.tokens[(tr["model"], tr["role"])] = TokenUsage(**{c: tr[c] for c in TOKEN_COLUMNS})
+        return s
+
+    def read_older(self, s: Session) -> None:
+        """Read the turns a tail-first ``load`` left out (``s.unread``): ``s`` is whole after."""
+        if s.unread:
+            read = read_turns(self.db, s.id, first=s.unread)
+            s.history[:0] = read.turns
+            s.unread = 0
+            self._note_unreadable(s, read, [])
+
+    def history_counts(self, s: Session) -> HistoryCounts:
+        """``s.history_counts()`` for a session whose older turns are not read yet."""
+        return history_counts(self.db, s.id, s.current_need_set_at)
+
+    def _note_unreadable(self, s: Session, read: TurnsRead, bad: builtins.list[str]) -> None:
+        if read.unreadable_calls:
+            bad.append(f"the tool calls of {read.unreadable_calls} turn(s)")
+        if read.unreadable_files:
+            bad.append(f"the attachments of {read.unreadable_files} turn(s)")
         warning = (
             f"session {s.id}{f' ({s.name})' if s.name else ''}: could not read "
             f"{' and '.join(bad)}; loaded without them"
         )
         if bad and warning not in self.warnings:
             self.warnings.append(warning)
-        for tr in self.db.query("SELECT * FROM tokens WHERE session_id = ?", (session_id,)):
-            s.tokens[(tr["model"], tr["role"])] = TokenUsage(**{c: tr[c] for c in TOKEN_COLUMNS})
-        return s
 
     def find(self, cwd: str, name: str = "", *, any_folder: bool = False) -> str | None:
         """The session ``name`` addresses (storage/session_lookup.py), or the folder's most
@@ -185,18 +185,25 @@ class SessionStore:
         return lookup(self.db.query, cwd, name, any_folder)
 
     def resume(
-        self, cwd: str, name: str = "", new: bool = False, *, any_folder: bool = False
+        self,
+        cwd: str,
+        name: str = "",
+        new: bool = False,
+        *,
+        any_folder: bool = False,
+        tail: int = 0,
     ) -> Session:
         """The most recent session for ``cwd`` (or the one ``name`` addresses), else a new
         one.  Looking and creating are one write transaction, so processes started together
-        in a new folder all end up in the one session the first of them created."""
+        in a new folder all end up in the one session the first of them created.  ``tail``: as
+        ``load``'s."""
         with self.db.transaction() as db:
             sid = None
             if not new:
                 sid = lookup(lambda q, p: db.execute(q, p).fetchall(), cwd, name, any_folder)
             if sid is None:
                 return self._insert(db, cwd, name)
-        s = self.load(sid)
+        s = self.load(sid, tail=tail)
         return s if s is not None else self.create(cwd, name)  # deleted in between
 
     # ----- writes ---------------------------------------------------------------------

@@ -29,7 +29,7 @@ from textual.screen import Screen
 from milk_tui.model.terminal_text import inert
 from milk_tui.tui.commands import MilkCommands
 from milk_tui.tui.keymap import APP_LEVEL_BINDINGS
-from milk_tui.tui.screens.startup import StartupScreen
+from milk_tui.tui.screens.startup import TAIL_TURNS, StartupScreen
 from milk_tui.tui.terminal_keys import name_alt_enter
 from milk_tui.tui.themes import DEFAULT_DARK, load_themes, palette_for
 from milk_tui.tui.ui_state import UIState
@@ -368,6 +368,7 @@ def run_app(args: argparse.Namespace) -> int:
             cooperative=True,
             skip_broken_config=True,  # start without a file that does not parse; say so
             probe_later=True,  # with nothing configured: paint first, look for a server after
+            history_tail=TAIL_TURNS,  # a long session's older turns: read with the agents
             agent=getattr(args, "agent", "") or "",
             escalation_agent=getattr(args, "escalation_agent", "") or "",
         )

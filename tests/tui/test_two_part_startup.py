@@ -25,13 +25,16 @@ from .conftest import until
 class HeldOpening:
     """``open_application`` whose second half waits until the test lets it go."""
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, history_tail: int = 0) -> None:
         self.cwd = cwd
+        self.history_tail = history_tail
         self.release = threading.Event()
         self.finish_started = threading.Event()
 
     def __call__(self) -> Opening:
-        opening = open_application(cwd=str(self.cwd), demo=True, cooperative=True)
+        opening = open_application(
+            cwd=str(self.cwd), demo=True, cooperative=True, history_tail=self.history_tail
+        )
         finish = opening.finish
 
         def held():  # type: ignore[no-untyped-def]
@@ -88,6 +91,30 @@ async def test_the_session_is_painted_before_the_agents_exist_and_enter_waits_fo
         assert "starting the agents" not in screen.query_one(StatusLine).model.turn.hint
         # The older turns become transcript items once the agents are built.
         await until(pilot, lambda: len(conv.items) >= 102, timeout=10)
+
+
+async def test_a_long_session_opens_tail_first_and_is_read_whole_with_the_agents(
+    tmp_path: Path,
+) -> None:
+    from milk_tui.tui.widgets.app_header import AppHeader
+
+    _resumable_session(tmp_path, 300)
+    held = HeldOpening(tmp_path, history_tail=64)
+    app = MilkApp(runtime_factory=held)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, held.finish_started.is_set)
+        assert app._opening is not None and app._opening.history_start() == 236
+        conv = app.screen.query_one(Conversation)
+        # Only the last 64 turns were read, numbered as in the whole session …
+        assert [it.extra["turn"] for it in conv.items[:1]] == ["237"]
+        assert conv.items[-1].text == "turn 299"
+        # … and the header counts the whole session's questions.
+        assert "150 questions" in str(app.screen.query_one(AppHeader).render())
+        held.release.set()
+        await until(pilot, lambda: app.application is not None)
+        assert app.runtime.session.unread == 0 and len(app.runtime.session.history) == 300
+        await until(pilot, lambda: len(conv.items) == 300, timeout=10)
+        assert conv.items[0].extra["turn"] == "1" and conv.items[0].text == "turn 0"
 
 
 async def test_a_second_half_that_fails_is_a_start_up_error(tmp_path: Path) -> None:

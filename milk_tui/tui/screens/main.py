@@ -28,6 +28,7 @@ from milk_tui.tui.commands import completions, looks_like_command
 from milk_tui.tui.keymap import APP_BINDINGS, BEFORE_READY
 from milk_tui.tui.screens.agent_requests import ask_permission, ask_question, show_denials
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
+from milk_tui.tui.screens.startup import TAIL_TURNS
 from milk_tui.tui.slash import SlashHandler, attach
 from milk_tui.tui.transcript import Item, items_from_history
 from milk_tui.tui.widgets.app_header import AppHeader
@@ -54,9 +55,6 @@ SHORT_ROWS = 32
 keeps its rows and every pane its border."""
 QUIT_AGAIN_S = 3.0
 """Second Ctrl+C within this window quits."""
-TAIL_TURNS = 64
-"""Turns made into transcript items before the first paint: more than the mounted window
-(``widgets/conversation.py`` ``WINDOW`` blocks) can show."""
 EXTERNAL_CHECK_S = 2.0
 """How often to look for other processes' writes (also on focus); a cheap pragma read."""
 
@@ -163,16 +161,16 @@ class MainScreen(Screen[None]):
         prompt history."""
         view = inert_copy(view)  # read from the store, not through the bridge
         conv = self.query_one(Conversation)
-        # Painted from its tail: a 10,000-turn session's older turns become transcript items
-        # in a thread after the first frame (the window mounts only the last blocks anyway).
-        history = self.view.history()
-        older = max(0, len(history) - TAIL_TURNS)
-        items = items_from_history(history[older:], first=older + 1)
+        # Painted from its tail: a long session's older turns are read with the agents
+        # (facade/opening.py) and become transcript items in a thread after the first frame.
+        history, start = self.view.history(), self.view.history_start()
+        tail = max(0, len(history) - TAIL_TURNS)
+        items = items_from_history(history[tail:], first=start + tail + 1)
         conv.load(items, welcome=Welcome(self._welcome_text()))
         self._transcript_generation += 1
-        if older:  # after the first frame: the tail is what it paints
+        if start + tail:  # after the first frame: the tail is what it paints
             self.call_after_refresh(
-                self._load_older_items, history[:older], self._transcript_generation
+                self._load_older_items, start + tail, self._transcript_generation
             )
         need, esc = self.query_one(NeedPane), self.query_one(EscalationPane)
         for pane in (self.query_one(StatusLine), need, esc, self.query_one(FactsPane)):
@@ -184,9 +182,13 @@ class MainScreen(Screen[None]):
         except StorageError as e:
             conv.add_line("warning", f"input history unavailable: {e}")
 
-    def _load_older_items(self, turns: list[Turn], generation: int) -> None:
+    def _load_older_items(self, count: int, generation: int) -> None:
+        """The session's first ``count`` turns become transcript items, once the agents are
+        built (the session is whole then)."""
+
         async def load() -> None:
-            await self.milk.application_ready.wait()  # the agents are built first
+            await self.milk.application_ready.wait()
+            turns = self.view.history()[:count]
             items = await asyncio.to_thread(_inert_items, turns)
             if generation == self._transcript_generation:  # no other session loaded meanwhile
                 self.query_one(Conversation).prepend_items(items, inert=True)

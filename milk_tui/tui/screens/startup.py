@@ -12,6 +12,11 @@ from textual.events import Key
 from textual.screen import Screen
 from textual.widgets import Static
 
+TAIL_TURNS = 64
+"""A resumed session's turns read and made transcript items before the main screen's first
+frame: more than the mounted window (``widgets/conversation.py`` ``WINDOW`` blocks) shows;
+the older ones follow after it (``screens/main.py`` ``load_session``)."""
+
 
 class StartupScreen(Screen[None]):
     DEFAULT_CSS = """

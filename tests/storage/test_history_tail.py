@@ -1,0 +1,112 @@
+"""A resumed session opened tail first (storage/history_read.py): its last turns now, the
+older ones later, and in between the counts the panes show come from SQLite — the same
+values ``Session.history_counts`` gives for the whole history."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from milk_tui.model.attachment import AttachmentInfo
+from milk_tui.model.session import ESCALATION, PRIMARY, Session, ToolCallRecord, Turn
+from milk_tui.storage.db import Database
+from milk_tui.storage.sessions import SessionStore
+
+_turn = st.builds(
+    Turn,
+    role=st.sampled_from(["user", "assistant", "tool_result"]),
+    content=st.sampled_from(["a", "b"]),
+    agent=st.sampled_from([PRIMARY, ESCALATION, ""]),
+    context_text=st.sampled_from(["", "", "orientation"]),
+)
+
+
+def _stored(store: SessionStore, turns: list[Turn], need_set_at: int = 0) -> Session:
+    s = store.create("/proj")
+    s.history.extend(turns)
+    s.current_need, s.current_need_set_at = ("the need", need_set_at) if need_set_at else ("", 0)
+    store.commit_turns(s, turns)
+    return s
+
+
+@settings(max_examples=150, deadline=None)
+@given(turns=st.lists(_turn, max_size=30), need=st.integers(0, 32))
+@example(turns=[Turn("user", "q", agent="")], need=0)  # a legacy turn names no agent
+@example(  # a primary reply after the last escalation one, and an older context
+    turns=[
+        Turn("user", "q", agent=ESCALATION, context_text="old"),
+        Turn("assistant", "a", agent=ESCALATION),
+        Turn("user", "q", agent=ESCALATION),
+        Turn("assistant", "a", agent=PRIMARY),
+    ],
+    need=2,
+)
+def test_the_stored_counts_are_the_whole_historys(turns: list[Turn], need: int) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        db = Database(Path(d) / "milk.db")
+        try:
+            store = SessionStore(db)
+            s = _stored(store, turns, need)
+            whole = store.load(s.id)
+            assert whole is not None and whole.unread == 0
+            assert store.history_counts(whole) == whole.history_counts()
+        finally:
+            db.close()
+
+
+def test_a_tail_first_session_reads_its_older_turns_later_and_is_then_the_whole(
+    tmp_path: Path,
+) -> None:
+    db = Database(tmp_path / "milk.db")
+    store = SessionStore(db)
+    turns = [Turn("user" if i % 2 == 0 else "assistant", f"turn {i}") for i in range(50)]
+    turns[3].tool_calls = [ToolCallRecord("c1", "read_file", '{"path": "a"}')]
+    turns[4].attachments = [AttachmentInfo("a.txt", "text", "text/plain", 3, "ab" * 32)]
+    s = _stored(store, turns, need_set_at=7)
+    whole = store.load(s.id)
+    tail = store.load(s.id, tail=8)
+    assert whole is not None and tail is not None
+    assert [t.content for t in tail.history] == [f"turn {i}" for i in range(42, 50)]
+    assert tail.unread == 42
+    # The panes' counts before the older turns are read: the whole history's.
+    assert store.history_counts(tail) == whole.history_counts()
+    assert tail.need_turns_ago() == whole.need_turns_ago()
+    store.read_older(tail)
+    assert tail.unread == 0
+    assert tail.history == whole.history
+    assert tail.history[3].tool_calls[0].name == "read_file"
+    assert tail.history[4].attachments[0].name == "a.txt"
+    db.close()
+
+
+def test_a_session_shorter_than_the_tail_is_read_whole(tmp_path: Path) -> None:
+    db = Database(tmp_path / "milk.db")
+    store = SessionStore(db)
+    s = _stored(store, [Turn("user", "q"), Turn("assistant", "a")])
+    for tail in (2, 64):
+        loaded = store.load(s.id, tail=tail)
+        assert loaded is not None and loaded.unread == 0 and len(loaded.history) == 2
+    db.close()
+
+
+def test_an_unreadable_older_turn_is_named_when_it_is_read(tmp_path: Path) -> None:
+    db = Database(tmp_path / "milk.db")
+    store = SessionStore(db)
+    s = _stored(store, [Turn("user", f"q{i}") for i in range(10)])
+    with db.transaction() as c:
+        c.execute(
+            "UPDATE turns SET tool_calls = '{not json' WHERE id = "
+            "(SELECT MIN(id) FROM turns WHERE session_id = ?)",
+            (s.id,),
+        )
+    tail = store.load(s.id, tail=4)
+    assert tail is not None and store.take_warnings() == []
+    store.read_older(tail)
+    assert [t.content for t in tail.history] == [f"q{i}" for i in range(10)]
+    assert store.take_warnings() == [
+        f"session {s.id}: could not read the tool calls of 1 turn(s); loaded without them"
+    ]
+    db.close()
