@@ -101,7 +101,10 @@ class Opening:
         """Build the agents, router and dispatcher (imports most of the engine; run it off
         the event loop).  The application's notes are this opening's, then any the second
         half found (custom prompt files).  Closes the database if it fails."""
+        # ``facade.mcp`` here, off the event loop: the TUI reads ``application.mcp`` as soon
+        # as it installs the application, and the module loads the MCP manager's (~5 ms).
         from milk_tui.engine.runtime import finish_runtime
+        from milk_tui.facade import mcp  # noqa: F401
         from milk_tui.facade.application import Application
 
         b = self._boot
