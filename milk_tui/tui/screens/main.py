@@ -140,7 +140,8 @@ class MainScreen(Screen[None]):
     def check_external_changes(self) -> None:
         """Let the facade pick up other processes' writes (also on focus: maybe before)."""
         if self.milk.application is not None:
-            self.run_worker(self.facade.check_external_changes(), group="external", exclusive=True)
+            look = self.facade.check_external_changes  # the function: a quit leaves none unawaited
+            self.run_worker(look, group="external", exclusive=True)  # type: ignore[arg-type]  # WorkType wants Coroutine[None, None, ...]
 
     # ----- session ----------------------------------------------------------------------
 
@@ -183,8 +184,7 @@ class MainScreen(Screen[None]):
             conv.add_line("warning", f"input history unavailable: {e}")
 
     def _load_older_items(self, count: int, generation: int) -> None:
-        """The session's first ``count`` turns become transcript items, once the agents are
-        built (the session is whole then)."""
+        """The first ``count`` turns become items once the agents are built (all read then)."""
 
         async def load() -> None:
             await self.milk.application_ready.wait()

@@ -107,4 +107,5 @@ def watch_config(screen: MainScreen) -> None:
         if result is not None:
             AgentCommands(screen).show(result)
 
-    screen.run_worker(look(), group="config-watch", exit_on_error=False)
+    # The function, not a coroutine: a quit before the worker starts leaves nothing unawaited.
+    screen.run_worker(look, group="config-watch", exit_on_error=False)  # type: ignore[arg-type]  # WorkType wants Coroutine[None, None, ...]
