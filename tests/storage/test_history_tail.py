@@ -110,3 +110,27 @@ def test_an_unreadable_older_turn_is_named_when_it_is_read(tmp_path: Path) -> No
         f"session {s.id}: could not read the tool calls of 1 turn(s); loaded without them"
     ]
     db.close()
+
+
+def test_the_counts_search_indexes_and_never_scan_the_turns(tmp_path: Path) -> None:
+    """What keeps them ~1 ms for 10,000 turns: every statement seeks or ranges an index of
+    the session's turns (SQLite's query plan says SEARCH … INDEX), none reads the table."""
+    db = Database(tmp_path / "milk.db")
+    store = SessionStore(db)
+    turns = [Turn("user", "q", agent=PRIMARY), Turn("assistant", "a", agent=ESCALATION)] * 20
+    s = _stored(store, turns, need_set_at=9)
+    store.create("/other")  # another session's turns share the table
+    seen: list[str] = []
+    db.conn.set_trace_callback(seen.append)
+    store.history_counts(s)
+    db.conn.set_trace_callback(None)
+    plans = [
+        detail
+        for sql in seen
+        if sql.lstrip().upper().startswith("SELECT")
+        for *_, detail in db.conn.execute("EXPLAIN QUERY PLAN " + sql).fetchall()
+    ]
+    assert len(seen) >= 5 and plans
+    assert all("SCAN" not in p for p in plans), plans
+    assert any("turns_kind" in p for p in plans), plans
+    db.close()
