@@ -128,3 +128,57 @@ def test_a_lexer_that_fails_to_load_still_ends_the_wait(monkeypatch: pytest.Monk
     finally:
         highlight_later.stop()
     assert not highlight_later.deferring()
+
+
+async def test_the_replies_shown_plain_are_rendered_again_a_few_per_screen_update(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each is a Markdown render with its code highlighted, in the layout of the update that
+    follows: all of a window's at once held the loop 20–25 ms."""
+    from milk_tui.tui.widgets import code_warmup
+    from milk_tui.tui.widgets.stream_view import StreamView
+
+    assert not highlight_later.lexer_loaded("cobol")  # no test in this process used it
+    cwd = tmp_path / "proj"
+    cwd.mkdir()
+    _resumable_session(cwd, 0)
+    from milk_tui.facade.opening import open_application
+
+    app0 = open_application(cwd=str(cwd), demo=True).finish()
+    s, store = app0.runtime.session, app0.runtime.store
+    for i in range(5):
+        code = f"Step {i}:\n\n```cobol\n       DISPLAY 'STEP {i}'.\n```\n"
+        batch = [Turn("user", f"step {i}", agent="primary"), Turn("assistant", code)]
+        s.history.extend(batch)
+        store.commit_turns(s, batch)
+    app0.close_database()
+
+    rendered: list[str] = []
+    per_update: list[int] = []
+    real_rerender, real_stop = StreamView.rerender, highlight_later.stop
+
+    def rerender(view: StreamView) -> None:
+        rendered.append(view.text)
+        real_rerender(view)
+
+    def stop() -> bool:  # the re-renders start: count them between the screen's updates
+        screen = app.main_screen
+        if screen is None or not app.is_running:  # the app's own stop as it leaves
+            return real_stop()
+        screen.screen_layout_refresh_signal.subscribe(
+            app, lambda _: per_update.append(len(rendered)), immediate=True
+        )
+        return real_stop()
+
+    monkeypatch.setattr(StreamView, "rerender", rerender)
+    monkeypatch.setattr(highlight_later, "stop", stop)
+    opening = HeldOpening(cwd)
+    opening.release.set()
+    app = MilkApp(runtime_factory=opening)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: len(rendered) == 5, 20)
+        await pilot.pause()
+    assert sorted(rendered) == sorted(t for t in rendered if "```cobol" in t)
+    steps = [b - a for a, b in zip([0, *per_update], per_update, strict=False)]
+    assert max(steps) <= code_warmup.RERENDER_AT_ONCE, steps
+    assert "STEP 4" in rendered[0]  # the last reply, in view, first

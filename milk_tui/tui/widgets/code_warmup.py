@@ -31,9 +31,39 @@ def _from_thread(transcript: Widget) -> None:
         transcript.app.call_from_thread(_highlight_code, transcript)
 
 
+RERENDER_AT_ONCE = 2
+"""Replies rendered again per screen update once their code can be highlighted: each is a
+Markdown render with Pygments (1–3 ms) in that update's layout, and all of a window's at
+once (8 in a resumed session of code answers) held the loop 20–25 ms."""
+
+
 def _highlight_code(transcript: Widget) -> None:
-    """The lexers of the code shown plain are loaded: render those replies again."""
+    """The lexers of the code shown plain are loaded: render those replies again, the last
+    (the ones in view) first, a few per layout of the screen."""
     if highlight_later.stop():
-        for view in transcript.query(StreamView):
-            if view.markdown and ("```" in view.text or "~~~" in view.text):
+        views = [
+            view
+            for view in transcript.query(StreamView)
+            if view.markdown and ("```" in view.text or "~~~" in view.text)
+        ]
+        if views:
+            _rerender_per_layout(transcript, views[::-1])
+
+
+def _rerender_per_layout(transcript: Widget, views: list[StreamView]) -> None:
+    """``RERENDER_AT_ONCE`` of ``views`` now, the next ones after the screen's next layout
+    (the one that renders these: a refresh without a layout may come first), and so on.
+    The screen's layout signal: https://textual.textualize.io/api/screen/"""
+    signal = transcript.screen.screen_layout_refresh_signal
+    left = list(views)
+
+    def batch(_: object = None) -> None:
+        now, left[:] = left[:RERENDER_AT_ONCE], left[RERENDER_AT_ONCE:]
+        for view in now:
+            if view.is_attached:  # not removed meanwhile (a session switch, the window moving)
                 view.rerender()
+        if not left:
+            signal.unsubscribe(transcript)
+
+    signal.subscribe(transcript, batch)
+    batch()
