@@ -11,7 +11,6 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -40,7 +39,7 @@ from milk_tui.tui.widgets.key_hints import KeyHints
 from milk_tui.tui.widgets.need_pane import NeedPane
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
-from milk_tui.tui.widgets.welcome import Welcome, welcome_text
+from milk_tui.tui.widgets.welcome import Welcome, say_start_notes, welcome_for
 
 if TYPE_CHECKING:
     from milk_tui.facade.application import Application, Force
@@ -68,6 +67,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self._last_ctrl_c = 0.0
         self._transcript_generation = 0
+        self._notes_said = 0
         self.slash = SlashHandler(self)
         self.submitter = PromptSubmitter(self)
         self.typed_ahead: tuple[str, bool] = ("", False)
@@ -117,6 +117,8 @@ class MainScreen(Screen[None]):
             return  # the app is closing while this screen composed (quit during start-up)
         self.set_class(not self.milk.ui_state.side_panes, "-side-hidden")
         self.load_session(self.view.session_view())
+        info = self.view.startup_info()
+        self._notes_said = say_start_notes(self.query_one(Conversation), info, 0)
         text, entered = self.typed_ahead
         if text:
             self.query_one(PromptInput).set_text(text)
@@ -132,8 +134,8 @@ class MainScreen(Screen[None]):
         from milk_tui.tui.slash.agents import CONFIG_WATCH_S, watch_config
 
         attach.install(self)
-        for welcome in self.query(Welcome):  # the application's notes (custom prompt files)
-            welcome.update(self._welcome_text())
+        conv, info = self.query_one(Conversation), self.view.startup_info()
+        self._notes_said = say_start_notes(conv, info, self._notes_said)  # the second half's
         self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
         self.set_interval(CONFIG_WATCH_S, lambda: watch_config(self))
 
@@ -145,18 +147,6 @@ class MainScreen(Screen[None]):
 
     # ----- session ----------------------------------------------------------------------
 
-    def _welcome_text(self) -> Text:
-        info = self.view.startup_info()
-        return welcome_text(
-            primary=info.primary.name,
-            primary_desc=info.primary.description,
-            escalation=info.escalation.name,
-            escalation_desc=info.escalation.description,
-            demo=info.demo,
-            notes=list(info.notes),
-            config_path=info.config_path,
-        )
-
     def load_session(self, view: ev.SessionChanged) -> None:
         """Show the live session (at start, after /new or a switch): transcript, panes, header,
         prompt history."""
@@ -167,7 +157,7 @@ class MainScreen(Screen[None]):
         history, start = self.view.history(), self.view.history_start()
         tail = max(0, len(history) - TAIL_TURNS)
         items = items_from_history(history[tail:], first=start + tail + 1)
-        conv.load(items, welcome=Welcome(self._welcome_text()))
+        conv.load(items, welcome=Welcome(welcome_for(self.view.startup_info())))
         self._transcript_generation += 1
         if start + tail:  # after the first frame: the tail is what it paints
             self.call_after_refresh(

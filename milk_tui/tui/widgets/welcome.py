@@ -3,11 +3,17 @@ a real server.  Shown while the transcript is empty."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widgets import Static
 
 from milk_tui.config.paths import config_dir
 from milk_tui.model.terminal_text import inert
+
+if TYPE_CHECKING:
+    from milk_tui.facade.views import StartupInfo
+    from milk_tui.tui.widgets.conversation import Conversation
 
 CONFIG_EXAMPLE = """[[agents]]
 name = "llama"
@@ -65,3 +71,30 @@ class Welcome(Static):
 
     def __init__(self, text: Text) -> None:
         super().__init__(text, markup=False)
+
+
+def welcome_for(info: StartupInfo) -> Text:
+    return welcome_text(
+        primary=info.primary.name,
+        primary_desc=info.primary.description,
+        escalation=info.escalation.name,
+        escalation_desc=info.escalation.description,
+        demo=info.demo,
+        notes=list(info.notes),
+        config_path=info.config_path,
+    )
+
+
+def say_start_notes(conv: Conversation, info: StartupInfo, said: int) -> int:
+    """Start-up notes (config warnings, a stored field that could not be read, a missing
+    command …) from the ``said``-th on: a new session's welcome shows them all; a resumed
+    session has no welcome, so each is a line after its transcript.  Returns how many
+    have been said."""
+    welcomes = conv.query(Welcome)
+    for welcome in welcomes if said < len(info.notes) else ():
+        welcome.update(welcome_for(info))
+    if not welcomes:
+        for note in info.notes[said:]:
+            broken = note.startswith("config error:")  # the config file was not read at all
+            conv.add_line("error" if broken else "warning", note)
+    return len(info.notes)

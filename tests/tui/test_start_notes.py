@@ -1,0 +1,89 @@
+"""What start-up has to say (a config key refused, a stored field that could not be read)
+reaches the screen whether the session is new (in the welcome) or resumed (a line after its
+transcript, which has no welcome): never dropped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from milk_tui.facade.opening import Opening, open_application
+from milk_tui.tui.app import MilkApp
+from milk_tui.tui.widgets.conversation import Conversation
+from milk_tui.tui.widgets.welcome import Welcome
+
+from .conftest import until
+from .test_two_part_startup import _resumable_session
+
+REFUSED = "key 'colorization' is not supported by milk-tui yet; ignored"
+
+
+def _config(tmp_path: Path) -> Path:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"colorization": True}))
+    return path
+
+
+def _warnings(conv: Conversation) -> list[str]:
+    return [it.text for it in conv.items if it.kind in ("warning", "error")]
+
+
+async def test_a_resumed_session_says_the_start_up_notes_after_its_transcript(
+    tmp_path: Path,
+) -> None:
+    _resumable_session(tmp_path, 10)
+    config = _config(tmp_path)
+
+    def opening() -> Opening:
+        return open_application(cwd=str(tmp_path), config_path=config, demo=True, cooperative=True)
+
+    app = MilkApp(runtime_factory=opening)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.application is not None)
+        await pilot.pause()
+        conv = app.main_screen.query_one(Conversation)
+        assert not conv.query(Welcome)
+        assert [w for w in _warnings(conv) if REFUSED in w] == [f"{config}: {REFUSED}"]
+        assert conv.items[-1].kind == "warning"  # after the resumed turns
+        assert conv.items[-2].text == "turn 9"
+
+
+async def test_a_new_session_says_them_in_its_welcome_once(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+
+    def opening() -> Opening:
+        return open_application(cwd=str(tmp_path), config_path=config, demo=True, cooperative=True)
+
+    app = MilkApp(runtime_factory=opening)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.application is not None)
+        await pilot.pause()
+        conv = app.main_screen.query_one(Conversation)
+        assert REFUSED in str(conv.query_one(Welcome).render())
+        assert _warnings(conv) == []
+
+
+async def test_a_note_of_the_second_half_is_said_once_the_agents_are_built(
+    tmp_path: Path,
+) -> None:
+    """The older turns of a session opened tail first are read with the agents: one that
+    cannot be read is named then."""
+    _resumable_session(tmp_path, 100)
+    from milk_tui.config.paths import database_file
+    from milk_tui.storage.db import Database
+
+    db = Database(database_file())
+    with db.transaction() as c:
+        c.execute("UPDATE turns SET tool_calls = '{broken' WHERE id = (SELECT MIN(id) FROM turns)")
+    db.close()
+
+    def opening() -> Opening:
+        return open_application(cwd=str(tmp_path), demo=True, cooperative=True, history_tail=20)
+
+    app = MilkApp(runtime_factory=opening)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.application is not None)
+        conv = app.main_screen.query_one(Conversation)
+        await until(pilot, lambda: bool(_warnings(conv)))
+        [warning] = _warnings(conv)
+        assert warning.endswith("could not read the tool calls of 1 turn(s); loaded without them")
