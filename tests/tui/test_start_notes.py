@@ -5,7 +5,11 @@ transcript, which has no welcome): never dropped."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 
 from milk_tui.facade.opening import Opening, open_application
 from milk_tui.tui.app import MilkApp
@@ -24,6 +28,18 @@ def _config(tmp_path: Path) -> Path:
     return path
 
 
+def _opening(cwd: Path, **options: Any) -> Callable[[], Opening]:
+    return lambda: open_application(cwd=str(cwd), demo=True, cooperative=True, **options)
+
+
+async def _started(app: MilkApp, pilot: Pilot[Any]) -> Conversation:
+    """The transcript, once the agents are built and the screen has caught up."""
+    await until(pilot, lambda: app.application is not None)
+    await pilot.pause()
+    assert app.main_screen is not None
+    return app.main_screen.query_one(Conversation)
+
+
 def _warnings(conv: Conversation) -> list[str]:
     return [it.text for it in conv.items if it.kind in ("warning", "error")]
 
@@ -33,15 +49,9 @@ async def test_a_resumed_session_says_the_start_up_notes_after_its_transcript(
 ) -> None:
     _resumable_session(tmp_path, 10)
     config = _config(tmp_path)
-
-    def opening() -> Opening:
-        return open_application(cwd=str(tmp_path), config_path=config, demo=True, cooperative=True)
-
-    app = MilkApp(runtime_factory=opening)
+    app = MilkApp(runtime_factory=_opening(tmp_path, config_path=config))
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.application is not None)
-        await pilot.pause()
-        conv = app.main_screen.query_one(Conversation)
+        conv = await _started(app, pilot)
         assert not conv.query(Welcome)
         assert [w for w in _warnings(conv) if REFUSED in w] == [f"{config}: {REFUSED}"]
         assert conv.items[-1].kind == "warning"  # after the resumed turns
@@ -49,16 +59,9 @@ async def test_a_resumed_session_says_the_start_up_notes_after_its_transcript(
 
 
 async def test_a_new_session_says_them_in_its_welcome_once(tmp_path: Path) -> None:
-    config = _config(tmp_path)
-
-    def opening() -> Opening:
-        return open_application(cwd=str(tmp_path), config_path=config, demo=True, cooperative=True)
-
-    app = MilkApp(runtime_factory=opening)
+    app = MilkApp(runtime_factory=_opening(tmp_path, config_path=_config(tmp_path)))
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.application is not None)
-        await pilot.pause()
-        conv = app.main_screen.query_one(Conversation)
+        conv = await _started(app, pilot)
         assert REFUSED in str(conv.query_one(Welcome).render())
         assert _warnings(conv) == []
 
@@ -77,13 +80,9 @@ async def test_a_note_of_the_second_half_is_said_once_the_agents_are_built(
         c.execute("UPDATE turns SET tool_calls = '{broken' WHERE id = (SELECT MIN(id) FROM turns)")
     db.close()
 
-    def opening() -> Opening:
-        return open_application(cwd=str(tmp_path), demo=True, cooperative=True, history_tail=20)
-
-    app = MilkApp(runtime_factory=opening)
+    app = MilkApp(runtime_factory=_opening(tmp_path, history_tail=20))
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.application is not None)
-        conv = app.main_screen.query_one(Conversation)
+        conv = await _started(app, pilot)
         await until(pilot, lambda: bool(_warnings(conv)))
         [warning] = _warnings(conv)
         assert warning.endswith("could not read the tool calls of 1 turn(s); loaded without them")
