@@ -16,11 +16,10 @@ incrementally wrapped plain text until it closes (``plain_open.py``), as plain s
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from rich.style import Style
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -36,6 +35,7 @@ from milk_tui.tui.widgets.md_render import Palette, render_markdown
 from milk_tui.tui.widgets.open_block import render_open, too_long
 from milk_tui.tui.widgets.plain_open import PlainOpen, plain_lines
 from milk_tui.tui.widgets.render_thread import in_thread
+from milk_tui.tui.widgets.stream_pace import PIECE_CHARS, SLICE_BUDGET_S, Backlog, pause, painted
 
 THREAD_RENDER_CHARS = 16_000
 """Above this size a one-shot render (a cut reply, one with link references) runs in a
@@ -104,6 +104,12 @@ class StreamView(Widget):
         self._parts.append(text)
         if not self._width:
             return
+        if self.markdown and (self._backlog or len(text) > PIECE_CHARS):
+            self._backlog.add(text)  # consumed in slices by the worker (``stream_pace.py``)
+            self._start_work()
+            if self._queue.blocks or self._tail:
+                return
+            text = self._backlog.take()  # nothing shown yet: the first piece now
         before = self._height()
         self._frame_t0 = time.perf_counter()
         self._consume(text)
@@ -120,8 +126,16 @@ class StreamView(Widget):
         if self._done:
             return
         self._done = True
-        if not self._width:
-            return
+        if self._width and not self._backlog:  # else the worker finishes it
+            self._finish_open()
+
+    @property
+    def backlog(self) -> int:
+        """Characters given but not consumed yet (tests)."""
+        return len(self._backlog)
+
+    def _finish_open(self) -> None:
+        """Render what is still open of the finished text, and show the reply."""
         before = self._height()
         if not self.markdown:
             self._wrap_open(final=True)
@@ -169,6 +183,7 @@ class StreamView(Widget):
         self._plain_open = False
         """The open block is too long to re-render each frame: it streams as plain text."""
         self._frame_t0 = 0.0
+        self._backlog = Backlog()
 
     def _header_lines(self) -> list[Strip]:
         return []
@@ -247,24 +262,35 @@ class StreamView(Widget):
             placeholder = shown if shown is not None else self._plain_lines(source)
             block = Block(kind, source, tuple(placeholder), False, index)
             queue.pending.append(block)
-            self._start_drain()
+            self._start_work()
         queue.add(block, self._fixed)
 
     def _plain_lines(self, source: str) -> list[Strip]:
         return plain_lines(source, self._width, self.line_style)
 
-    def _start_drain(self) -> None:
+    def _start_work(self) -> None:
         if self._drain_gen != self._gen:
             self._drain_gen = self._gen
-            self.run_worker(self._drain(self._gen), group=f"md-{id(self)}", exit_on_error=False)
+            self.run_worker(self._work(self._gen), group=f"md-{id(self)}", exit_on_error=False)
 
-    async def _drain(self, gen: int) -> None:
-        """Render the queued blocks slice by slice with a short pause between (keys are
-        handled in the pauses); swap each batch in, and show it now and then."""
+    async def _work(self, gen: int) -> None:
+        """Consume the backlog, then render the queued blocks, slice by slice with a pause
+        between (keys are handled in the pauses, ``stream_pace.py``); swap each batch of
+        rendered blocks in, and show it now and then."""
         work = 0.0
         queue = self._queue
+        wait = 0.0
         try:
-            while queue.pending and gen == self._gen:
+            while (self._backlog or queue.pending) and gen == self._gen:
+                await pause(wait)
+                wait = DRAIN_PAUSE_S
+                if gen != self._gen:
+                    return
+                if self._backlog:
+                    self._catch_up()
+                    continue
+                if not queue.pending:
+                    continue
                 t0 = time.thread_time()
                 done = await queue.render_next(self._width, self.palette, ended=self._done)
                 if gen != self._gen:
@@ -281,10 +307,27 @@ class StreamView(Widget):
                 if self.rendered_final or (work >= DRAIN_SHOW_S and quiet >= DRAIN_SHOW_S):
                     self._relayout(-1)
                     work = 0.0
-                await asyncio.sleep(DRAIN_PAUSE_S)
         finally:
             if self._drain_gen == gen:
                 self._drain_gen = -1
+
+    def _catch_up(self) -> None:
+        """One slice of the backlog: pieces until the budget is spent; once it is all
+        consumed, the open block is shown (and the reply finished, if it has ended)."""
+        before = self._height()
+        start = time.thread_time()
+        self._frame_t0 = time.perf_counter()
+        while self._backlog and time.thread_time() - start < SLICE_BUDGET_S:
+            self._region.open += self._backlog.take()
+            self._close_finished(final=False)
+        if self._backlog:
+            self._relayout(before)
+            return
+        self._show_open()
+        if self._done:
+            self._finish_open()
+        else:
+            self._relayout(before)
 
     def _maybe_final(self) -> None:
         """Once finished and nothing renders in a thread, the reply is final."""
@@ -374,6 +417,10 @@ class StreamView(Widget):
     _base_style: Style | None = None
     _min_lines = 0
     """Lines it keeps even while fewer are rendered (``ReplyBlock.reserve_line``)."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        painted()  # deferred work waits a little after a repaint (``stream_pace.py``)
+        return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width

@@ -1,0 +1,76 @@
+"""When a streaming reply's deferred work runs: in short slices, never next to a repaint.
+
+A frame of a fast stream carries 6,000–10,000 characters; finding where its blocks end
+(markdown-it's block parse) and placing them costs 6–18 ms — and it used to run in the
+same loop iteration as, or the one after, Textual's screen update (6–13 ms, one callback
+that cannot be split).  An event loop lets a key (or any timer) in only between
+iterations, and a callback woken by a timer runs an iteration after the timer fires, so
+two such pieces of work one or two iterations apart hold a key for their sum.
+
+So a frame's text beyond ``PIECE_CHARS`` waits in a ``Backlog`` and is consumed by the
+view's worker in slices of about ``SLICE_BUDGET_S`` of CPU, each started only once
+``AFTER_PAINT_S`` have passed since the view was last painted: the timers and keys that
+came due during the screen update run first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+PIECE_CHARS = 2_000
+"""Text consumed in one step: the block parse of this much costs ~1–1.5 ms."""
+SLICE_BUDGET_S = 0.003
+"""CPU (loop thread) a slice of the backlog may spend before it yields, about."""
+AFTER_PAINT_S = 0.004
+"""How long after a repaint of the view a slice waits: the rest of the screen update
+(the compositor, the terminal write) and the iteration after it, where the callbacks
+that came due meanwhile run."""
+
+_painted = [0.0]
+
+
+def painted() -> None:
+    """A streaming view was just painted (called from its ``render_lines``)."""
+    _painted[0] = time.perf_counter()
+
+
+def wait_s(min_s: float) -> float:
+    """How long a slice of deferred work should wait from now."""
+    return max(min_s, _painted[0] + AFTER_PAINT_S - time.perf_counter())
+
+
+async def pause(min_s: float) -> None:
+    """Sleep ``min_s``, and longer if a repaint of a streaming view was just done."""
+    await asyncio.sleep(wait_s(min_s))
+
+
+class Backlog:
+    """Text a view was given but has not consumed yet, taken in pieces at line ends."""
+
+    def __init__(self) -> None:
+        self._text = ""
+
+    def __bool__(self) -> bool:
+        return bool(self._text)
+
+    def __len__(self) -> int:
+        return len(self._text)
+
+    def add(self, text: str) -> None:
+        self._text += text
+
+    def clear(self) -> None:
+        self._text = ""
+
+    def take(self, limit: int = PIECE_CHARS) -> str:
+        """The next piece: up to ``limit`` characters, cut after a line end when one is
+        in reach (the block parse looks at complete lines only)."""
+        text = self._text
+        if len(text) <= limit:
+            self._text = ""
+            return text
+        cut = text.rfind("\n", 0, limit)
+        cut = cut + 1 if cut >= 0 else limit
+        self._text = text[cut:]
+        return text[:cut]
