@@ -17,12 +17,12 @@ from milk_tui.tui.widgets.md_blocks import FENCE_KINDS, place, render_block
 from milk_tui.tui.widgets.md_render import Palette
 from milk_tui.tui.widgets.render_thread import in_thread
 
-SYNC_BUDGET_S = 0.003
+SYNC_BUDGET_S = 0.002
 """Closed blocks rendered on the event loop per frame (and per slice of the queue while the
 reply streams), at most.  A frame's other work (finding block ends, the open block: 2–6 ms)
 and the screen update it asks for (5–10 ms) can run back to back with it before a key is
 looked at; 8 ms made that 25–40 ms, 3 ms keeps most such runs under 16 ms."""
-DONE_BUDGET_S = 0.005
+DONE_BUDGET_S = 0.004
 """A slice of the queue once the reply has ended: no frames (nor the screen updates they
 ask for) come between slices any more, so a slice can be longer; with 3 ms slices to the
 end a 20,000-chunk Markdown reply took 1.4× main's time to finish."""
@@ -72,9 +72,9 @@ class BlockQueue:
     def last_kind(self) -> str | None:
         return self.blocks[-1].kind if self.blocks else None
 
-    def renders_now(self, kind: str, source: str, frame_t0: float) -> bool:
+    def renders_now(self, kind: str, source: str, frame_t0: float, budget: float) -> bool:
         """Whether a block that just closed fits in what is left of this frame's budget."""
-        return is_small(kind, source) and time.perf_counter() - frame_t0 < SYNC_BUDGET_S
+        return is_small(kind, source) and time.perf_counter() - frame_t0 < budget
 
     def add(self, block: Block, fixed: list[Strip]) -> None:
         """Append a closed block (rendered or a placeholder) after the stable lines."""

@@ -18,14 +18,20 @@ from __future__ import annotations
 import asyncio
 import time
 
-PIECE_CHARS = 2_000
+PIECE_CHARS = 1_500
 """Text consumed in one step: the block parse of this much costs ~1–1.5 ms."""
-SLICE_BUDGET_S = 0.003
+SLICE_BUDGET_S = 0.002
 """CPU (loop thread) a slice of the backlog may spend before it yields, about."""
-AFTER_PAINT_S = 0.004
+AFTER_PAINT_S = 0.002
 """How long after a repaint of the view a slice waits: the rest of the screen update
 (the compositor, the terminal write) and the iteration after it, where the callbacks
 that came due meanwhile run."""
+SHOW_EVERY_S = 0.05
+"""While a backlog lasts, what its slices closed is shown at most this often (the bridge's
+frame rate): each showing costs a screen update."""
+AGAIN_S = 0.0005
+"""The second sleep after a repaint that came while a slice slept: any delay puts its
+timer behind the ones that came due during the repaint."""
 
 _painted = [0.0]
 
@@ -41,8 +47,15 @@ def wait_s(min_s: float) -> float:
 
 
 async def pause(min_s: float) -> None:
-    """Sleep ``min_s``, and longer if a repaint of a streaming view was just done."""
-    await asyncio.sleep(wait_s(min_s))
+    """Sleep ``min_s`` (longer right after a repaint); if a streaming view was repainted
+    while it slept, sleep a little again: the callbacks that came due during that repaint
+    (a key, a timer) are then handled before this task's next slice, not after it."""
+    while True:
+        slept_at = time.perf_counter()
+        await asyncio.sleep(wait_s(min_s))
+        if _painted[0] <= slept_at:
+            return
+        min_s = AGAIN_S
 
 
 class Backlog:

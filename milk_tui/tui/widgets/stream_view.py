@@ -23,7 +23,13 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from milk_tui.tui.widgets.block_queue import DRAIN_PAUSE_S, DRAIN_SHOW_S, Block, BlockQueue
+from milk_tui.tui.widgets.block_queue import (
+    DRAIN_PAUSE_S,
+    DRAIN_SHOW_S,
+    SYNC_BUDGET_S,
+    Block,
+    BlockQueue,
+)
 from milk_tui.tui.widgets.block_scan import BlockScan
 from milk_tui.tui.widgets.md_blocks import (
     needs_whole_render,
@@ -35,7 +41,14 @@ from milk_tui.tui.widgets.md_render import Palette, render_markdown
 from milk_tui.tui.widgets.open_block import render_open, too_long
 from milk_tui.tui.widgets.plain_open import PlainOpen, plain_lines
 from milk_tui.tui.widgets.render_thread import in_thread
-from milk_tui.tui.widgets.stream_pace import PIECE_CHARS, SLICE_BUDGET_S, Backlog, pause, painted
+from milk_tui.tui.widgets.stream_pace import (
+    PIECE_CHARS,
+    SHOW_EVERY_S,
+    SLICE_BUDGET_S,
+    Backlog,
+    painted,
+    pause,
+)
 
 THREAD_RENDER_CHARS = 16_000
 """Above this size a one-shot render (a cut reply, one with link references) runs in a
@@ -183,7 +196,11 @@ class StreamView(Widget):
         self._plain_open = False
         """The open block is too long to re-render each frame: it streams as plain text."""
         self._frame_t0 = 0.0
+        self._budget = SYNC_BUDGET_S
+        """Closed blocks render at once while this much of the frame or slice is left."""
         self._backlog = Backlog()
+        self._caught_up = False
+        """The worker's last slice consumed backlog: the next one renders queued blocks."""
 
     def _header_lines(self) -> list[Strip]:
         return []
@@ -254,7 +271,7 @@ class StreamView(Widget):
         self._drop_open_lines()
         queue = self._queue
         index = len(queue.blocks)
-        if not self.is_attached or queue.renders_now(kind, source, self._frame_t0):
+        if not self.is_attached or queue.renders_now(kind, source, self._frame_t0, self._budget):
             lines = render_block(source, self._width, self.palette)
             block = Block(kind, source, lines, True, index)
             self.block_renders += 1
@@ -286,9 +303,10 @@ class StreamView(Widget):
                 wait = DRAIN_PAUSE_S
                 if gen != self._gen:
                     return
-                if self._backlog:
+                if self._backlog and not (self._caught_up and queue.pending):
                     self._catch_up()
                     continue
+                self._caught_up = False
                 if not queue.pending:
                     continue
                 t0 = time.thread_time()
@@ -315,13 +333,16 @@ class StreamView(Widget):
         """One slice of the backlog: pieces until the budget is spent; once it is all
         consumed, the open block is shown (and the reply finished, if it has ended)."""
         before = self._height()
-        start = time.thread_time()
-        self._frame_t0 = time.perf_counter()
-        while self._backlog and time.thread_time() - start < SLICE_BUDGET_S:
+        self._caught_up = True
+        self._frame_t0, self._budget = time.perf_counter(), SLICE_BUDGET_S
+        while self._backlog and time.perf_counter() - self._frame_t0 < SLICE_BUDGET_S:
             self._region.open += self._backlog.take()
             self._close_finished(final=False)
-        if self._backlog:
-            self._relayout(before)
+        self._budget = SYNC_BUDGET_S
+        if self._backlog:  # shown at the frame rate: each showing is a screen update
+            self._layout_due = self._layout_due or self._height() != before
+            if time.perf_counter() - self._shown_at >= SHOW_EVERY_S:
+                self._relayout(before)
             return
         self._show_open()
         if self._done:
@@ -331,7 +352,7 @@ class StreamView(Widget):
 
     def _maybe_final(self) -> None:
         """Once finished and nothing renders in a thread, the reply is final."""
-        if not self._done or self._queue.pending or not self.markdown:
+        if not self._done or self._queue.pending or self._backlog or not self.markdown:
             return
         head = len(self._header_lines())
         body = trim_blank_edges(self._fixed[head:])
