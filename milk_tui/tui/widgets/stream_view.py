@@ -201,6 +201,8 @@ class StreamView(Widget):
         self._backlog = Backlog()
         self._caught_up = False
         """The worker's last slice consumed backlog: the next one renders queued blocks."""
+        self._show_due = False
+        """The worker shows its last slice's lines after a pause, not right after it."""
 
     def _header_lines(self) -> list[Strip]:
         return []
@@ -298,11 +300,15 @@ class StreamView(Widget):
         queue = self._queue
         wait = 0.0
         try:
-            while (self._backlog or queue.pending) and gen == self._gen:
+            while (self._backlog or queue.pending or self._show_due) and gen == self._gen:
                 await pause(wait)
                 wait = DRAIN_PAUSE_S
                 if gen != self._gen:
                     return
+                if self._show_due:  # its screen update then comes a pause after the slice
+                    self._show_due = False
+                    self._relayout(self._height())
+                    continue
                 if self._backlog and not (self._caught_up and queue.pending):
                     self._catch_up()
                     continue
@@ -322,9 +328,10 @@ class StreamView(Widget):
                 self._maybe_final()
                 work += time.thread_time() - t0
                 quiet = time.perf_counter() - self._shown_at  # streamed frames repaint too
-                if self.rendered_final or (work >= DRAIN_SHOW_S and quiet >= DRAIN_SHOW_S):
+                if self.rendered_final:
                     self._relayout(-1)
-                    work = 0.0
+                elif work >= DRAIN_SHOW_S and quiet >= DRAIN_SHOW_S:
+                    self._show_due, work = True, 0.0
         finally:
             if self._drain_gen == gen:
                 self._drain_gen = -1
@@ -339,16 +346,15 @@ class StreamView(Widget):
             self._region.open += self._backlog.take()
             self._close_finished(final=False)
         self._budget = SYNC_BUDGET_S
+        self._layout_due = self._layout_due or self._height() != before
         if self._backlog:  # shown at the frame rate: each showing is a screen update
-            self._layout_due = self._layout_due or self._height() != before
-            if time.perf_counter() - self._shown_at >= SHOW_EVERY_S:
-                self._relayout(before)
+            self._show_due = time.perf_counter() - self._shown_at >= SHOW_EVERY_S
             return
         self._show_open()
         if self._done:
             self._finish_open()
         else:
-            self._relayout(before)
+            self._show_due = True
 
     def _maybe_final(self) -> None:
         """Once finished and nothing renders in a thread, the reply is final."""
