@@ -16,12 +16,12 @@ from textual.strip import Strip
 from milk_tui.tui.widgets.md_blocks import FENCE_KINDS, place, render_block
 from milk_tui.tui.widgets.md_render import Palette
 from milk_tui.tui.widgets.render_thread import in_thread
+from milk_tui.tui.widgets.stream_pace import SLICE_BUDGET_S
 
-SYNC_BUDGET_S = 0.002
-"""Closed blocks rendered on the event loop per frame (and per slice of the queue while the
-reply streams), at most.  A frame's other work (finding block ends, the open block: 2–6 ms)
-and the screen update it asks for (5–10 ms) can run back to back with it before a key is
-looked at; 8 ms made that 25–40 ms, 3 ms keeps most such runs under 16 ms."""
+SYNC_BUDGET_S = 0.003
+"""Closed blocks rendered on the event loop per frame, at most.  A frame's other work
+(finding block ends, the open block: 2–6 ms) and the screen update it asks for (5–10 ms)
+can run back to back with it before a key is looked at; 8 ms made that 25–40 ms."""
 DONE_BUDGET_S = 0.004
 """A slice of the queue once the reply has ended: no frames (nor the screen updates they
 ask for) come between slices any more, so a slice can be longer; with 3 ms slices to the
@@ -85,9 +85,9 @@ class BlockQueue:
 
     async def render_next(self, width: int, palette: Palette, *, ended: bool) -> list[Block]:
         """Render the next slice of the queue: the head in a thread when it is too long
-        for a slice, else the small blocks that fit in the budget (``DONE_BUDGET_S`` once
-        the reply has ``ended``)."""
-        budget = max(DONE_BUDGET_S, SYNC_BUDGET_S) if ended else SYNC_BUDGET_S
+        for a slice, else the small blocks that fit in the budget (``SLICE_BUDGET_S``, or
+        ``DONE_BUDGET_S`` once the reply has ``ended``)."""
+        budget = DONE_BUDGET_S if ended else SLICE_BUDGET_S
         done: list[Block] = []
         head = self.pending[0]
         if not is_small(head.kind, head.source):

@@ -21,7 +21,9 @@ import time
 PIECE_CHARS = 1_500
 """Text consumed in one step: the block parse of this much costs ~1–1.5 ms."""
 SLICE_BUDGET_S = 0.002
-"""CPU (loop thread) a slice of the backlog may spend before it yields, about."""
+"""How long a slice of the backlog, or of queued block renders while the reply streams,
+may run: a screen update (6–13 ms) and the stream's own reads (2 ms each,
+``engine/cooperative.py``) may share a stretch of the loop with it."""
 AFTER_PAINT_S = 0.002
 """How long after a repaint of the view a slice waits: the rest of the screen update
 (the compositor, the terminal write) and the iteration after it, where the callbacks

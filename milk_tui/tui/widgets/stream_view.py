@@ -23,32 +23,15 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from milk_tui.tui.widgets.block_queue import (
-    DRAIN_PAUSE_S,
-    DRAIN_SHOW_S,
-    SYNC_BUDGET_S,
-    Block,
-    BlockQueue,
-)
+from milk_tui.tui.widgets.block_queue import SYNC_BUDGET_S, Block, BlockQueue
 from milk_tui.tui.widgets.block_scan import BlockScan
-from milk_tui.tui.widgets.md_blocks import (
-    needs_whole_render,
-    place,
-    render_block,
-    trim_blank_edges,
-)
+from milk_tui.tui.widgets.md_blocks import needs_whole_render, place, render_block, trim_blank_edges
 from milk_tui.tui.widgets.md_render import Palette, render_markdown
 from milk_tui.tui.widgets.open_block import render_open, too_long
 from milk_tui.tui.widgets.plain_open import PlainOpen, plain_lines
 from milk_tui.tui.widgets.render_thread import in_thread
-from milk_tui.tui.widgets.stream_pace import (
-    PIECE_CHARS,
-    SHOW_EVERY_S,
-    SLICE_BUDGET_S,
-    Backlog,
-    painted,
-    pause,
-)
+from milk_tui.tui.widgets.stream_pace import PIECE_CHARS, Backlog, painted
+from milk_tui.tui.widgets.stream_work import run_work
 
 THREAD_RENDER_CHARS = 16_000
 """Above this size a one-shot render (a cut reply, one with link references) runs in a
@@ -186,6 +169,9 @@ class StreamView(Widget):
     def _reset_render(self) -> None:
         self._gen += 1  # results of renders still running in threads are now stale
         self._styled = {}
+        self._dirty_from = 0
+        """The first line that may have changed since the last repaint request; lines
+        are only ever added or removed at the end, except where this is lowered."""
         self._fixed = []
         """Stable lines: the header, closed blocks, committed plain lines of the open block."""
         self._tail = []
@@ -290,71 +276,7 @@ class StreamView(Widget):
     def _start_work(self) -> None:
         if self._drain_gen != self._gen:
             self._drain_gen = self._gen
-            self.run_worker(self._work(self._gen), group=f"md-{id(self)}", exit_on_error=False)
-
-    async def _work(self, gen: int) -> None:
-        """Consume the backlog, then render the queued blocks, slice by slice with a pause
-        between (keys are handled in the pauses, ``stream_pace.py``); swap each batch of
-        rendered blocks in, and show it now and then."""
-        work = 0.0
-        queue = self._queue
-        wait = 0.0
-        try:
-            while (self._backlog or queue.pending or self._show_due) and gen == self._gen:
-                await pause(wait)
-                wait = DRAIN_PAUSE_S
-                if gen != self._gen:
-                    return
-                if self._show_due:  # its screen update then comes a pause after the slice
-                    self._show_due = False
-                    self._relayout(self._height())
-                    continue
-                if self._backlog and not (self._caught_up and queue.pending):
-                    self._catch_up()
-                    continue
-                self._caught_up = False
-                if not queue.pending:
-                    continue
-                t0 = time.thread_time()
-                done = await queue.render_next(self._width, self.palette, ended=self._done)
-                if gen != self._gen:
-                    return
-                self.block_renders += len(done)
-                # a list splice; the repaint it needs is what costs
-                low = queue.swap_in(done, self._fixed, self._plain.count)
-                for y in [y for y in self._styled if y >= low]:
-                    del self._styled[y]
-                self._layout_due = True
-                self._maybe_final()
-                work += time.thread_time() - t0
-                quiet = time.perf_counter() - self._shown_at  # streamed frames repaint too
-                if self.rendered_final:
-                    self._relayout(-1)
-                elif work >= DRAIN_SHOW_S and quiet >= DRAIN_SHOW_S:
-                    self._show_due, work = True, 0.0
-        finally:
-            if self._drain_gen == gen:
-                self._drain_gen = -1
-
-    def _catch_up(self) -> None:
-        """One slice of the backlog: pieces until the budget is spent; once it is all
-        consumed, the open block is shown (and the reply finished, if it has ended)."""
-        before = self._height()
-        self._caught_up = True
-        self._frame_t0, self._budget = time.perf_counter(), SLICE_BUDGET_S
-        while self._backlog and time.perf_counter() - self._frame_t0 < SLICE_BUDGET_S:
-            self._region.open += self._backlog.take()
-            self._close_finished(final=False)
-        self._budget = SYNC_BUDGET_S
-        self._layout_due = self._layout_due or self._height() != before
-        if self._backlog:  # shown at the frame rate: each showing is a screen update
-            self._show_due = time.perf_counter() - self._shown_at >= SHOW_EVERY_S
-            return
-        self._show_open()
-        if self._done:
-            self._finish_open()
-        else:
-            self._show_due = True
+            self.run_worker(run_work(self, self._gen), group=f"md-{id(self)}", exit_on_error=False)
 
     def _maybe_final(self) -> None:
         """Once finished and nothing renders in a thread, the reply is final."""
@@ -365,6 +287,7 @@ class StreamView(Widget):
         if len(body) != len(self._fixed) - head:
             self._fixed = self._fixed[:head] + body
             self._styled = {}
+            self._dirty_from = 0
         self.rendered_final = True
 
     # ----- Markdown: the open block -------------------------------------------------------
@@ -393,6 +316,7 @@ class StreamView(Widget):
     def _drop_open_lines(self) -> None:
         """Remove the plain lines of the open block; its Markdown render replaces them."""
         self._plain.drop(self._fixed, self._styled)
+        self._dirty_from = min(self._dirty_from, len(self._fixed))
         self._tail = []
 
     def _wrap_open(self, *, final: bool) -> None:
@@ -406,12 +330,15 @@ class StreamView(Widget):
         )
 
     def _relayout(self, before: int) -> None:
+        """Have the lines from the first changed one down repainted (all of them would
+        drop Textual's cache of the styled lines above, re-made at every screen update)."""
         self._shown_at = time.perf_counter()
-        if self._layout_due or self._height() != before:
-            self._layout_due = False
-            self.refresh(layout=True)
-        else:
-            self.refresh()
+        height = self._height()
+        top, self._dirty_from = self._dirty_from, len(self._fixed)
+        changed = Region(0, top, max(self.size.width, 1), max(height, before, top + 1) - top)
+        layout = self._layout_due or height != before
+        self._layout_due = False
+        self.refresh(changed, layout=layout)
 
     # ----- Textual hooks ----------------------------------------------------------------
 
@@ -440,6 +367,7 @@ class StreamView(Widget):
     _styled: dict[int, Strip]
     _fixed: list[Strip]
     _tail: list[Strip]
+    _backlog: Backlog
 
     _base_style: Style | None = None
     _min_lines = 0
