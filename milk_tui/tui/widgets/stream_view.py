@@ -169,9 +169,6 @@ class StreamView(Widget):
     def _reset_render(self) -> None:
         self._gen += 1  # results of renders still running in threads are now stale
         self._styled = {}
-        self._dirty_from = 0
-        """The first line that may have changed since the last repaint request; lines
-        are only ever added or removed at the end, except where this is lowered."""
         self._fixed = []
         """Stable lines: the header, closed blocks, committed plain lines of the open block."""
         self._tail = []
@@ -287,7 +284,6 @@ class StreamView(Widget):
         if len(body) != len(self._fixed) - head:
             self._fixed = self._fixed[:head] + body
             self._styled = {}
-            self._dirty_from = 0
         self.rendered_final = True
 
     # ----- Markdown: the open block -------------------------------------------------------
@@ -316,7 +312,6 @@ class StreamView(Widget):
     def _drop_open_lines(self) -> None:
         """Remove the plain lines of the open block; its Markdown render replaces them."""
         self._plain.drop(self._fixed, self._styled)
-        self._dirty_from = min(self._dirty_from, len(self._fixed))
         self._tail = []
 
     def _wrap_open(self, *, final: bool) -> None:
@@ -330,15 +325,12 @@ class StreamView(Widget):
         )
 
     def _relayout(self, before: int) -> None:
-        """Have the lines from the first changed one down repainted (all of them would
-        drop Textual's cache of the styled lines above, re-made at every screen update)."""
         self._shown_at = time.perf_counter()
-        height = self._height()
-        top, self._dirty_from = self._dirty_from, len(self._fixed)
-        changed = Region(0, top, max(self.size.width, 1), max(height, before, top + 1) - top)
-        layout = self._layout_due or height != before
-        self._layout_due = False
-        self.refresh(changed, layout=layout)
+        if self._layout_due or self._height() != before:
+            self._layout_due = False
+            self.refresh(layout=True)
+        else:
+            self.refresh()
 
     # ----- Textual hooks ----------------------------------------------------------------
 

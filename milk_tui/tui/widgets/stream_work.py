@@ -50,7 +50,6 @@ async def run_work(view: StreamView, gen: int) -> None:
             view.block_renders += len(done)
             # a list splice; the repaint it needs is what costs
             low = queue.swap_in(done, view._fixed, view._plain.count)
-            view._dirty_from = min(view._dirty_from, low)
             for y in [y for y in view._styled if y >= low]:
                 del view._styled[y]
             view._layout_due = True
