@@ -16,7 +16,7 @@ from milk_tui.tui.widgets.open_block import OPEN_CHARS
 from milk_tui.tui.widgets.palette import Palette
 from milk_tui.tui.widgets.stream_pace import PIECE_CHARS
 from milk_tui.tui.widgets.stream_view import StreamView
-from tui.conftest import make_app
+from tui.conftest import make_app, until
 
 PIECES = [
     "# Title\n", "## Sub heading\n", "Some *intro* text with `code` and **bold**.\nSecond line.\n",
@@ -187,3 +187,19 @@ async def test_a_big_frame_is_consumed_in_slices_and_finishes_as_the_one_shot_re
         assert view.backlog == 0 and view.text == text
         one_shot = render_markdown(text, view._width, view.palette)
         assert _segments(view._fixed) == _segments(one_shot)
+
+
+async def test_blocks_rendered_from_the_queue_are_shown_without_another_frame() -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = StreamView()
+        await app.main_screen.query_one(Conversation).mount(view)
+        await pilot.pause()
+        fences = "".join(f"```python\nx = {i}\n```\n\n" for i in range(30))
+        assert len(fences) < PIECE_CHARS  # one ordinary frame
+        view.append(fences + "The stream then pauses")
+        assert view._queue.pending  # more blocks closed than the frame renders
+        await until(pilot, lambda: not view._queue.pending)
+        for _ in range(5):
+            await pilot.pause(0.01)
+        assert "```" not in app.export_screenshot()  # no plain placeholder left on screen

@@ -15,8 +15,8 @@ came due during the screen update run first.
 
 from __future__ import annotations
 
-import asyncio
 import time
+from asyncio import sleep
 
 PIECE_CHARS = 1_500
 """Text consumed in one step: the block parse of this much costs ~1–1.5 ms."""
@@ -54,7 +54,7 @@ async def pause(min_s: float) -> None:
     (a key, a timer) are then handled before this task's next slice, not after it."""
     while True:
         slept_at = time.perf_counter()
-        await asyncio.sleep(wait_s(min_s))
+        await sleep(wait_s(min_s))
         if _painted[0] <= slept_at:
             return
         min_s = AGAIN_S
