@@ -22,7 +22,7 @@ SYNC_BUDGET_S = 0.003
 """Closed blocks rendered on the event loop per frame, at most.  A frame's other work
 (finding block ends, the open block: 2–6 ms) and the screen update it asks for (5–10 ms)
 can run back to back with it before a key is looked at; 8 ms made that 25–40 ms."""
-DONE_BUDGET_S = 0.004
+DONE_BUDGET_S = 0.005
 """A slice of the queue once the reply has ended: no frames (nor the screen updates they
 ask for) come between slices any more, so a slice can be longer; with 3 ms slices to the
 end a 20,000-chunk Markdown reply took 1.4× main's time to finish."""
