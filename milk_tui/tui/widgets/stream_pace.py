@@ -16,7 +16,12 @@ came due during the screen update run first.
 from __future__ import annotations
 
 import time
-from asyncio import sleep
+from asyncio import Future, get_running_loop, sleep, wait_for
+from contextlib import suppress
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
 PIECE_CHARS = 1_500
 """Text consumed in one step: the block parse of this much costs ~1–1.5 ms."""
@@ -28,6 +33,8 @@ AFTER_PAINT_S = 0.002
 """How long after a repaint of the view a slice waits: the rest of the screen update
 (the compositor, the terminal write) and the iteration after it, where the callbacks
 that came due meanwhile run."""
+UPDATE_WAIT_S = 0.1
+"""Longest wait for the screen update that shows a slice's lines."""
 SHOW_EVERY_S = 0.05
 """While a backlog lasts, what its slices closed is shown at most this often (the bridge's
 frame rate): each showing costs a screen update."""
@@ -58,6 +65,21 @@ async def pause(min_s: float) -> None:
         if _painted[0] <= slept_at:
             return
         min_s = AGAIN_S
+
+
+async def screen_updated(widget: Widget) -> None:
+    """Wait until the screen update that shows what ``widget`` just changed has run
+    (Textual's ``call_after_refresh``): it comes at the screen's next 60 Hz tick, and a
+    slice run meanwhile would share a stretch of the loop with it."""
+    done: Future[None] = get_running_loop().create_future()
+
+    def updated() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    if widget.call_after_refresh(updated):
+        with suppress(TimeoutError):  # a screen that does not update (another on top)
+            await wait_for(done, UPDATE_WAIT_S)
 
 
 class Backlog:

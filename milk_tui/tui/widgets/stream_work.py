@@ -14,7 +14,13 @@ import time
 from typing import TYPE_CHECKING
 
 from milk_tui.tui.widgets.block_queue import DRAIN_PAUSE_S, DRAIN_SHOW_S, SYNC_BUDGET_S
-from milk_tui.tui.widgets.stream_pace import SHOW_EVERY_S, SLICE_BUDGET_S, pause
+from milk_tui.tui.widgets.stream_pace import (
+    AGAIN_S,
+    SHOW_EVERY_S,
+    SLICE_BUDGET_S,
+    pause,
+    screen_updated,
+)
 
 if TYPE_CHECKING:
     from milk_tui.tui.widgets.stream_view import StreamView
@@ -36,6 +42,8 @@ async def run_work(view: StreamView, gen: int) -> None:
             if view._show_due:  # its screen update then comes a pause after the slice
                 view._show_due = False
                 view._relayout(view._height())
+                await screen_updated(view)  # the next slice not just before that update
+                wait = AGAIN_S
                 continue
             if view._backlog and not (view._caught_up and queue.pending):
                 catch_up(view)
