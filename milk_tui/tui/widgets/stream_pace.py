@@ -38,7 +38,7 @@ UPDATE_WAIT_S = 0.1
 SHOW_EVERY_S = 0.05
 """While a backlog lasts, what its slices closed is shown at most this often (the bridge's
 frame rate): each showing costs a screen update."""
-AGAIN_S = 0.0005
+AGAIN_S = 0.0003
 """The second sleep after a repaint that came while a slice slept: any delay puts its
 timer behind the ones that came due during the repaint."""
 
