@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 PIECE_CHARS = 1_500
 """Text consumed in one step: the block parse of this much costs ~1–1.5 ms."""
-SLICE_BUDGET_S = 0.002
+SLICE_BUDGET_S = 0.004
 """How long a slice of the backlog, or of queued block renders while the reply streams,
 may run: a screen update (6–13 ms) and the stream's own reads (2 ms each,
 ``engine/cooperative.py``) may share a stretch of the loop with it."""
