@@ -67,6 +67,27 @@ async def pause(min_s: float) -> None:
         min_s = AGAIN_S
 
 
+def update_screen_now(widget: Widget, tries: int = 4, *, layout: bool = True) -> None:
+    """Have the screen lay out and paint what ``widget`` just changed now, not at the next
+    tick of its 60 Hz update timer (up to 16 ms later).  The layout request reaches the
+    screen as a message, so the update waits (a few queue turns at most) until it has;
+    ``layout=False``: the widget kept its size, and the repaint request is awaited instead
+    (a widget that needs a layout asks for a repaint first: waiting for that would paint
+    it before it is laid out).  Private Textual API, used for want of a public one:
+    ``Screen._on_timer_update`` (the update timer's callback), ``Screen._layout_required``
+    and ``Screen._dirty_widgets``; tests/tui/test_first_token_path.py fails if one goes."""
+    screen = widget.screen
+
+    def update(left: int) -> None:
+        due = screen._layout_required if layout else widget in screen._dirty_widgets
+        if due or left <= 0:
+            screen._on_timer_update()
+        else:
+            screen.call_later(update, left - 1)
+
+    widget.call_later(update, tries)
+
+
 async def screen_updated(widget: Widget) -> None:
     """Wait until the screen update that shows what ``widget`` just changed has run
     (Textual's ``call_after_refresh``): it comes at the screen's next 60 Hz tick, and a

@@ -20,6 +20,7 @@ from milk_tui.tui.widgets.stream_pace import (
     SLICE_BUDGET_S,
     pause,
     screen_updated,
+    update_screen_now,
 )
 
 if TYPE_CHECKING:
@@ -42,7 +43,8 @@ async def run_work(view: StreamView, gen: int) -> None:
             if view._show_due:  # its screen update then comes a pause after the slice
                 view._show_due = False
                 view._relayout(view._height())
-                await screen_updated(view)  # the next slice not just before that update
+                update_screen_now(view)  # now, not at the next 60 Hz tick, and the next
+                await screen_updated(view)  # slice only after it
                 wait = AGAIN_S
                 continue
             if view._backlog and not (view._caught_up and queue.pending):
