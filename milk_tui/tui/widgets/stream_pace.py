@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 PIECE_CHARS = 1_500
 """Text consumed in one step: the block parse of this much costs ~1–1.5 ms."""
+FIRST_PIECE_CHARS = 600
+"""Text shown at once when a frame brings a reply's first text and more: a screen's worth
+of lines; its Markdown render and the screen update that shows it share one stretch of
+the loop, the rest is consumed a slice at a time after that update."""
 SLICE_BUDGET_S = 0.004
 """How long a slice of the backlog, or of queued block renders while the reply streams,
 may run: a screen update (6–13 ms) and the stream's own reads (2 ms each,

@@ -30,7 +30,7 @@ from milk_tui.tui.widgets.md_render import Palette, render_markdown
 from milk_tui.tui.widgets.open_block import render_open, too_long
 from milk_tui.tui.widgets.plain_open import PlainOpen, plain_lines
 from milk_tui.tui.widgets.render_thread import in_thread
-from milk_tui.tui.widgets.stream_pace import PIECE_CHARS, Backlog, painted
+from milk_tui.tui.widgets.stream_pace import FIRST_PIECE_CHARS, PIECE_CHARS, Backlog, painted
 from milk_tui.tui.widgets.stream_work import run_work
 
 THREAD_RENDER_CHARS = 16_000
@@ -105,7 +105,7 @@ class StreamView(Widget):
             self._start_work()
             if self._queue.blocks or self._tail:
                 return
-            text = self._backlog.take()  # nothing shown yet: the first piece now
+            text = self._backlog.take(FIRST_PIECE_CHARS)  # nothing shown yet: a first piece now
         before = self._height()
         self._frame_t0 = time.perf_counter()
         self._consume(text)
