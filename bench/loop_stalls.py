@@ -136,7 +136,9 @@ def main() -> None:
         for s0, s1, ms, name, inner in records:
             if start < s1 <= end and ms > 0.3:
                 steps = ", ".join(f"{k} {v:.1f}" for k, v in inner.items())
-                print(f"   {(s0 - start) * 1000:6.1f}..{(s1 - start) * 1000:6.1f} {ms:6.2f} {name}  {steps}")
+                print(
+                    f"   {(s0 - start) * 1000:6.1f}..{(s1 - start) * 1000:6.1f} {ms:6.2f} {name}  {steps}"
+                )
     totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for *_, inner in records:
         for k, v in inner.items():

@@ -7,9 +7,10 @@ re-render only the open block, as Markdown (``open_block.py``), so the reply is 
 while it arrives.  The finished reply is the join of its blocks' renders — the same lines
 as a one-shot render — so finishing renders only what was still open.
 
-No frame holds the event loop long: closed blocks that do not fit in the frame's budget
-are queued and rendered in later slices (``block_queue.py``), shown as plain text
-meanwhile; an open block too big to re-render within ``OPEN_BUDGET_S`` streams as
+No frame holds the event loop long: a frame's text beyond a few lines, and closed blocks
+that do not fit in the frame's budget, are left to the view's worker, which consumes and
+renders them in slices that never run next to a screen update (``stream_work.py``,
+``block_queue.py``), closed blocks shown as plain text meanwhile; an open block too big to re-render within ``OPEN_BUDGET_S`` streams as
 incrementally wrapped plain text until it closes (``plain_open.py``), as plain streams
 (thinking blocks) always do.  Painting touches only the visible lines.
 """
