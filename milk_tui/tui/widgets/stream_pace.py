@@ -8,9 +8,11 @@ iterations, and a callback woken by a timer runs an iteration after the timer fi
 two such pieces of work one or two iterations apart hold a key for their sum.
 
 So a frame's text beyond ``PIECE_CHARS`` waits in a ``Backlog`` and is consumed by the
-view's worker in slices of about ``SLICE_BUDGET_S`` of CPU, each started only once
-``AFTER_PAINT_S`` have passed since the view was last painted: the timers and keys that
-came due during the screen update run first.
+view's worker (``stream_work.py``) in slices of about ``SLICE_BUDGET_S``, which keep
+apart from screen updates: a slice that slept through a repaint of a streaming view sleeps
+again, so the timers and keys that came due during the update run first (``pause``), and
+what a slice changed is shown by a screen update asked for at once, the next slice
+waiting until it has run (``update_screen_now``, ``screen_updated``).
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ def catch_up(view: StreamView) -> None:
     view._budget = SYNC_BUDGET_S
     view._layout_due = view._layout_due or view._height() != before
     if view._backlog:  # shown at the frame rate: each showing is a screen update
-        view._show_due = time.perf_counter() - view._shown_at >= SHOW_EVERY_S
+        view._show_due |= time.perf_counter() - view._shown_at >= SHOW_EVERY_S
         return
     view._show_open()
     if view._done:
