@@ -19,7 +19,7 @@ from milk_tui.agents.base import Agent, AgentEvent, AgentRequest
 if TYPE_CHECKING:
     from milk_tui.engine.dispatch import Dispatcher
 
-YIELD_EVERY_S = 0.004
+YIELD_EVERY_S = 0.002
 """Longest stretch the stream may hold the loop: well under one 60 fps frame (16 ms), so a
 key is handled within a few of these slices (budget: 50 ms worst key wait)."""
 

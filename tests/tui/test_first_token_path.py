@@ -259,7 +259,7 @@ def test_no_full_collection_while_a_turn_runs() -> None:
 
 
 def test_the_private_textual_api_used_to_paint_at_once_is_there() -> None:
-    """``conversation_next.update_screen_now`` calls the screen's update-timer callback and
+    """``stream_pace.update_screen_now`` calls the screen's update-timer callback and
     reads whether a layout or a repaint is due: if Textual renames any, this fails."""
     from textual.screen import Screen
 

@@ -14,8 +14,9 @@ from milk_tui.tui.widgets.md_blocks import block_spans, join_blocks, render_bloc
 from milk_tui.tui.widgets.md_render import render_markdown
 from milk_tui.tui.widgets.open_block import OPEN_CHARS
 from milk_tui.tui.widgets.palette import Palette
+from milk_tui.tui.widgets.stream_pace import PIECE_CHARS
 from milk_tui.tui.widgets.stream_view import StreamView
-from tui.conftest import make_app
+from tui.conftest import make_app, until
 
 PIECES = [
     "# Title\n", "## Sub heading\n", "Some *intro* text with `code` and **bold**.\nSecond line.\n",
@@ -159,3 +160,46 @@ async def test_side_panes_redraw_at_a_bounded_rate_while_a_turn_runs() -> None:
         esc.handle_bus_event(done)
         assert "tool calls: 50" in str(esc.body.render())
         assert "⚙50" in status.plain
+
+
+async def test_a_big_frame_is_consumed_in_slices_and_finishes_as_the_one_shot_render() -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = StreamView()
+        await app.main_screen.query_one(Conversation).mount(view)
+        await pilot.pause()
+        text = _long_reply()
+        frames = [text[i : i + 6_000] for i in range(0, len(text), 6_000)]
+        if len(frames[-1]) <= PIECE_CHARS:
+            last = frames.pop()
+            frames[-1] += last
+        assert len(frames) > 3
+        view.append(frames[0])
+        assert view._tail or view._queue.blocks  # the first piece is shown at once
+        assert 0 < view.backlog < len(frames[0])  # the rest waits for the worker
+        for frame in frames[1:-1]:
+            view.append(frame)
+            await pilot.pause()
+        view.append(frames[-1])
+        view.finish()
+        assert view.backlog and view.rendering  # finished, its backlog still consumed
+        await _until_final(view, pilot)
+        assert view.backlog == 0 and view.text == text
+        one_shot = render_markdown(text, view._width, view.palette)
+        assert _segments(view._fixed) == _segments(one_shot)
+
+
+async def test_blocks_rendered_from_the_queue_are_shown_without_another_frame() -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = StreamView()
+        await app.main_screen.query_one(Conversation).mount(view)
+        await pilot.pause()
+        fences = "".join(f"```python\nx = {i}\n```\n\n" for i in range(30))
+        assert len(fences) < PIECE_CHARS  # one ordinary frame
+        view.append(fences + "The stream then pauses")
+        assert view._queue.pending  # more blocks closed than the frame renders
+        await until(pilot, lambda: not view._queue.pending)
+        for _ in range(5):
+            await pilot.pause(0.01)
+        assert "```" not in app.export_screenshot()  # no plain placeholder left on screen

@@ -20,6 +20,7 @@ from textual.widget import Widget
 
 from milk_tui.tui.widgets.md_render import Palette
 from milk_tui.tui.widgets.reply_block import ReplyBlock
+from milk_tui.tui.widgets.stream_pace import update_screen_now
 from milk_tui.tui.widgets.user_turn import UserTurn
 
 USER_TURN_WAIT_S = 0.05
@@ -41,27 +42,6 @@ def first_line(text: str, width: int) -> int:
         return len(text)
     space = text.rfind(" ", 0, width)
     return space + 1 if space > 0 else width
-
-
-def update_screen_now(widget: Widget, tries: int = 4, *, layout: bool = True) -> None:
-    """Have the screen lay out and paint what ``widget`` just changed now, not at the next
-    tick of its 60 Hz update timer (up to 16 ms later).  The layout request reaches the
-    screen as a message, so the update waits (a few queue turns at most) until it has;
-    ``layout=False``: the widget kept its size, and the repaint request is awaited instead
-    (a widget that needs a layout asks for a repaint first: waiting for that would paint
-    it before it is laid out).  Private Textual API, used for want of a public one:
-    ``Screen._on_timer_update`` (the update timer's callback), ``Screen._layout_required``
-    and ``Screen._dirty_widgets``; tests/tui/test_first_token_path.py fails if one goes."""
-    screen = widget.screen
-
-    def update(left: int) -> None:
-        due = screen._layout_required if layout else widget in screen._dirty_widgets
-        if due or left <= 0:
-            screen._on_timer_update()
-        else:
-            screen.call_later(update, left - 1)
-
-    widget.call_later(update, tries)
 
 
 class NextTurn:

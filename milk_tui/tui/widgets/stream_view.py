@@ -7,35 +7,32 @@ re-render only the open block, as Markdown (``open_block.py``), so the reply is 
 while it arrives.  The finished reply is the join of its blocks' renders — the same lines
 as a one-shot render — so finishing renders only what was still open.
 
-No frame holds the event loop long: closed blocks that do not fit in the frame's budget
-are queued and rendered in later slices (``block_queue.py``), shown as plain text
-meanwhile; an open block too big to re-render within ``OPEN_BUDGET_S`` streams as
+No frame holds the event loop long: a frame's text beyond a few lines, and closed blocks
+that do not fit in the frame's budget, are left to the view's worker, which consumes and
+renders them in slices that never run next to a screen update (``stream_work.py``,
+``block_queue.py``), closed blocks shown as plain text meanwhile; an open block too big to re-render within ``OPEN_BUDGET_S`` streams as
 incrementally wrapped plain text until it closes (``plain_open.py``), as plain streams
 (thinking blocks) always do.  Painting touches only the visible lines.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from rich.style import Style
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from milk_tui.tui.widgets.block_queue import DRAIN_PAUSE_S, DRAIN_SHOW_S, Block, BlockQueue
+from milk_tui.tui.widgets.block_queue import SYNC_BUDGET_S, Block, BlockQueue
 from milk_tui.tui.widgets.block_scan import BlockScan
-from milk_tui.tui.widgets.md_blocks import (
-    needs_whole_render,
-    place,
-    render_block,
-    trim_blank_edges,
-)
+from milk_tui.tui.widgets.md_blocks import needs_whole_render, place, render_block, trim_blank_edges
 from milk_tui.tui.widgets.md_render import Palette, render_markdown
 from milk_tui.tui.widgets.open_block import render_open, too_long
 from milk_tui.tui.widgets.plain_open import PlainOpen, plain_lines
 from milk_tui.tui.widgets.render_thread import in_thread
+from milk_tui.tui.widgets.stream_pace import FIRST_PIECE_CHARS, PIECE_CHARS, Backlog, painted
+from milk_tui.tui.widgets.stream_work import run_work
 
 THREAD_RENDER_CHARS = 16_000
 """Above this size a one-shot render (a cut reply, one with link references) runs in a
@@ -104,6 +101,12 @@ class StreamView(Widget):
         self._parts.append(text)
         if not self._width:
             return
+        if self.markdown and (self._backlog or len(text) > PIECE_CHARS):
+            self._backlog.add(text)  # consumed in slices by the worker (``stream_pace.py``)
+            self._start_work()
+            if self._queue.blocks or self._tail:
+                return
+            text = self._backlog.take(FIRST_PIECE_CHARS)  # nothing shown yet: a first piece now
         before = self._height()
         self._frame_t0 = time.perf_counter()
         self._consume(text)
@@ -120,8 +123,16 @@ class StreamView(Widget):
         if self._done:
             return
         self._done = True
-        if not self._width:
-            return
+        if self._width and not self._backlog:  # else the worker finishes it
+            self._finish_open()
+
+    @property
+    def backlog(self) -> int:
+        """Characters given but not consumed yet (tests)."""
+        return len(self._backlog)
+
+    def _finish_open(self) -> None:
+        """Render what is still open of the finished text, and show the reply."""
         before = self._height()
         if not self.markdown:
             self._wrap_open(final=True)
@@ -169,6 +180,13 @@ class StreamView(Widget):
         self._plain_open = False
         """The open block is too long to re-render each frame: it streams as plain text."""
         self._frame_t0 = 0.0
+        self._budget = SYNC_BUDGET_S
+        """Closed blocks render at once while this much of the frame or slice is left."""
+        self._backlog = Backlog()
+        self._caught_up = False
+        """The worker's last slice consumed backlog: the next one renders queued blocks."""
+        self._show_due = False
+        """The worker shows its last slice's lines after a pause, not right after it."""
 
     def _header_lines(self) -> list[Strip]:
         return []
@@ -239,7 +257,7 @@ class StreamView(Widget):
         self._drop_open_lines()
         queue = self._queue
         index = len(queue.blocks)
-        if not self.is_attached or queue.renders_now(kind, source, self._frame_t0):
+        if not self.is_attached or queue.renders_now(kind, source, self._frame_t0, self._budget):
             lines = render_block(source, self._width, self.palette)
             block = Block(kind, source, lines, True, index)
             self.block_renders += 1
@@ -247,48 +265,20 @@ class StreamView(Widget):
             placeholder = shown if shown is not None else self._plain_lines(source)
             block = Block(kind, source, tuple(placeholder), False, index)
             queue.pending.append(block)
-            self._start_drain()
+            self._start_work()
         queue.add(block, self._fixed)
 
     def _plain_lines(self, source: str) -> list[Strip]:
         return plain_lines(source, self._width, self.line_style)
 
-    def _start_drain(self) -> None:
+    def _start_work(self) -> None:
         if self._drain_gen != self._gen:
             self._drain_gen = self._gen
-            self.run_worker(self._drain(self._gen), group=f"md-{id(self)}", exit_on_error=False)
-
-    async def _drain(self, gen: int) -> None:
-        """Render the queued blocks slice by slice with a short pause between (keys are
-        handled in the pauses); swap each batch in, and show it now and then."""
-        work = 0.0
-        queue = self._queue
-        try:
-            while queue.pending and gen == self._gen:
-                t0 = time.thread_time()
-                done = await queue.render_next(self._width, self.palette, ended=self._done)
-                if gen != self._gen:
-                    return
-                self.block_renders += len(done)
-                # a list splice; the repaint it needs is what costs
-                low = queue.swap_in(done, self._fixed, self._plain.count)
-                for y in [y for y in self._styled if y >= low]:
-                    del self._styled[y]
-                self._layout_due = True
-                self._maybe_final()
-                work += time.thread_time() - t0
-                quiet = time.perf_counter() - self._shown_at  # streamed frames repaint too
-                if self.rendered_final or (work >= DRAIN_SHOW_S and quiet >= DRAIN_SHOW_S):
-                    self._relayout(-1)
-                    work = 0.0
-                await asyncio.sleep(DRAIN_PAUSE_S)
-        finally:
-            if self._drain_gen == gen:
-                self._drain_gen = -1
+            self.run_worker(run_work(self, self._gen), group=f"md-{id(self)}", exit_on_error=False)
 
     def _maybe_final(self) -> None:
         """Once finished and nothing renders in a thread, the reply is final."""
-        if not self._done or self._queue.pending or not self.markdown:
+        if not self._done or self._queue.pending or self._backlog or not self.markdown:
             return
         head = len(self._header_lines())
         body = trim_blank_edges(self._fixed[head:])
@@ -370,10 +360,15 @@ class StreamView(Widget):
     _styled: dict[int, Strip]
     _fixed: list[Strip]
     _tail: list[Strip]
+    _backlog: Backlog
 
     _base_style: Style | None = None
     _min_lines = 0
     """Lines it keeps even while fewer are rendered (``ReplyBlock.reserve_line``)."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        painted()  # deferred work waits a little after a repaint (``stream_pace.py``)
+        return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
