@@ -102,6 +102,8 @@ def history_counts(db: Database, session_id: str, need_set_at: int) -> HistoryCo
         "SELECT MAX(id) FROM turns WHERE session_id = ? AND role = 'assistant' AND agent = ?",
         ESCALATION,
     )
+    # Counted only once the escalation agent has had any turn, its reply or not
+    # (``Session.escalation_ever_active``): then since its last reply, or from the start.
     local = 0
     if (
         last_escalation is not None
