@@ -1,5 +1,6 @@
-"""The start-up notice of a config file that does not parse: the TUI starts without it and
-says so in red on the welcome view (one SVG under snapshots/tui/)."""
+"""The start-up notices of a config file: one that does not parse (the TUI starts without
+it and says so in red on the welcome view) and a key it refuses, said after a resumed
+session's transcript, which has no welcome (SVGs under snapshots/tui/)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from tui.conftest import make_app
 from tui.snapshot_base import SnapshotCase
+from tui.test_transcript import _big_session
 
 BROKEN = Path("/tmp/milk-snap/broken/config.json")
 """A fixed path: it is shown on screen."""
@@ -21,3 +23,12 @@ class TestConfigNotice(SnapshotCase):
         os.replace(scratch, BROKEN)  # atomic: a parallel worker never reads a half file
         app = make_app(config_path=str(BROKEN), skip_broken_config=True)
         assert self.shot(app=app)
+
+    def test_a_refused_key_said_after_a_resumed_session(self) -> None:
+        refusing = BROKEN.with_name("refusing.json")
+        refusing.parent.mkdir(parents=True, exist_ok=True)
+        scratch = refusing.with_name(f".refusing.{os.getpid()}.tmp")
+        scratch.write_text('{"colorization": true}\n')
+        os.replace(scratch, refusing)
+        _big_session(4)
+        assert self.shot(app=make_app(config_path=str(refusing)))
