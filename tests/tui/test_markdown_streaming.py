@@ -4,10 +4,15 @@ and the finished reply is line for line the one-shot render (``md_blocks.py``)."
 from __future__ import annotations
 
 import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
 from rich.style import Style
+from textual.pilot import Pilot
 from textual.strip import Strip
 
+from milk_tui.tui.app import MilkApp
 from milk_tui.tui.widgets.block_queue import SYNC_CHARS
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.md_blocks import block_spans, join_blocks, render_block
@@ -31,6 +36,17 @@ PIECES = [
 
 def _doc(rng: random.Random, parts: int) -> str:
     return "".join(rng.choice(PIECES) + ("\n" if rng.random() < 0.8 else "") for _ in range(parts))
+
+
+@asynccontextmanager
+async def _mounted_view() -> AsyncIterator[tuple[MilkApp, Pilot[Any], StreamView]]:
+    """The demo app running, a ``StreamView`` mounted in its conversation."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = StreamView()
+        await app.main_screen.query_one(Conversation).mount(view)
+        await pilot.pause()
+        yield app, pilot, view
 
 
 def _segments(strips: list[Strip] | tuple[Strip, ...]) -> list[list[object]]:
@@ -79,11 +95,7 @@ async def _until_final(view: StreamView, pilot: object) -> None:
 
 
 async def test_finished_20k_chunk_reply_equals_the_one_shot_render() -> None:
-    app = make_app()
-    async with app.run_test(size=(100, 30)) as pilot:
-        view = StreamView()
-        await app.main_screen.query_one(Conversation).mount(view)
-        await pilot.pause()
+    async with _mounted_view() as (app, pilot, view):
         text = _long_reply()
         rng, chunks, pos = random.Random(5), [], 0
         while pos < len(text):  # chunks of 1-2 characters, as tokens stream
@@ -100,11 +112,7 @@ async def test_finished_20k_chunk_reply_equals_the_one_shot_render() -> None:
 
 
 async def test_open_block_is_markdown_mid_stream_and_closed_blocks_render_once() -> None:
-    app = make_app()
-    async with app.run_test(size=(100, 30)) as pilot:
-        view = StreamView()
-        await app.main_screen.query_one(Conversation).mount(view)
-        await pilot.pause()
+    async with _mounted_view() as (app, pilot, view):
         view.append("# Plan\n\nThe **first** step")
         await pilot.pause()
         tail = "".join(s.text for s in view._tail)
@@ -163,11 +171,7 @@ async def test_side_panes_redraw_at_a_bounded_rate_while_a_turn_runs() -> None:
 
 
 async def test_a_big_frame_is_consumed_in_slices_and_finishes_as_the_one_shot_render() -> None:
-    app = make_app()
-    async with app.run_test(size=(100, 30)) as pilot:
-        view = StreamView()
-        await app.main_screen.query_one(Conversation).mount(view)
-        await pilot.pause()
+    async with _mounted_view() as (app, pilot, view):
         text = _long_reply()
         frames = [text[i : i + 6_000] for i in range(0, len(text), 6_000)]
         if len(frames[-1]) <= PIECE_CHARS:
@@ -190,11 +194,7 @@ async def test_a_big_frame_is_consumed_in_slices_and_finishes_as_the_one_shot_re
 
 
 async def test_blocks_rendered_from_the_queue_are_shown_without_another_frame() -> None:
-    app = make_app()
-    async with app.run_test(size=(100, 30)) as pilot:
-        view = StreamView()
-        await app.main_screen.query_one(Conversation).mount(view)
-        await pilot.pause()
+    async with _mounted_view() as (app, pilot, view):
         fences = "".join(f"```python\nx = {i}\n```\n\n" for i in range(30))
         assert len(fences) < PIECE_CHARS  # one ordinary frame
         view.append(fences + "The stream then pauses")
