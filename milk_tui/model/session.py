@@ -148,6 +148,11 @@ class Session:
 
     # ----- history queries ------------------------------------------------------------
 
+    @property
+    def records(self) -> int:
+        """The session's turns, read or not (``unread``)."""
+        return self.unread + len(self.history)
+
     def history_counts(self) -> HistoryCounts:
         """The counts the panes show, over the history in memory (a whole one: the store
         gives them for a session opened tail first, ``SessionStore.history_counts``)."""
@@ -162,7 +167,7 @@ class Session:
                 break
         need_at = self.current_need_set_at
         return HistoryCounts(
-            records=len(self.history),
+            records=self.records,
             exchanges=self.user_turn_count(),
             need_question=sum(1 for t in self.history[:need_at] if t.role == "user"),
             last_user_agent=last_user_agent,
@@ -232,7 +237,7 @@ class Session:
         """Turns since the need was set, the pending turn counted: records + 2 − set_at."""
         if self.current_need_set_at <= 0:
             return 0
-        return self.unread + len(self.history) + 2 - self.current_need_set_at
+        return self.records + 2 - self.current_need_set_at
 
     def need_is_stale(self) -> bool:
         return self.current_need_set_at > 0 and self.need_turns_ago() >= NEED_STALE_TURNS

@@ -72,15 +72,15 @@ def _m005_turn_kinds(db: MigrationConnection) -> None:
 register_migration("005_turn_kinds", _m005_turn_kinds)
 
 
-def history_counts(db: Database, session_id: str, need_set_at: int) -> HistoryCounts:
-    """``Session.history_counts`` of the stored session, counted by SQLite: the same values
-    for the same turns (tests/storage/test_history_tail.py holds them equal), from the
-    ``turns_kind`` index (~1 ms for 10,000 turns) instead of every turn read into memory."""
+def history_counts(db: Database, session_id: str, need_set_at: int, records: int) -> HistoryCounts:
+    """``Session.history_counts`` of the stored session of ``records`` turns, counted by
+    SQLite: the same values for the same turns (tests/storage/test_history_tail.py holds
+    them equal), from the ``turns_kind`` index (~1 ms for 10,000 turns) instead of every
+    turn read into memory."""
 
     def one(sql: str, *params: object) -> Any:
         return db.tuples(sql, (session_id, *params))[0]
 
-    (records,) = one("SELECT COUNT(*) FROM turns WHERE session_id = ?")
     # The need was set at the ``need_set_at``-th turn: its question counts the user turns
     # up to that one (all of them when it lies past the end).
     need_id = 0

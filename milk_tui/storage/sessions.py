@@ -165,7 +165,7 @@ class SessionStore:
 
     def history_counts(self, s: Session) -> HistoryCounts:
         """``s.history_counts()`` for a session whose older turns are not read yet."""
-        return history_counts(self.db, s.id, s.current_need_set_at)
+        return history_counts(self.db, s.id, s.current_need_set_at, s.records)
 
     def _note_unreadable(self, s: Session, read: TurnsRead, bad: builtins.list[str]) -> None:
         if read.unreadable_calls:

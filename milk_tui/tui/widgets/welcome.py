@@ -51,8 +51,7 @@ def welcome_text(
             "/auto routes automatically again.\n"
         )
     for n in notes:
-        broken = n.startswith("config error:")  # the config file was not read at all
-        t.append("⚠ " + inert(n) + "\n", style="bold red" if broken else "yellow")
+        t.append("⚠ " + inert(n) + "\n", style="bold red" if _broken(n) else "yellow")
     if demo:
         where = config_path or str(config_dir() / "config.toml")
         t.append("To use a real model, add agents to ", style="dim")
@@ -71,6 +70,11 @@ class Welcome(Static):
 
     def __init__(self, text: Text) -> None:
         super().__init__(text, markup=False)
+
+
+def _broken(note: str) -> bool:
+    """The config file was not read at all (a note said in red)."""
+    return note.startswith("config error:")
 
 
 def welcome_for(info: StartupInfo) -> Text:
@@ -95,6 +99,5 @@ def say_start_notes(conv: Conversation, info: StartupInfo, said: int) -> int:
         welcome.update(welcome_for(info))
     if not welcomes:
         for note in info.notes[said:]:
-            broken = note.startswith("config error:")  # the config file was not read at all
-            conv.add_line("error" if broken else "warning", note)
+            conv.add_line("error" if _broken(note) else "warning", note)
     return len(info.notes)
