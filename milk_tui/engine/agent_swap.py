@@ -114,7 +114,9 @@ class AgentSwap:
                 agent: Agent = build_agent(
                     new_cfg, slot=slot, config=config, other_name=other, debug_log=rt.debug_log
                 )
-                fresh = AgentSlot(slot, new_cfg, CooperativeAgent(agent) if cooperative else agent)
+                fresh = AgentSlot(
+                    slot, new_cfg, CooperativeAgent(agent, rt.pacing) if cooperative else agent
+                )
             if slot == "primary":
                 d.primary = fresh
             else:

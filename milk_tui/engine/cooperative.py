@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from milk_tui.agents.base import Agent, AgentEvent, AgentRequest
+from milk_tui.agents.base import Agent, AgentEvent, AgentRequest, TextChunk, ThinkingChunk
 
 if TYPE_CHECKING:
     from milk_tui.engine.dispatch import Dispatcher
@@ -22,13 +23,36 @@ if TYPE_CHECKING:
 YIELD_EVERY_S = 0.002
 """Longest stretch the stream may hold the loop: well under one 60 fps frame (16 ms), so a
 key is handled within a few of these slices (budget: 50 ms worst key wait)."""
+FIRST_TEXT_WAIT_S = 0.03
+"""The longest a stream waits for its front end to show a round's first text (two 60 fps
+frames): a front end that never says so (no conversation on screen) delays a reply by no
+more than this."""
+
+
+class StreamPacing:
+    """What an interactive front end tells the agents' streams (one per runtime)."""
+
+    def __init__(self) -> None:
+        self.first_text_shown: Callable[[], Awaitable[None]] | None = None
+        """Set by a front end: returns once the text just published (a round's first) is
+        on screen.  The stream reads on only then: a reply that arrives whole would
+        otherwise be parsed and published in 2 ms slices between the first text's
+        delivery and its paint, each one delaying that paint (docs/performance.md,
+        "First token, round 6")."""
+
+    async def show_first_text(self) -> None:
+        shown = self.first_text_shown
+        if shown is not None:
+            with suppress(TimeoutError):
+                await asyncio.wait_for(shown(), FIRST_TEXT_WAIT_S)
 
 
 class CooperativeAgent:
     """Wraps an agent; only ``stream`` differs, other attributes are the inner agent's."""
 
-    def __init__(self, inner: Agent) -> None:
+    def __init__(self, inner: Agent, pacing: StreamPacing) -> None:
         self._inner = inner
+        self.pacing = pacing
         self.name = inner.name
         self.model = inner.model
 
@@ -44,16 +68,22 @@ class CooperativeAgent:
     async def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         clock = time.perf_counter
         last = clock()
+        first = True
         async for item in self._inner.stream(request):
             yield item
+            if first and isinstance(item, (TextChunk, ThinkingChunk)) and item.text:
+                first = False
+                await self.pacing.show_first_text()
+                last = clock()
+                continue
             now = clock()
             if now - last > YIELD_EVERY_S:
                 await asyncio.sleep(0)
                 last = clock()
 
 
-def make_cooperative(dispatcher: Dispatcher) -> None:
+def make_cooperative(dispatcher: Dispatcher, pacing: StreamPacing) -> None:
     """Wrap both slots' agents once (calling it again changes nothing)."""
     for slot in (dispatcher.primary, dispatcher.escalation):
         if slot is not None and not isinstance(slot.agent, CooperativeAgent):
-            slot.agent = CooperativeAgent(slot.agent)
+            slot.agent = CooperativeAgent(slot.agent, pacing)

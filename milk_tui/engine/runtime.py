@@ -18,7 +18,7 @@ from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.agent_swap import wire_router
 from milk_tui.engine.boot import Boot, BootOptions, open_boot, settle_agents
 from milk_tui.engine.bus import EventBus
-from milk_tui.engine.cooperative import make_cooperative
+from milk_tui.engine.cooperative import StreamPacing, make_cooperative
 from milk_tui.engine.custom_prompt import startup_warnings
 from milk_tui.engine.dispatch import AgentSlot, Dispatcher
 from milk_tui.memory.service import MemoryService
@@ -51,6 +51,8 @@ class Runtime:
     """The wire log agents write to (``--debug`` or ``debug``); agents built later use it too."""
     agent_choices: dict[Slot, str] = field(default_factory=dict)
     """``--agent`` / ``--escalation-agent`` of this run (engine/agent_swap.py keeps them)."""
+    pacing: StreamPacing = field(default_factory=StreamPacing)
+    """What an interactive front end tells the agents' streams (``make_cooperative``)."""
 
     @property
     def session(self) -> Session:
@@ -75,7 +77,7 @@ class Runtime:
 
     def make_cooperative(self) -> None:
         """Let the agents' streams yield to the event loop every few ms (interactive use)."""
-        make_cooperative(self.dispatcher)
+        make_cooperative(self.dispatcher, self.pacing)
 
     async def preconnect(self) -> None:
         """Warm each HTTP agent before the first prompt: its client made off the loop and its
@@ -211,8 +213,9 @@ def _finish(
         from milk_tui.engine.telemetry import start_telemetry
 
         telemetry = start_telemetry(config.otel, bus, dispatcher.state.agent)
+    pacing = StreamPacing()
     if cooperative:
-        make_cooperative(dispatcher)
+        make_cooperative(dispatcher, pacing)
     runtime = Runtime(
         config=config,
         config_path=boot.config_path,
@@ -226,6 +229,7 @@ def _finish(
         telemetry=telemetry,
         debug_log=boot.debug_log,
         agent_choices=dict(boot.choices),
+        pacing=pacing,
     )
     availability.starter = runtime.start_server
     return runtime

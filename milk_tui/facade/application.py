@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ParamSpec
 
@@ -201,6 +201,13 @@ class Application:
         if files:  # answered: unstaged; failed: kept with the prompt that goes back
             task.add_done_callback(lambda t: self.attachments.sent_by(t, files))
         return task
+
+    def pace_first_text(self, shown: Callable[[], Awaitable[None]]) -> None:
+        """An interactive front end's wait for a round's first text, just published, to be
+        on screen: the agents read the rest of the reply once it returns (or after a frame
+        or two, engine/cooperative.py), so the first token is painted before the rest of a
+        fast reply is parsed."""
+        self.runtime.pacing.first_text_shown = shown
 
     async def preconnect(self) -> None:
         """Open the configured HTTP agents' connections ahead of the first prompt (call it once

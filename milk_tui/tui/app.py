@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from milk_tui.model.events import BusEvent
     from milk_tui.tui.bridge import BusBridge
     from milk_tui.tui.facts.browser import FactBrowser
+    from milk_tui.tui.first_text import FirstTextGate
     from milk_tui.tui.screens.main import MainScreen
 
 EXIT_STARTUP_FAILED = 2
@@ -80,6 +81,7 @@ class MilkApp(App[int]):
         self.ui_state = ui_state or UIState.load()
         self.main_screen: MainScreen | None = None
         self.bridge: BusBridge | None = None
+        self.first_text: FirstTextGate | None = None
         self.shut_down = False
         themes, self.theme_notes = load_themes()
         for t in themes:
@@ -129,9 +131,12 @@ class MilkApp(App[int]):
 
     def _install_application(self, application: Application) -> None:
         from milk_tui.tui.bridge import BusBridge
+        from milk_tui.tui.first_text import FirstTextGate
 
         self.application = self.view = application
         self.bridge = BusBridge(application, self._deliver)
+        self.first_text = FirstTextGate()
+        application.pace_first_text(self.first_text.wait)
         self.application_ready.set()
 
     def on_mount(self) -> None:
@@ -279,6 +284,8 @@ class MilkApp(App[int]):
         if main is None or not main.is_attached:
             return
         main.handle_bus_events(batch)
+        if self.first_text is not None:
+            self.first_text.delivered(batch, main)
         from milk_tui.tui.facts.screen import FactsScreen  # loaded with the main screen
 
         top = self.screen

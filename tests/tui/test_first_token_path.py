@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 
+from milk_tui.engine import cooperative
 from milk_tui.model import events as ev
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from milk_tui.tui import gc_pace
@@ -315,3 +316,56 @@ async def test_the_collection_after_a_turn_waits_for_the_reply_to_be_rendered(
         queued[0] = False
         await until(pilot, lambda: bool(released))
         assert released
+
+
+async def test_a_reply_sent_whole_is_read_on_only_once_its_first_text_is_painted(
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """A real turn against a server that sends its whole reply at once: the agent's stream
+    waits (engine/cooperative.py, tui/first_text.py) until the first text has been
+    delivered and the screen updated; by then the text is laid out on screen, and the
+    rest of the reply has not been published yet."""
+    monkeypatch.setattr(cooperative, "FIRST_TEXT_WAIT_S", 10.0)  # the app's release, not this
+    with FakeOpenAIServer() as srv:
+        srv.default_reply = FakeReply(text=["first line\n"] + [f"more {i} " for i in range(300)])
+        app = make_app(config=fake_agent_config(srv.url), demo=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            conv = app.main_screen.query_one(Conversation)
+            deltas: list[str] = []
+            app.facade.add_listener(
+                lambda e: deltas.append(e.text) if isinstance(e, ev.TextDelta) else None
+            )
+            wait = app.facade.runtime.pacing.first_text_shown  # what the app installed
+            assert wait is not None
+            frames, delivered_at, seen = [0], [], []
+            display, handle = app._display, app.main_screen.handle_bus_events
+
+            def counted(screen, update):  # type: ignore[no-untyped-def]
+                frames[0] += 1
+                display(screen, update)
+
+            def handled(batch):  # type: ignore[no-untyped-def]
+                handle(batch)
+                if any(isinstance(e, ev.TextDelta) for e in batch) and not delivered_at:
+                    delivered_at.append(frames[0])
+
+            app._display = counted  # type: ignore[method-assign]  # counts frames written
+            app.main_screen.handle_bus_events = handled  # type: ignore[method-assign]
+
+            async def watched() -> None:
+                published = len(deltas)
+                await wait()
+                shown = [r.text for r in _shown(conv, ReplyBlock) if r.text]
+                seen.append((published, len(deltas), shown, frames[0] - delivered_at[0]))
+
+            app.facade.pace_first_text(watched)
+            app.main_screen.query_one(PromptInput).set_text("all at once?")
+            await pilot.press("enter")
+            await settle(pilot, app)
+            assert len(seen) == 1
+            published, at_release, shown, frames_since = seen[0]
+            # The first text is published a loop turn after it is read (engine/agent_stream.py)
+            assert published <= 1 and at_release == 1  # nothing more was read meanwhile
+            assert shown and shown[-1].startswith("first line")
+            assert frames_since >= 1  # a frame was written after its delivery
+            assert _shown(conv, ReplyBlock)[-1].text.endswith("more 299 ")

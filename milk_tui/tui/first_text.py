@@ -1,0 +1,45 @@
+"""The agents' streams wait for a round's first text to be painted before reading on.
+
+A fast server sends a whole reply at once.  Its first text reaches the conversation a
+loop turn after it is published; the rest would then be parsed and published in 2 ms
+slices (engine/cooperative.py) between that delivery and the screen update that paints
+it, each slice delaying the first token on screen.  The stream instead waits on
+``FirstTextGate.wait`` (the application's ``pace_first_text``), which returns once the
+bridge has delivered a text and the screen has been refreshed after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual.screen import Screen
+
+from milk_tui.model.events import BusEvent, TextDelta, ThinkingDelta
+
+
+class FirstTextGate:
+    """Owned by the app: the streams' waits, released after the screen update that
+    follows a delivered text."""
+
+    def __init__(self) -> None:
+        self._waiting: list[asyncio.Future[None]] = []
+
+    async def wait(self) -> None:
+        """Returns after the next screen update that follows a text's delivery."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(done)
+        await done
+
+    def delivered(self, batch: list[BusEvent], screen: Screen[Any]) -> None:
+        """The bridge delivered ``batch`` to the widgets of ``screen``."""
+        if not self._waiting or not any(isinstance(e, (TextDelta, ThinkingDelta)) for e in batch):
+            return
+        waiting, self._waiting = self._waiting, []
+        screen.call_after_refresh(_release, waiting)
+
+
+def _release(waiting: list[asyncio.Future[None]]) -> None:
+    for done in waiting:
+        if not done.done():  # a wait that timed out is cancelled
+            done.set_result(None)
