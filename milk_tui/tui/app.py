@@ -27,6 +27,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from milk_tui.model.terminal_text import inert
+from milk_tui.tui import gc_pace
 from milk_tui.tui.commands import MilkCommands
 from milk_tui.tui.keymap import APP_LEVEL_BINDINGS
 from milk_tui.tui.screens.startup import TAIL_TURNS, StartupScreen
@@ -237,7 +238,8 @@ class MilkApp(App[int]):
 
     def _after_first_main_frame(self) -> None:
         gc.freeze()
-        gc.enable()
+        if not gc_pace.paused():  # a turn already started holds it until its first text
+            gc.enable()
         if self._opening is not None:
             self.run_worker(
                 self._finish_opening(self._opening),

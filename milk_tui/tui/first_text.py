@@ -1,11 +1,12 @@
-"""The agents' streams wait for a round's first text to be painted before reading on.
+"""A turn's first text painted: the agents' streams read on, and collection resumes.
 
 A fast server sends a whole reply at once.  Its first text reaches the conversation a
 loop turn after it is published; the rest would then be parsed and published in 2 ms
 slices (engine/cooperative.py) between that delivery and the screen update that paints
 it, each slice delaying the first token on screen.  The stream instead waits on
 ``FirstTextGate.wait`` (the application's ``pace_first_text``), which returns once the
-bridge has delivered a text and the screen has been refreshed after it.
+bridge has delivered a text and the screen has been refreshed after it.  The garbage
+collector is off for the same stretch (tui/gc_pace.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from textual.screen import Screen
 
 from milk_tui.model.events import BusEvent, TextDelta, ThinkingDelta
+from milk_tui.tui import gc_pace
 
 
 class FirstTextGate:
@@ -33,13 +35,16 @@ class FirstTextGate:
 
     def delivered(self, batch: list[BusEvent], screen: Screen[Any]) -> None:
         """The bridge delivered ``batch`` to the widgets of ``screen``."""
-        if not self._waiting or not any(isinstance(e, (TextDelta, ThinkingDelta)) for e in batch):
+        if not (self._waiting or gc_pace.paused()):
+            return
+        if not any(isinstance(e, (TextDelta, ThinkingDelta)) for e in batch):
             return
         waiting, self._waiting = self._waiting, []
-        screen.call_after_refresh(_release, waiting)
+        screen.call_after_refresh(_painted, waiting)
 
 
-def _release(waiting: list[asyncio.Future[None]]) -> None:
+def _painted(waiting: list[asyncio.Future[None]]) -> None:
+    gc_pace.first_text_painted()
     for done in waiting:
         if not done.done():  # a wait that timed out is cancelled
             done.set_result(None)

@@ -11,6 +11,12 @@ later full collections skip them.  A full collection after a 20,000-chunk reply 
 took 35 ms, so it runs only every ``UNFREEZE_EVERY`` turns, after unfreezing everything:
 that is when objects that died in a cycle after being frozen (a transcript block
 unmounted long after its turn) are reclaimed.
+
+From the start of a turn until its first text is painted (tui/first_text.py), no
+collection runs at all: the young collections there cost 2–4 ms of the way from Enter to
+the first token (docs/performance.md, "First token, round 6"), and that stretch allocates
+little more than one frame's worth.  A turn without text (tool calls only) collects again
+after ``YOUNG_HOLD_MAX_S``.
 """
 
 from __future__ import annotations
@@ -28,25 +34,54 @@ RELEASE_AFTER_S = 0.5
 """From the end of a turn to its collection: after the reply's last frames, before a
 person has typed the next prompt."""
 
+YOUNG_HOLD_MAX_S = 1.0
+"""The longest a turn holds off every collection while no text of it is painted."""
+
 _saved: tuple[int, int, int] | None = None
 _turn = 0
+_paused = False
+"""Collection is off until the turn's first text is painted (``hold``)."""
 
 
-def hold() -> int:
-    """A turn started: no full collections until ``release`` with the returned token."""
-    global _saved, _turn
+def hold(widget: Widget | None = None) -> int:
+    """A turn started: no collection at all until ``first_text_painted`` (or for
+    ``YOUNG_HOLD_MAX_S``, a timer of ``widget``), and no full collections until ``release``
+    with the returned token."""
+    global _saved, _turn, _paused
     _turn += 1
     if _saved is None:
         _saved = gc.get_threshold()
         gc.set_threshold(_saved[0], _saved[1], HOLD_THRESHOLD)
+    if gc.isenabled():  # off during start-up (tui/app.py): then that owns it
+        gc.disable()
+        _paused = True
+        if widget is not None:
+            widget.set_timer(YOUNG_HOLD_MAX_S, first_text_painted)
     return _turn
+
+
+def paused() -> bool:
+    """No collection runs until a turn's first text is painted."""
+    return _paused
+
+
+def first_text_painted() -> None:
+    """The turn's first text is on screen (or it has waited ``YOUNG_HOLD_MAX_S``): young
+    collections run again."""
+    global _paused
+    if _paused:
+        _paused = False
+        gc.enable()
 
 
 def release(token: int) -> None:
     """The turn ``token`` is over and painted: collect its young garbage, freeze what lives
     on, and collect as usual again — unless another turn has started meanwhile."""
     global _saved
-    if token != _turn or _saved is None:
+    if token != _turn:
+        return
+    first_text_painted()
+    if _saved is None:
         return
     gc.set_threshold(*_saved)
     _saved = None

@@ -259,6 +259,29 @@ def test_no_full_collection_while_a_turn_runs() -> None:
         gc.unfreeze()
 
 
+def test_no_collection_at_all_until_the_first_text_is_painted() -> None:
+    gc_pace.release(gc_pace._turn)
+    token = gc_pace.hold()
+    try:
+        assert not gc.isenabled() and gc_pace.paused()
+        gc_pace.first_text_painted()
+        assert gc.isenabled() and not gc_pace.paused()
+        gc.disable()  # off for another reason (the app's start-up): a turn leaves it so
+        again = gc_pace.hold()
+        gc_pace.first_text_painted()
+        assert not gc.isenabled()
+        gc.enable()
+        third = gc_pace.hold()  # a turn without text is released at its end
+        gc_pace.release(token)  # stale: still held
+        assert not gc.isenabled()
+        gc_pace.release(third)
+        assert gc.isenabled() and again < third
+    finally:
+        gc.enable()
+        gc_pace.release(gc_pace._turn)
+        gc.unfreeze()
+
+
 def test_the_private_textual_api_used_to_paint_at_once_is_there() -> None:
     """``stream_pace.update_screen_now`` calls the screen's update-timer callback and
     reads whether a layout or a repaint is due: if Textual renames any, this fails."""
@@ -337,7 +360,7 @@ async def test_a_reply_sent_whole_is_read_on_only_once_its_first_text_is_painted
             )
             wait = app.facade.runtime.pacing.first_text_shown  # what the app installed
             assert wait is not None
-            frames, delivered_at, seen = [0], [], []
+            frames, delivered_at, seen, collecting = [0], [], [], []
             display, handle = app._display, app.main_screen.handle_bus_events
 
             def counted(screen, update):  # type: ignore[no-untyped-def]
@@ -354,7 +377,9 @@ async def test_a_reply_sent_whole_is_read_on_only_once_its_first_text_is_painted
 
             async def watched() -> None:
                 published = len(deltas)
+                collecting.append(gc.isenabled())
                 await wait()
+                collecting.append(gc.isenabled())
                 shown = [r.text for r in _shown(conv, ReplyBlock) if r.text]
                 seen.append((published, len(deltas), shown, frames[0] - delivered_at[0]))
 
@@ -368,4 +393,5 @@ async def test_a_reply_sent_whole_is_read_on_only_once_its_first_text_is_painted
             assert published <= 1 and at_release == 1  # nothing more was read meanwhile
             assert shown and shown[-1].startswith("first line")
             assert frames_since >= 1  # a frame was written after its delivery
+            assert collecting == [False, True]  # no collection until then (gc_pace.hold)
             assert _shown(conv, ReplyBlock)[-1].text.endswith("more 299 ")

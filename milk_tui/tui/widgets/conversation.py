@@ -253,7 +253,7 @@ class Conversation(FollowScroll):
             case ev.ThinkingDelta():
                 self._thinking_for(e.slot).append(e.text)
             case ev.TurnStarted():
-                self._gc_turn = gc_pace.hold()
+                self._gc_turn = gc_pace.hold(self)
                 self._close_live()
                 chips = encode_chips(e.attachments)
                 extra = {"turn": str(e.turn_index), **({"chips": chips} if chips else {})}
