@@ -236,6 +236,10 @@ class AgentRequest:
     the prompt text and images in its own image part (model/attachment.py)."""
     images: bool = True
     """False: the agent takes no images (its ``vision: false``); each goes as a note."""
+    shown_live: bool = False
+    """A turn's reply, shown as it arrives (not a router or agent-as-tool call): in an
+    interactive front end its stream reads on after its first text only once that text
+    is painted (engine/cooperative.py)."""
 
 
 class Agent(Protocol):

@@ -24,7 +24,7 @@ YIELD_EVERY_S = 0.002
 """Longest stretch the stream may hold the loop: well under one 60 fps frame (16 ms), so a
 key is handled within a few of these slices (budget: 50 ms worst key wait)."""
 FIRST_TEXT_WAIT_S = 0.03
-"""The longest a stream waits for its front end to show a round's first text (two 60 fps
+"""The longest a stream waits for its front end to show a reply's first text (two 60 fps
 frames): a front end that never says so (no conversation on screen) delays a reply by no
 more than this."""
 
@@ -34,7 +34,7 @@ class StreamPacing:
 
     def __init__(self) -> None:
         self.first_text_shown: Callable[[], Awaitable[None]] | None = None
-        """Set by a front end: returns once the text just published (a round's first) is
+        """Set by a front end: returns once the text just published (a reply's first) is
         on screen.  The stream reads on only then: a reply that arrives whole would
         otherwise be parsed and published in 2 ms slices between the first text's
         delivery and its paint, each one delaying that paint (docs/performance.md,
@@ -68,7 +68,7 @@ class CooperativeAgent:
     async def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         clock = time.perf_counter
         last = clock()
-        first = True
+        first = request.shown_live  # nothing paints a router's or a tool agent's text
         async for item in self._inner.stream(request):
             yield item
             if first and isinstance(item, (TextChunk, ThinkingChunk)) and item.text:

@@ -93,6 +93,7 @@ class RequestBuilder:
             ask_user=self._ask_user,
             attachments=st.attachments,
             images=slot.config.vision,
+            shown_live=True,
         )
         return request, (problem, custom_problem)
 
@@ -120,6 +121,7 @@ class RequestBuilder:
             nonce=s.escalation_nonce,
             ask_permission=self._ask_permission,
             ask_user=self._ask_user,
+            shown_live=True,
         )
         request.attachments, request.images = st.attachments, slot.config.vision
         if slot.is_cli:  # the CLI keeps its own conversation: our context is appended to it

@@ -203,7 +203,7 @@ class Application:
         return task
 
     def pace_first_text(self, shown: Callable[[], Awaitable[None]]) -> None:
-        """An interactive front end's wait for a round's first text, just published, to be
+        """An interactive front end's wait for a reply's first text, just published, to be
         on screen: the agents read the rest of the reply once it returns (or after a frame
         or two, engine/cooperative.py), so the first token is painted before the rest of a
         fast reply is parsed."""

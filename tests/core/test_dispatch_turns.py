@@ -185,3 +185,13 @@ async def test_sticky_escalation_after_escalated_turn(rig):
     assert rig.dispatcher.primary_command("") is None
     out = await rig.dispatcher.run_turn("a local question now")
     assert out.slot == "primary"
+
+
+async def test_both_slots_replies_are_shown_live(rig):
+    """A turn's requests are the ones an interactive front end paints as they arrive
+    (engine/cooperative.py waits for their first text's paint); a router's classifier or
+    an agent called as a tool builds its own, which are not."""
+    rig.primary.push(say("handing over", escalation_reason="too hard for me"))
+    rig.escalation.push(say("deep answer", session_id="cli-1"))
+    await rig.dispatcher.run_turn(LONG)
+    assert rig.primary.requests[-1].shown_live and rig.escalation.requests[-1].shown_live

@@ -1,5 +1,6 @@
-"""A cooperative stream reads on after a round's first text only once its front end has
-shown it (engine/cooperative.py), and never waits longer than ``FIRST_TEXT_WAIT_S``."""
+"""A cooperative stream of a turn's reply reads on after its first text only once its
+front end has shown it (engine/cooperative.py), and never waits longer than
+``FIRST_TEXT_WAIT_S``."""
 
 from __future__ import annotations
 
@@ -27,8 +28,9 @@ class _Burst:
             yield item
 
 
-async def _drain(agent: CooperativeAgent) -> list[AgentEvent]:
-    return [e async for e in agent.stream(AgentRequest(slot="primary", prompt="hi", cwd="."))]
+async def _drain(agent: CooperativeAgent, shown_live: bool = True) -> list[AgentEvent]:
+    request = AgentRequest(slot="primary", prompt="hi", cwd=".", shown_live=shown_live)
+    return [e async for e in agent.stream(request)]
 
 
 async def test_the_rest_is_read_only_once_the_first_text_is_shown() -> None:
@@ -80,6 +82,21 @@ async def test_a_front_end_that_never_answers_delays_the_reply_by_at_most_the_wa
     waited = time.perf_counter() - started
     assert [e.text for e in events] == ["a", "b"]  # type: ignore[union-attr]  # TextChunks only
     assert 0.04 <= waited < 1.0
+
+
+async def test_a_stream_nobody_shows_never_waits() -> None:
+    """The router's classifier and an agent called as a tool read text nothing paints."""
+    pacing = StreamPacing()
+    asked: list[int] = []
+
+    async def never() -> None:
+        asked.append(1)
+        await asyncio.Event().wait()
+
+    pacing.first_text_shown = never
+    inner = _Burst([TextChunk("a"), TextChunk("b")])
+    events = await _drain(CooperativeAgent(inner, pacing), shown_live=False)  # type: ignore[arg-type]  # a duck-typed Agent
+    assert len(events) == 2 and asked == []
 
 
 async def test_without_a_front_end_nothing_waits() -> None:
