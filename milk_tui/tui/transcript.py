@@ -55,3 +55,18 @@ def items_from_history(history: list[Turn], first: int = 1) -> list[Item]:
 
 def _chips(t: Turn) -> dict[str, str]:
     return {"chips": encode_chips(t.attachments)} if t.attachments else {}
+
+
+def screenful(items: list[Item], width: int, height: int, most: int) -> int:
+    """How many of the last ``items`` fill ``height`` rows ``width`` columns wide, at least
+    one and at most ``most``: an estimate from their text (a row per ``width`` characters
+    of each line, two more per block for its header and margin), with half a screen more
+    in case the Markdown is shorter than its source."""
+    rows = n = 0
+    width = max(1, width)
+    for it in reversed(items):
+        if n >= most or rows >= height + height // 2:
+            break
+        n += 1
+        rows += 2 + sum(len(line) // width + 1 for line in it.text.split("\n"))
+    return max(1, n)

@@ -12,7 +12,7 @@ from milk_tui.facade.export import session_text
 from milk_tui.model.session import Turn
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.facts.browser import FactBrowser
-from milk_tui.tui.transcript import items_from_history
+from milk_tui.tui.transcript import Item, items_from_history, screenful
 from milk_tui.tui.widgets.conversation import MAX_MOUNTED, PAGE, WINDOW, Conversation
 from milk_tui.tui.widgets.stream_view import StreamView
 from tui.conftest import SNAP_CWD, SNAP_SESSION, make_app, settle, type_and_send
@@ -76,6 +76,38 @@ async def test_long_session_mounts_tail_and_loads_older_on_scroll() -> None:
         await pilot.pause()
         await type_and_send(pilot, "what is a monad?")
         assert len(conv._blocks) <= MAX_MOUNTED
+
+
+async def test_the_first_frame_mounts_a_screenful_and_the_window_fills_after(
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """Each mounted reply costs a Markdown render before the first paint: the first frame
+    mounts what fills the screen, the rest of the window is mounted above it after."""
+    first: list[tuple[int, int]] = []
+    load = Conversation.load
+
+    def recorded(self, items, welcome=None, window=WINDOW):  # type: ignore[no-untyped-def]
+        load(self, items, welcome, window)
+        first.append((window, len(self._blocks)))
+
+    monkeypatch.setattr(Conversation, "load", recorded)
+    async with _long_session() as (app, pilot, conv):
+        window, mounted = first[0]
+        assert 2 <= window < WINDOW and mounted == window
+        await settle(pilot, app)
+        assert len(conv._blocks) == WINDOW
+        assert conv.scroll_y == conv.max_scroll_y  # still at the newest
+        view = conv.region
+        shown = [w for w in conv._blocks if w.region.bottom > view.y and w.region.y < view.bottom]
+        assert 2 <= len(shown) <= window  # what the first frame mounted filled the view
+
+
+def test_a_screenful_is_estimated_from_the_text() -> None:
+    items = [Item("user", "q"), Item("reply", "a\n" * 9)] * 10  # 3 and 12 rows each
+    assert screenful(items, 80, 40, WINDOW) == 8  # 60 rows: 40 and half a screen more
+    assert screenful(items, 80, 40, 3) == 3
+    assert screenful([Item("reply", "x" * 8000)], 80, 40, WINDOW) == 1
+    assert screenful([], 80, 40, WINDOW) == 1
 
 
 async def test_jump_to_turn_from_fact_browser() -> None:

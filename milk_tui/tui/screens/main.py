@@ -29,10 +29,10 @@ from milk_tui.tui.screens.agent_requests import ask_permission, ask_question, sh
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
 from milk_tui.tui.screens.startup import TAIL_TURNS
 from milk_tui.tui.slash import SlashHandler, attach
-from milk_tui.tui.transcript import Item, items_from_history
+from milk_tui.tui.transcript import Item, items_from_history, screenful
 from milk_tui.tui.widgets.app_header import AppHeader
 from milk_tui.tui.widgets.attachment_chips import StagedAttachments
-from milk_tui.tui.widgets.conversation import Conversation
+from milk_tui.tui.widgets.conversation import WINDOW, Conversation
 from milk_tui.tui.widgets.escalation_pane import EscalationPane
 from milk_tui.tui.widgets.facts_pane import FactsPane
 from milk_tui.tui.widgets.key_hints import KeyHints
@@ -157,7 +157,12 @@ class MainScreen(Screen[None]):
         history, start = self.view.history(), self.view.history_start()
         tail = max(0, len(history) - TAIL_TURNS)
         items = items_from_history(history[tail:], first=start + tail + 1)
-        conv.load(items, welcome=Welcome(welcome_for(self.view.startup_info())))
+        # The first frame mounts (and renders the Markdown of) only what fills the screen;
+        # the rest of the window is mounted above it once that frame is out.
+        size = self.app.size
+        window = screenful(items, size.width, size.height, WINDOW)
+        conv.load(items, welcome=Welcome(welcome_for(self.view.startup_info())), window=window)
+        self.call_after_refresh(conv.load_older, WINDOW - window)
         self._transcript_generation += 1
         if start + tail:  # after the first frame: the tail is what it paints
             self.call_after_refresh(

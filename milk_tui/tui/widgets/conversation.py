@@ -97,7 +97,7 @@ class Conversation(FollowScroll):
 
     # ----- loading ----------------------------------------------------------------------
 
-    def load(self, items: list[Item], welcome: Widget | None = None) -> None:
+    def load(self, items: list[Item], welcome: Widget | None = None, window: int = WINDOW) -> None:
         """Replace the transcript (resume, /new, session switch); mounts only the tail."""
         self.remove_children()
         self._next.reset()
@@ -107,7 +107,7 @@ class Conversation(FollowScroll):
         self._reply_item = self._thinking_item = self._user_item = None
         self._tools = {}
         self._welcome = None
-        self._first = max(0, len(self.items) - WINDOW)
+        self._first = max(0, len(self.items) - window)
         if not self.items and welcome is not None:
             self._welcome = welcome
             self.mount(welcome)
