@@ -5,8 +5,10 @@ loop turn after it is published; the rest would then be parsed and published in 
 slices (engine/cooperative.py) between that delivery and the screen update that paints
 it, each slice delaying the first token on screen.  The stream instead waits on
 ``FirstTextGate.wait`` (the application's ``pace_first_text``), which returns once the
-bridge has delivered a text and the screen has been refreshed after it.  The garbage
-collector is off for the same stretch (tui/gc_pace.py).
+bridge has delivered a text and the screen update that the conversation asks for at once
+(``stream_pace.update_screen_now``) has run — or, if none comes, once the screen has been
+refreshed after the delivery.  The garbage collector is off for the same stretch
+(tui/gc_pace.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from textual.screen import Screen
 
 from milk_tui.model.events import BusEvent, TextDelta, ThinkingDelta
 from milk_tui.tui import gc_pace
+from milk_tui.tui.widgets import stream_pace
 
 
 class FirstTextGate:
@@ -40,6 +43,9 @@ class FirstTextGate:
         if not any(isinstance(e, (TextDelta, ThinkingDelta)) for e in batch):
             return
         waiting, self._waiting = self._waiting, []
+        # Textual's refresh callbacks wait for a screen with nothing left to repaint: a
+        # key typed meanwhile (a prompt box to repaint) would hold them past the paint.
+        stream_pace.after_update(lambda: _painted(waiting))
         screen.call_after_refresh(_painted, waiting)
 
 

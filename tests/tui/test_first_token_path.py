@@ -5,7 +5,10 @@ collection runs while a turn does."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
+
+from textual import events
 
 from milk_tui.engine import cooperative
 from milk_tui.model import events as ev
@@ -395,3 +398,52 @@ async def test_a_reply_sent_whole_is_read_on_only_once_its_first_text_is_painted
             assert frames_since >= 1  # a frame was written after its delivery
             assert collecting == [False, True]  # no collection until then (gc_pace.hold)
             assert _shown(conv, ReplyBlock)[-1].text.endswith("more 299 ")
+
+
+async def test_keys_typed_while_the_first_text_arrives_do_not_hold_the_stream(
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """Textual's after-refresh callbacks wait for a screen with nothing left to repaint; a
+    prompt box being typed into is rarely that.  The stream reads on right after the
+    screen update that shows its first text (``stream_pace.after_update``), typing or
+    not: within two frames of the text's delivery (a key's own repaint may come first)."""
+    monkeypatch.setattr(cooperative, "FIRST_TEXT_WAIT_S", 10.0)  # the app's release, not this
+    with FakeOpenAIServer() as srv:
+        srv.default_reply = FakeReply(text=["first line\n"] + [f"more {i} " for i in range(300)])
+        app = make_app(config=fake_agent_config(srv.url), demo=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            box = app.main_screen.query_one(PromptInput)
+            wait = app.facade.runtime.pacing.first_text_shown
+            assert wait is not None
+            frames, delivered_at, frames_to_release = [0], [], []
+            display, handle = app._display, app.main_screen.handle_bus_events
+
+            def counted(screen, update):  # type: ignore[no-untyped-def]
+                frames[0] += 1
+                display(screen, update)
+
+            def handled(batch):  # type: ignore[no-untyped-def]
+                handle(batch)
+                if any(isinstance(e, ev.TextDelta) for e in batch) and not delivered_at:
+                    delivered_at.append(frames[0])
+
+            async def watched() -> None:
+                await wait()
+                frames_to_release.append(frames[0] - delivered_at[0])
+
+            async def type_keys() -> None:
+                for i in range(100):  # a key every 2 ms, as bench/tui_stream.py types
+                    app.post_message(events.Key("x", "x"))
+                    if i % 20 == 19:
+                        box.set_text("")
+                    await asyncio.sleep(0.002)
+
+            app._display = counted  # type: ignore[method-assign]  # counts frames written
+            app.main_screen.handle_bus_events = handled  # type: ignore[method-assign]
+            app.facade.pace_first_text(watched)
+            box.set_text("all at once?")
+            await pilot.press("enter")
+            keys = asyncio.create_task(type_keys())
+            await settle(pilot, app)
+            await keys
+            assert frames_to_release in ([1], [2])

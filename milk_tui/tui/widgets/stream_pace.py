@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from asyncio import Future, get_running_loop, sleep, wait_for
+from collections.abc import Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING
 
@@ -49,6 +50,8 @@ AGAIN_S = 0.0003
 timer behind the ones that came due during the repaint."""
 
 _painted = [0.0]
+_after_update: list[Callable[[], None]] = []
+"""Called once, right after the next screen update ``update_screen_now`` runs that paints."""
 
 
 def painted() -> None:
@@ -87,11 +90,20 @@ def update_screen_now(widget: Widget, tries: int = 4, *, layout: bool = True) ->
     def update(left: int) -> None:
         due = screen._layout_required if layout else widget in screen._dirty_widgets
         if due or left <= 0:
+            painting = bool(screen._layout_required or screen._dirty_widgets)
             screen._on_timer_update()
+            while painting and _after_update:
+                _after_update.pop()()
         else:
             screen.call_later(update, left - 1)
 
     widget.call_later(update, tries)
+
+
+def after_update(callback: Callable[[], None]) -> None:
+    """``callback()`` right after the next screen update that ``update_screen_now`` runs
+    (what a conversation does to show new text at once)."""
+    _after_update.append(callback)
 
 
 async def screen_updated(widget: Widget) -> None:
