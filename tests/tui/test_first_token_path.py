@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from contextlib import asynccontextmanager
 
 from textual import events
 
@@ -344,6 +345,48 @@ async def test_the_collection_after_a_turn_waits_for_the_reply_to_be_rendered(
         assert released
 
 
+WHOLE_REPLY = ["first line\n"] + [f"more {i} " for i in range(300)]
+"""A reply a fast server sends at once: its first text, then 300 more chunks."""
+
+
+class _Frames:
+    """Counts the frames ``app`` writes, and which one came before its first text's
+    delivery (``delivered_at``): what a first-text wait is measured against."""
+
+    def __init__(self, app) -> None:  # type: ignore[no-untyped-def]
+        self.count, self.delivered_at = 0, -1
+        display, handle = app._display, app.main_screen.handle_bus_events
+
+        def counted(screen, update):  # type: ignore[no-untyped-def]
+            self.count += 1
+            display(screen, update)
+
+        def handled(batch):  # type: ignore[no-untyped-def]
+            handle(batch)
+            if self.delivered_at < 0 and any(isinstance(e, ev.TextDelta) for e in batch):
+                self.delivered_at = self.count
+
+        app._display = counted  # counts frames written
+        app.main_screen.handle_bus_events = handled
+
+    def since_delivery(self) -> int:
+        return self.count - self.delivered_at
+
+
+@asynccontextmanager
+async def _whole_reply_app(monkeypatch):  # type: ignore[no-untyped-def]
+    """The app on a fake server that sends ``WHOLE_REPLY`` at once, and the first-text
+    wait the app installed (released by the app alone: no 30 ms cap)."""
+    monkeypatch.setattr(cooperative, "FIRST_TEXT_WAIT_S", 10.0)
+    with FakeOpenAIServer() as srv:
+        srv.default_reply = FakeReply(text=WHOLE_REPLY)
+        app = make_app(config=fake_agent_config(srv.url), demo=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            wait = app.facade.runtime.pacing.first_text_shown
+            assert wait is not None
+            yield app, pilot, wait
+
+
 async def test_a_reply_sent_whole_is_read_on_only_once_its_first_text_is_painted(
     monkeypatch,  # type: ignore[no-untyped-def]
 ) -> None:
@@ -351,53 +394,34 @@ async def test_a_reply_sent_whole_is_read_on_only_once_its_first_text_is_painted
     waits (engine/cooperative.py, tui/first_text.py) until the first text has been
     delivered and the screen updated; by then the text is laid out on screen, and the
     rest of the reply has not been published yet."""
-    monkeypatch.setattr(cooperative, "FIRST_TEXT_WAIT_S", 10.0)  # the app's release, not this
-    with FakeOpenAIServer() as srv:
-        srv.default_reply = FakeReply(text=["first line\n"] + [f"more {i} " for i in range(300)])
-        app = make_app(config=fake_agent_config(srv.url), demo=False)
-        async with app.run_test(size=(100, 30)) as pilot:
-            conv = app.main_screen.query_one(Conversation)
-            deltas: list[str] = []
-            app.facade.add_listener(
-                lambda e: deltas.append(e.text) if isinstance(e, ev.TextDelta) else None
-            )
-            wait = app.facade.runtime.pacing.first_text_shown  # what the app installed
-            assert wait is not None
-            frames, delivered_at, seen, collecting = [0], [], [], []
-            display, handle = app._display, app.main_screen.handle_bus_events
+    async with _whole_reply_app(monkeypatch) as (app, pilot, wait):
+        conv = app.main_screen.query_one(Conversation)
+        deltas: list[str] = []
+        app.facade.add_listener(
+            lambda e: deltas.append(e.text) if isinstance(e, ev.TextDelta) else None
+        )
+        frames, seen, collecting = _Frames(app), [], []
 
-            def counted(screen, update):  # type: ignore[no-untyped-def]
-                frames[0] += 1
-                display(screen, update)
+        async def watched() -> None:
+            published = len(deltas)
+            collecting.append(gc.isenabled())
+            await wait()
+            collecting.append(gc.isenabled())
+            shown = [r.text for r in _shown(conv, ReplyBlock) if r.text]
+            seen.append((published, len(deltas), shown, frames.since_delivery()))
 
-            def handled(batch):  # type: ignore[no-untyped-def]
-                handle(batch)
-                if any(isinstance(e, ev.TextDelta) for e in batch) and not delivered_at:
-                    delivered_at.append(frames[0])
-
-            app._display = counted  # type: ignore[method-assign]  # counts frames written
-            app.main_screen.handle_bus_events = handled  # type: ignore[method-assign]
-
-            async def watched() -> None:
-                published = len(deltas)
-                collecting.append(gc.isenabled())
-                await wait()
-                collecting.append(gc.isenabled())
-                shown = [r.text for r in _shown(conv, ReplyBlock) if r.text]
-                seen.append((published, len(deltas), shown, frames[0] - delivered_at[0]))
-
-            app.facade.pace_first_text(watched)
-            app.main_screen.query_one(PromptInput).set_text("all at once?")
-            await pilot.press("enter")
-            await settle(pilot, app)
-            assert len(seen) == 1
-            published, at_release, shown, frames_since = seen[0]
-            # The first text is published a loop turn after it is read (engine/agent_stream.py)
-            assert published <= 1 and at_release == 1  # nothing more was read meanwhile
-            assert shown and shown[-1].startswith("first line")
-            assert frames_since >= 1  # a frame was written after its delivery
-            assert collecting == [False, True]  # no collection until then (gc_pace.hold)
-            assert _shown(conv, ReplyBlock)[-1].text.endswith("more 299 ")
+        app.facade.pace_first_text(watched)
+        app.main_screen.query_one(PromptInput).set_text("all at once?")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert len(seen) == 1
+        published, at_release, shown, frames_since = seen[0]
+        # The first text is published a loop turn after it is read (engine/agent_stream.py)
+        assert published <= 1 and at_release == 1  # nothing more was read meanwhile
+        assert shown and shown[-1].startswith("first line")
+        assert frames_since >= 1  # a frame was written after its delivery
+        assert collecting == [False, True]  # no collection until then (gc_pace.hold)
+        assert _shown(conv, ReplyBlock)[-1].text.endswith("more 299 ")
 
 
 async def test_keys_typed_while_the_first_text_arrives_do_not_hold_the_stream(
@@ -407,43 +431,25 @@ async def test_keys_typed_while_the_first_text_arrives_do_not_hold_the_stream(
     prompt box being typed into is rarely that.  The stream reads on right after the
     screen update that shows its first text (``stream_pace.after_update``), typing or
     not: within two frames of the text's delivery (a key's own repaint may come first)."""
-    monkeypatch.setattr(cooperative, "FIRST_TEXT_WAIT_S", 10.0)  # the app's release, not this
-    with FakeOpenAIServer() as srv:
-        srv.default_reply = FakeReply(text=["first line\n"] + [f"more {i} " for i in range(300)])
-        app = make_app(config=fake_agent_config(srv.url), demo=False)
-        async with app.run_test(size=(100, 30)) as pilot:
-            box = app.main_screen.query_one(PromptInput)
-            wait = app.facade.runtime.pacing.first_text_shown
-            assert wait is not None
-            frames, delivered_at, frames_to_release = [0], [], []
-            display, handle = app._display, app.main_screen.handle_bus_events
+    async with _whole_reply_app(monkeypatch) as (app, pilot, wait):
+        box = app.main_screen.query_one(PromptInput)
+        frames, frames_to_release = _Frames(app), []
 
-            def counted(screen, update):  # type: ignore[no-untyped-def]
-                frames[0] += 1
-                display(screen, update)
+        async def watched() -> None:
+            await wait()
+            frames_to_release.append(frames.since_delivery())
 
-            def handled(batch):  # type: ignore[no-untyped-def]
-                handle(batch)
-                if any(isinstance(e, ev.TextDelta) for e in batch) and not delivered_at:
-                    delivered_at.append(frames[0])
+        async def type_keys() -> None:
+            for i in range(100):  # a key every 2 ms, as bench/tui_stream.py types
+                app.post_message(events.Key("x", "x"))
+                if i % 20 == 19:
+                    box.set_text("")
+                await asyncio.sleep(0.002)
 
-            async def watched() -> None:
-                await wait()
-                frames_to_release.append(frames[0] - delivered_at[0])
-
-            async def type_keys() -> None:
-                for i in range(100):  # a key every 2 ms, as bench/tui_stream.py types
-                    app.post_message(events.Key("x", "x"))
-                    if i % 20 == 19:
-                        box.set_text("")
-                    await asyncio.sleep(0.002)
-
-            app._display = counted  # type: ignore[method-assign]  # counts frames written
-            app.main_screen.handle_bus_events = handled  # type: ignore[method-assign]
-            app.facade.pace_first_text(watched)
-            box.set_text("all at once?")
-            await pilot.press("enter")
-            keys = asyncio.create_task(type_keys())
-            await settle(pilot, app)
-            await keys
-            assert frames_to_release in ([1], [2])
+        app.facade.pace_first_text(watched)
+        box.set_text("all at once?")
+        await pilot.press("enter")
+        keys = asyncio.create_task(type_keys())
+        await settle(pilot, app)
+        await keys
+        assert frames_to_release in ([1], [2])
