@@ -66,3 +66,39 @@ async def test_a_long_session_is_made_into_items_from_its_tail_first(monkeypatch
         marker = next(w for w in conv.children if w.has_class("older"))
         assert str(marker.render()).startswith(f"↑ {conv._first} earlier blocks")
         assert conv._first == 400 - len(conv._blocks)
+
+
+async def _typed_right_after_enter(prompt: str, after: str) -> tuple[str, list[str]]:
+    """Type ``prompt``, Enter and ``after`` in one burst, as a fast typist or a terminal
+    read does: the keys after Enter reach the box before the screen handles the
+    submission.  The box's text once the turn is over, and the prompts sent."""
+    from textual import events
+
+    from milk_tui.tui.widgets.prompt_input import PromptInput
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        box = app.main_screen.query_one(PromptInput)
+        box.focus()
+        await pilot.pause()
+        sent: list[str] = []
+        app.facade.add_listener(
+            lambda e: sent.append(e.prompt) if e.type == "turn_started" else None
+        )
+        for key in [*prompt, "enter", *after]:
+            char = None if key == "enter" else key
+            app.post_message(events.Key("space" if key == " " else key, char))
+        await settle(pilot, app)
+        await pilot.pause()
+        return box.text, sent
+
+
+async def test_keys_typed_right_after_enter_stay_and_the_prompt_sent_goes() -> None:
+    text, sent = await _typed_right_after_enter("hello there", "next")
+    assert sent == ["hello there"]
+    assert text == "next"  # not "hello therenext"
+
+
+async def test_a_literal_prompt_typed_fast_leaves_only_the_keys_after_it() -> None:
+    text, sent = await _typed_right_after_enter("//etc file", "more")
+    assert sent == ["/etc file"] and text == "more"

@@ -37,8 +37,7 @@ class PromptSubmitter:
         box = screen.query_one(PromptInput)
         literal = literal_prompt(text)
         if literal is not None:
-            if self.submit_prompt(literal):
-                box.set_text("")
+            self.submit_prompt(literal, typed=text)
             return
         parsed = parse_slash(text)
         if parsed is not None:
@@ -49,7 +48,7 @@ class PromptSubmitter:
                 )
                 return
             box.remember(text)
-            box.set_text("")
+            take_sent(box, text)
             screen.hide_hint()
             await screen.slash.run(cmd, arg)
             return
@@ -67,7 +66,8 @@ class PromptSubmitter:
         self.screen.query_one(StatusLine).set_hint("")
         await self.run_input(text)
 
-    def submit_prompt(self, text: str, force: Force | None = None) -> bool:
+    def submit_prompt(self, text: str, force: Force | None = None, typed: str = "") -> bool:
+        """Send ``text``; ``typed``: how it stands in the box, if not as sent (``//…``)."""
         screen = self.screen
         a = screen.facade
         box = screen.query_one(PromptInput)
@@ -77,8 +77,7 @@ class PromptSubmitter:
             )
             return False
         box.remember(text)
-        if box.text == text:
-            box.set_text("")
+        take_sent(box, typed or text)
         self.last_prompt, self.last_force = text, force
         task = a.submit(text, force=force)
         if task is None:
@@ -118,3 +117,11 @@ class PromptSubmitter:
         box = self.screen.query_one(PromptInput)
         if prompt and not box.text.strip():
             box.set_text(prompt)
+
+
+def take_sent(box: PromptInput, sent: str) -> None:
+    """Empty the box of the text just sent, keeping what was typed after its Enter: the
+    screen handles the submission a few loop turns after the key, and keys that came
+    meanwhile are already in the box.  A box edited otherwise is left as it is."""
+    if box.text.startswith(sent):
+        box.set_text(box.text[len(sent) :])
