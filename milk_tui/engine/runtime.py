@@ -213,9 +213,6 @@ def _finish(
         from milk_tui.engine.telemetry import start_telemetry
 
         telemetry = start_telemetry(config.otel, bus, dispatcher.state.agent)
-    pacing = StreamPacing()
-    if cooperative:
-        make_cooperative(dispatcher, pacing)
     runtime = Runtime(
         config=config,
         config_path=boot.config_path,
@@ -229,7 +226,8 @@ def _finish(
         telemetry=telemetry,
         debug_log=boot.debug_log,
         agent_choices=dict(boot.choices),
-        pacing=pacing,
     )
+    if cooperative:
+        runtime.make_cooperative()
     availability.starter = runtime.start_server
     return runtime
