@@ -13,6 +13,7 @@ import shlex
 import shutil
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -120,7 +121,7 @@ def test_in_tmux_neither_clipboard_nor_title_is_set(tmp_path: Path, milk_home: P
     tmux_bin = shutil.which("tmux")
     if tmux_bin is None:
         pytest.skip("tmux is not installed")
-    socket = f"milk-inert-{os.getpid()}"
+    socket = f"milk-inert-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
     def tmux(*args: str) -> str:
         r = subprocess.run([tmux_bin, "-L", socket, *args], capture_output=True, text=True,

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -29,7 +30,9 @@ WAIT_S = 30.0
 def tmux(tmp_path: Path) -> Iterator[Callable[..., subprocess.CompletedProcess[str]]]:
     if TMUX is None or not MILK.exists():
         pytest.skip("tmux or the milk-tui entry point is not installed")
-    socket = f"milk-smoke-{os.getpid()}"
+    # One server per test: a socket reused within a worker can reach the previous test's
+    # server while it is still exiting after kill-server ("server exited unexpectedly").
+    socket = f"milk-smoke-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
