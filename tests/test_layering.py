@@ -103,6 +103,7 @@ LATER = (
     "milk_tui.tui.screens.history_search",
     "milk_tui.tui.screens.permission_modal",
     "milk_tui.tui.screens.question_modal",
+    "milk_tui.tui.slash.handler",  # the slash commands: loaded when the first one runs
     "pydantic_settings",  # reads MILK_* overrides only when one is set
     "milk_tui.engine.dispatch",  # the agents, router and dispatcher: built after the frame
     "milk_tui.engine.runtime",
@@ -112,12 +113,10 @@ LATER = (
 
 class Probe(MilkApp):
     def _after_first_main_frame(self):
-        from milk_tui.model import events as ev
         from milk_tui.tui.widgets.conversation import Conversation
 
         self.at_frame = (
             sorted(m for m in LATER if m in sys.modules),
-            sorted(n for n in ("TurnStarted", "ToolCall", "Usage") if getattr(ev, n).__pydantic_complete__),
             len(self.main_screen.query_one(Conversation).items),
         )
         super()._after_first_main_frame()
@@ -135,17 +134,17 @@ def test_main_screen_comes_up_without_unused_clients_and_with_the_gc_back_on(tmp
     """Launched as ``run_app`` does (core in a thread after the first frame), on the demo
     agents: no HTTP client, AWS or MCP SDK is loaded, and the GC paused for start-up is on."""
     out = _python(STARTUP_PROBE, cwd=tmp_path, home=tmp_path)
-    assert out.split("\n")[-4:-1] == ["[]", "True", "([], [], 0)"]
+    assert out.split("\n")[-4:-1] == ["[]", "True", "([], 0)"]
 
 
 def test_main_screen_defers_what_it_does_not_paint(tmp_path):
     """Up to the main screen's first frame: no keymap check without a keymap, no modal
-    screen, no bus-event validator built (they build in a thread after it), and of a long
-    session only the tail made into transcript items (the rest follows in a thread)."""
+    screen, no slash command, and of a long session only the tail made into transcript
+    items (the rest follows in a thread)."""
     _python(SESSION_OF_200, cwd=tmp_path, home=tmp_path)
     out = _python(STARTUP_PROBE.replace("new=True, ", ""), cwd=tmp_path, home=tmp_path)
-    modules, built, items = ast.literal_eval(out.split("\n")[-2])
-    assert (modules, built) == ([], [])
+    modules, items = ast.literal_eval(out.split("\n")[-2])
+    assert modules == []
     assert 0 < items < 200  # the tail's items: 64 of the 200 turns
 
 

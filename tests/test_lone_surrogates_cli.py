@@ -53,4 +53,4 @@ def test_event_json_writes_u_fffd_for_a_lone_surrogate_in_any_field() -> None:
     line.encode("utf-8")  # encodable
     assert json.loads(line)["message"] == "tool said \ufffd\u001b!"  # the rest exact
     clean = ev.Notice(level="warning", message="plain", session_id="s")
-    assert event_json(clean) == clean.model_dump_json()
+    assert event_json(clean) == clean.to_json()

@@ -8,12 +8,9 @@ exact values: there the same characters are written as ``\\uXXXX`` escapes.
 
 from __future__ import annotations
 
-import json
 from typing import Any, TextIO, cast
 
-from pydantic import BaseModel
-from pydantic_core import PydanticSerializationError
-
+from milk_tui.model.bus_event import BusEvent
 from milk_tui.model.terminal_text import encodable, inert, inert_json
 
 
@@ -43,15 +40,11 @@ def inert_out(out: TextIO, *, json: bool = False) -> TextIO:
     return cast(TextIO, _InertWriter(out, json))
 
 
-def event_json(event: BaseModel) -> str:
+def event_json(event: BusEvent) -> str:
     """One bus event as a JSON line (``--output-format stream-json``).
 
-    pydantic refuses a string holding a lone surrogate (a tool result or a server's message
-    can carry one from a JSON ``\\ud800`` escape); such an event is written with U+FFFD in
-    its place — what the reply's own text already holds (milk_tui/engine/agent_stream.py)
+    A string holding a lone surrogate (a tool result or a server's message can carry one
+    from a JSON ``\\ud800`` escape) cannot be written as UTF-8; it is written with U+FFFD
+    in its place — what the reply's own text already holds (milk_tui/engine/agent_stream.py)
     and what any UTF-8 reader can take, where strict JSON parsers refuse the escape."""
-    try:
-        return event.model_dump_json()
-    except PydanticSerializationError:
-        data = event.model_dump(mode="json")
-        return encodable(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+    return encodable(event.to_json())

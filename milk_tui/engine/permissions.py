@@ -78,8 +78,8 @@ class PermissionBroker:
         preview = preview_for(q, self._state.cwd)
         self._publisher.publish(
             ev.PermissionRequested(
-                request_id=rid, tool_input=q.tool_input, effect=q.effect, **_who(q),
-                outside_paths=q.outside_paths, preview=preview, always_rules=q.always_rules,
+                request_id=rid, tool_input=q.tool_input, effect=q.effect,
+                agent_name=q.agent_name, tool_name=q.tool_name, outside_paths=q.outside_paths, preview=preview, always_rules=q.always_rules,
             )
         )  # fmt: skip
         try:
@@ -180,7 +180,12 @@ class PermissionBroker:
     ) -> PermissionAnswer:
         self._publisher.publish(
             ev.PermissionDecided(
-                request_id=request_id, allowed=d.allowed, how=d.how, reason=d.reason, **_who(q)
+                request_id=request_id,
+                allowed=d.allowed,
+                how=d.how,
+                reason=d.reason,
+                agent_name=q.agent_name,
+                tool_name=q.tool_name,
             )
         )
         return PermissionAnswer(d.allowed, always=d.how == "always", reason=d.reason)
@@ -197,7 +202,3 @@ def summary(tool_input: dict[str, Any]) -> str:
         text = ", ".join(f"{k}={v}" for k, v in tool_input.items() if isinstance(v, str | int))
     text = " ".join(text.split())
     return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
-
-
-def _who(q: PermissionQuestion) -> dict[str, str]:
-    return {"agent_name": q.agent_name, "tool_name": q.tool_name}

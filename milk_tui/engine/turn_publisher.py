@@ -17,7 +17,7 @@ class TurnPublisher:
 
     def publish(self, event: ev.BusEvent) -> None:
         if not event.session_id:
-            event = event.model_copy(update={"session_id": self._state.session.id})
+            event = event.replace(session_id=self._state.session.id)
         self._state.bus.publish(event)
 
     def notice(self, message: str, level: NoticeLevel = "info") -> None:

@@ -1,20 +1,19 @@
 """Bus events: the one vocabulary shared by the dispatcher, the TUI, print mode and tests.
 
-Every event is a pydantic model with a snake_case ``type`` literal so that
-``--output-format stream-json`` can print ``event.model_dump_json()`` one per line and
-tests can assert on plain dicts.  Field names are part of the stable interface (docs/interfaces.md).
+Every event is a frozen record (model/bus_event.py) with a snake_case ``type`` literal so
+that ``--output-format stream-json`` can print ``event.to_json()`` one per line and tests
+can assert on plain dicts.  Field names are part of the stable interface (docs/interfaces.md).
 """
 
 from __future__ import annotations
 
-import functools
+import json
 import time
-from typing import Annotated, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from dataclasses import dataclass
+from typing import Any, Literal, cast
 
 from milk_tui.model.attachment import AttachmentInfo
-from milk_tui.model.bus_event import BusEvent, Slot
+from milk_tui.model.bus_event import BusEvent, Slot, event_from_data, field
 from milk_tui.model.live_events import (
     AgentsChanged,
     ServerCountdown,
@@ -42,7 +41,7 @@ class TurnStarted(BusEvent):
     prompt: str
     turn_index: int = 0
     """1-based position the user turn will take once recorded (len(history)+1)."""
-    attachments: list[AttachmentInfo] = Field(default_factory=list)
+    attachments: list[AttachmentInfo] = field(default_factory=list)
     """The files sent with the prompt (name, kind, size; never their bytes)."""
 
 
@@ -70,33 +69,22 @@ class ThinkingDelta(_SlotText):
     type: Literal["thinking_delta"] = "thinking_delta"
 
 
-_DELTA_FIELDS = frozenset({"ts", "session_id", "type", "slot", "text"})
-
-
 def fast_delta(
     cls: type[TextDelta] | type[ThinkingDelta], slot: str, text: str, session_id: str
 ) -> TextDelta | ThinkingDelta:
     """Build a delta without validation: the dispatcher's per-chunk hot path.
 
-    The inputs are already typed (our own slot literal, a str), and validation plus the
-    ``ts`` default factory cost several microseconds per chunk — a measurable share of a
-    20,000-chunk turn (budgets: docs/ARCHITECTURE.md).  The result is an ordinary, equal, serialisable model.
+    The inputs are already typed (our own slot literal, a str); the generic constructor's
+    checks and default lookups cost microseconds per chunk — a measurable share of a
+    20,000-chunk turn (budgets: docs/ARCHITECTURE.md).  The result is an ordinary, equal,
+    serialisable event.
     """
-    m = cls.__new__(cls)
+    m = object.__new__(cls)
     object.__setattr__(
         m,
         "__dict__",
-        {
-            "ts": time.time(),
-            "session_id": session_id,
-            "type": cls.model_fields["type"].default,
-            "slot": slot,
-            "text": text,
-        },
+        {"ts": time.time(), "session_id": session_id, "type": cls.type, "slot": slot, "text": text},
     )
-    object.__setattr__(m, "__pydantic_fields_set__", _DELTA_FIELDS)
-    object.__setattr__(m, "__pydantic_extra__", None)
-    object.__setattr__(m, "__pydantic_private__", None)
     return m
 
 
@@ -151,7 +139,7 @@ class PerceptRecorded(_PerceptEvent):
 class PerceptUpdated(_PerceptEvent):
     type: Literal["percept_updated"] = "percept_updated"
     content: str = ""
-    fields: dict[str, Any] = Field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
 
 
 class PerceptDeleted(_PerceptEvent):
@@ -163,7 +151,7 @@ class EscalationStarted(BusEvent):
     agent_name: str
     mode: Literal["first", "returning", "resume", "continuation"]
     downgraded: bool = False
-    downgrade_reasons: list[Literal["need_changed", "turn_gap"]] = Field(default_factory=list)
+    downgrade_reasons: list[Literal["need_changed", "turn_gap"]] = field(default_factory=list)
     local_turns_since: int = 0
     resume: bool = False
     escalation_session_id: str = ""
@@ -242,7 +230,7 @@ class PermissionRequested(BusEvent):
     request_id: str
     agent_name: str
     tool_name: str
-    tool_input: dict[str, Any] = Field(default_factory=dict)
+    tool_input: dict[str, Any] = field(default_factory=dict)
     effect: str = "run"
     """``read`` / ``write`` / ``run`` / ``network`` (what the tool does to the world)."""
     outside_paths: tuple[str, ...] = ()
@@ -281,11 +269,11 @@ class QuestionAsked(BusEvent):
     type: Literal["question_asked"] = "question_asked"
     request_id: str
     agent_name: str
-    questions: list[dict[str, Any]] = Field(default_factory=list)
+    questions: list[dict[str, Any]] = field(default_factory=list)
 
 
-class DeniedCall(BaseModel):
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True)
+class DeniedCall:
     tool_name: str
     summary: str = ""
     """The call's command, path or URL, short."""
@@ -299,7 +287,7 @@ class PermissionsDenied(BusEvent):
 
     type: Literal["permissions_denied"] = "permissions_denied"
     agent_name: str
-    denials: list[DeniedCall] = Field(default_factory=list)
+    denials: list[DeniedCall] = field(default_factory=list)
 
 
 class SessionChanged(BusEvent):
@@ -345,7 +333,7 @@ class StoreChanged(BusEvent):
     session_reloaded: bool = False
 
 
-AnyEvent = Annotated[
+AnyEvent = (
     TurnStarted
     | RouteDecided
     | TextDelta
@@ -376,19 +364,11 @@ AnyEvent = Annotated[
     | ServerReady
     | ServerFailed
     | ServerStopped
-    | AgentsChanged,
-    Field(discriminator="type"),
-]
-
-
-@functools.cache
-def _event_adapter() -> TypeAdapter[AnyEvent]:
-    """Built on first use: start-up need not build the union's validator."""
-    return TypeAdapter(AnyEvent)
+    | AgentsChanged
+)
 
 
 def parse_event(data: str | bytes | dict[str, Any]) -> AnyEvent:
-    """Inverse of ``model_dump_json`` — used by tests and by log replay."""
-    if isinstance(data, dict):
-        return _event_adapter().validate_python(data)
-    return _event_adapter().validate_json(data)
+    """Inverse of ``to_json`` (a line of ``--output-format stream-json``), for tests and
+    tools that read those lines; ``ValueError`` when it is not one."""
+    return cast(AnyEvent, event_from_data(data if isinstance(data, dict) else json.loads(data)))

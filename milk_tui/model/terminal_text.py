@@ -31,12 +31,11 @@ and still never carries a raw control to the terminal.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import re
 from typing import Any, TypeVar, cast
 
-from pydantic import BaseModel
+from milk_tui.model.bus_event import BusEvent
 
 _C1_NAMES = (
     "PAD HOP BPH NBH IND NEL SSA ESA HTS HTJ VTS PLD PLU RI SS2 SS3 "
@@ -114,21 +113,15 @@ T = TypeVar("T")
 
 def inert_copy(value: T) -> T:
     """``value`` with every string in it made inert: a str, or a list, tuple, dict (keys
-    and values), pydantic model (a bus event) or dataclass holding them, at any depth.
+    and values), bus event or dataclass holding them, at any depth.
 
     Returns the same object when nothing needed a change, so a clean event costs one scan
     of its strings and no copy."""
     if isinstance(value, str):
         return cast(T, inert(value))
-    if isinstance(value, BaseModel):
-        changes = _changed(value, type(value).model_fields)
-        if not changes:
-            return value
-        # Not ``model_copy(update=…)``: it adds to the fields-set, which the hot path's
-        # ``fast_delta`` (model/events.py) builds as a frozenset.
-        copied = copy.copy(value)
-        copied.__dict__.update(changes)
-        return copied
+    if isinstance(value, BusEvent):
+        changes = _changed(value, type(value)._fields)
+        return value.replace(**changes) if changes else value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         names = [f.name for f in dataclasses.fields(value) if f.init]
         changes = _changed(value, names)

@@ -252,10 +252,6 @@ class MilkApp(App[int]):
 
     def _warm_up(self) -> None:
         """Once the application is installed: what no turn should pay for."""
-        from milk_tui.model.bus_event import build_events  # loaded with the facade
-
-        # Deferred at import (model/bus_event.py); built now so that no turn pays for them.
-        self.run_worker(build_events, thread=True, group="warm-up", exit_on_error=False)
         # The first prompt should find its agent's connection open (fails silently).
         # The function, not a coroutine: a quit before the worker starts leaves nothing unawaited.
         work = self.facade.preconnect

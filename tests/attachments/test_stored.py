@@ -30,9 +30,7 @@ async def test_turn_stores_attachment_infos_without_bytes(
     assert out.ok
     started = rig.of("turn_started")[-1]
     assert [a.name for a in started.attachments] == ["s.png", "n.txt"]
-    assert (
-        "base64" not in started.model_dump_json() and "note body" not in started.model_dump_json()
-    )
+    assert "base64" not in started.to_json() and "note body" not in started.to_json()
     loaded = rig.reload()
     assert loaded.history[0].attachments == [f.info for f in files]
     assert loaded.history[1].attachments == []

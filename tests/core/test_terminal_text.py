@@ -136,7 +136,7 @@ def test_json_stays_exact_and_carries_no_raw_control(text: str) -> None:
     assert_inert(safe)
     assert json.loads(safe)["t"] == text
     text = text.replace("\ud800", "").replace("\udfff", "")  # pydantic refuses to encode them
-    safe = inert_json(ev.TextDelta(slot="primary", text=text).model_dump_json())
+    safe = inert_json(ev.TextDelta(slot="primary", text=text).to_json())
     assert_inert(safe)
     assert json.loads(safe)["text"] == text
 
@@ -145,7 +145,7 @@ def test_json_dumps_alone_leaves_del_c1_and_bidi_raw() -> None:
     """Why ``inert_json`` exists: the standard encoders escape only C0."""
     raw = json.dumps("\x7f\x9b\u202e", ensure_ascii=False)
     assert "\x9b" in raw and "\u202e" in raw
-    assert "\x9b" in ev.TextDelta(slot="primary", text="\x9b").model_dump_json()
+    assert "\x9b" in ev.TextDelta(slot="primary", text="\x9b").to_json()
     assert "\x1b" not in json.dumps("\x1b", ensure_ascii=False)
 
 
