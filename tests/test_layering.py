@@ -74,6 +74,15 @@ def test_the_cli_parser_loads_no_config_model_or_facade_behind_a_subcommand():
     assert "pydantic_settings" not in loaded
 
 
+def test_the_main_screen_and_the_events_load_no_pydantic():
+    """The bus events are plain records and the main screen's modules need no config model:
+    pydantic (~25 ms to import, more per model class) loads with the config, not with them."""
+    loaded = _loaded_after_import(
+        ["milk_tui.cli", "milk_tui.tui.app", "milk_tui.tui.screens.main", "milk_tui.model.events"]
+    )
+    assert not [m for m in loaded if m.startswith(("pydantic", "annotated_types"))]
+
+
 def test_no_module_imports_itself_through_others() -> None:
     """No cycle among milk_tui's modules, deferred imports included (annotations aside)."""
     import grimp

@@ -12,12 +12,11 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from milk_tui.config.load import load_config
 from milk_tui.config.paths import data_dir
-from milk_tui.config.settings import AgentConfig
 from milk_tui.model import events as ev
 
 if TYPE_CHECKING:  # loaded when a server is first managed: the TUI's widgets import this
+    from milk_tui.config.settings import AgentConfig
     from milk_tui.engine.server_on_demand import LocalServers, ServerStatus
 
 __all__ = [
@@ -114,6 +113,7 @@ async def open_servers(
 ) -> AsyncIterator[Servers]:
     """The configured agents' servers for a command that outlives no session: what it starts
     keeps running after it.  Raises ``ConfigError``."""
+    from milk_tui.config.load import load_config
     from milk_tui.engine.server_on_demand import LocalServers
 
     config, _, _ = load_config(config_path)

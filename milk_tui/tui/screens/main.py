@@ -8,6 +8,7 @@ agent's mid-turn requests in ``screens/agent_requests.py``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from typing import TYPE_CHECKING, ClassVar, cast
 
@@ -28,7 +29,6 @@ from milk_tui.tui.keymap import APP_BINDINGS, BEFORE_READY
 from milk_tui.tui.screens.agent_requests import ask_permission, ask_question, show_denials
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
 from milk_tui.tui.screens.startup import TAIL_TURNS
-from milk_tui.tui.slash import SlashHandler, attach
 from milk_tui.tui.transcript import Item, items_from_history, screenful
 from milk_tui.tui.widgets.app_header import AppHeader
 from milk_tui.tui.widgets.attachment_chips import StagedAttachments
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from milk_tui.facade.opening import StartView
     from milk_tui.tui.app import MilkApp
     from milk_tui.tui.facts.browser import FactBrowser
+    from milk_tui.tui.slash.handler import SlashHandler
 
 NARROW_COLUMNS = 100
 """Below this width the side panes collapse (80×24 must stay usable)."""
@@ -68,11 +69,17 @@ class MainScreen(Screen[None]):
         self._last_ctrl_c = 0.0
         self._transcript_generation = 0
         self._notes_said = 0
-        self.slash = SlashHandler(self)
         self.submitter = PromptSubmitter(self)
         self.typed_ahead: tuple[str, bool] = ("", False)
         """Typed on the startup screen (``screens/startup.py``): the prompt's text, and
         whether Enter followed it."""
+
+    @functools.cached_property
+    def slash(self) -> SlashHandler:
+        """The commands, loaded when the first one runs (with the modules they need)."""
+        from milk_tui.tui.slash.handler import SlashHandler
+
+        return SlashHandler(self)
 
     @property
     def milk(self) -> MilkApp:
@@ -131,6 +138,7 @@ class MainScreen(Screen[None]):
         """The application is installed (at once, or after the first frame): the welcome
         says what it found, staged files show above the prompt, pastes can attach them,
         other processes' writes and config edits are looked for."""
+        from milk_tui.tui.slash import attach
         from milk_tui.tui.slash.agents import CONFIG_WATCH_S, watch_config
 
         attach.install(self)
