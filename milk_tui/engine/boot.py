@@ -14,7 +14,6 @@ swaps in a server it finds before any agent is built.
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,11 +22,11 @@ from typing import TypedDict
 from milk_tui.config.agent_choice import Slot, agent_choices, with_choices
 from milk_tui.config.agent_keys import misplaced_key_warnings
 from milk_tui.config.load import load_config
-from milk_tui.config.paths import data_dir, database_file, ensure_dir
+from milk_tui.config.paths import data_dir, ensure_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.bus import EventBus
+from milk_tui.engine.open_store import OpenedStore, open_store
 from milk_tui.memory.service import MemoryService
-from milk_tui.memory.store import PerceptStore
 from milk_tui.model.session import Session
 from milk_tui.storage.db import Database
 from milk_tui.storage.sessions import SessionStore
@@ -109,44 +108,96 @@ def open_boot(
     nothing configured, choose the demo agents for now (``settle_agents`` looks).
     ``history_tail``: read only the session's last turns now (``finish_runtime`` reads the
     rest, storage/history_read.py)."""
-    cwd = cwd or os.getcwd()
+    configured = configure(
+        config_path=config_path,
+        demo=demo,
+        debug=debug,
+        config=config,
+        skip_broken_config=skip_broken_config,
+        agent=agent,
+        escalation_agent=escalation_agent,
+        probe_later=probe_later,
+    )
+    opened = open_store(
+        cwd=cwd, new=new, session_name=session_name, any_folder=any_folder, tail=history_tail
+    )
+    return joined(opened, configured)
+
+
+@dataclass
+class Configured:
+    """The config half of a ``Boot``: which agents run, and what was said about it."""
+
+    config: MilkConfig
+    config_path: Path | None
+    primary: AgentConfig | None
+    escalation: AgentConfig
+    demo: bool
+    notes: list[str]
+    """The config's warnings and the agents' choice, in the order they are shown."""
+    agent_notes: list[str]
+    """Keys of an agent entry that belong elsewhere: said after the session's own notes."""
+    choices: dict[Slot, str]
+    debug_log: Path | None
+    probe_pending: bool
+
+
+def configure(
+    *,
+    config_path: str | Path | None = None,
+    demo: bool = False,
+    debug: bool = False,
+    config: MilkConfig | None = None,
+    skip_broken_config: bool = False,
+    agent: str = "",
+    escalation_agent: str = "",
+    probe_later: bool = False,
+) -> Configured:
+    """Read the config and choose the agents (``open_boot``'s options of the same names);
+    ``ConfigError`` as ``load_config`` raises it."""
     warnings: list[str] = []
     used_path: Path | None = None
     if config is None:
         config, warnings, used_path = load_config(config_path, skip_broken_file=skip_broken_config)
     choices = agent_choices(config, agent, escalation_agent)
     config = with_choices(config, choices)
-    db = Database(database_file())
-    try:
-        store = SessionStore(db)
-        bus = EventBus()
-        memory = MemoryService(PerceptStore(db), bus)
-        pending = probe_later and not demo and nothing_configured(config)
-        # Looking waits (``settle_agents``): the demo agents stand in until then.
-        primary, escalation, notes, running_demo = choose_agents(config, demo or pending)
-        session = store.resume(cwd, session_name, new=new, any_folder=any_folder, tail=history_tail)
-    except BaseException:
-        db.close()
-        raise
-    notes += store.take_warnings()  # a stored field that could not be read, named
-    notes += misplaced_key_warnings(config.agents)
+    pending = probe_later and not demo and nothing_configured(config)
+    # Looking waits (``settle_agents``): the demo agents stand in until then.
+    primary, escalation, notes, running_demo = choose_agents(config, demo or pending)
     debug_log = ensure_dir(data_dir()) / "wire-debug.log" if (debug or config.debug) else None
-    return Boot(
-        cwd=cwd,
+    return Configured(
         config=config,
         config_path=used_path,
-        db=db,
-        store=store,
-        bus=bus,
-        memory=memory,
-        session=session,
         primary=primary,
         escalation=escalation,
         demo=running_demo,
         notes=[*warnings, *notes],
+        agent_notes=misplaced_key_warnings(config.agents),
         choices=choices,
         debug_log=debug_log,
         probe_pending=pending,
+    )
+
+
+def joined(opened: OpenedStore, configured: Configured) -> Boot:
+    """The two halves of start-up as one ``Boot``."""
+    c = configured
+    return Boot(
+        cwd=opened.cwd,
+        config=c.config,
+        config_path=c.config_path,
+        db=opened.db,
+        store=opened.store,
+        bus=opened.bus,
+        memory=opened.memory,
+        session=opened.session,
+        primary=c.primary,
+        escalation=c.escalation,
+        demo=c.demo,
+        notes=[*c.notes, *opened.notes, *c.agent_notes],
+        choices=c.choices,
+        debug_log=c.debug_log,
+        probe_pending=c.probe_pending,
     )
 
 

@@ -1,0 +1,51 @@
+"""The store half of start-up: the database, the session to resume and the facts, with no
+config (``engine/boot.py`` adds the config half; the TUI can paint from this one first)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from milk_tui.config.paths import database_file
+from milk_tui.engine.bus import EventBus
+from milk_tui.memory.service import MemoryService
+from milk_tui.memory.store import PerceptStore
+from milk_tui.model.session import Session
+from milk_tui.storage.db import Database
+from milk_tui.storage.sessions import SessionStore
+
+
+@dataclass
+class OpenedStore:
+    cwd: str
+    db: Database
+    store: SessionStore
+    bus: EventBus
+    memory: MemoryService
+    session: Session
+    notes: list[str] = field(default_factory=list)
+    """A stored field that could not be read, named (the store's warnings)."""
+
+
+def open_store(
+    *,
+    cwd: str | None = None,
+    new: bool = False,
+    session_name: str = "",
+    any_folder: bool = False,
+    tail: int = 0,
+) -> OpenedStore:
+    """Open the database and resume (or start) the folder's session: ``open_boot``'s
+    options of the same names (``tail`` is its ``history_tail``).  ``StorageError`` as the
+    store raises it; the database is closed again then."""
+    cwd = cwd or os.getcwd()
+    db = Database(database_file())
+    try:
+        store = SessionStore(db)
+        bus = EventBus()
+        memory = MemoryService(PerceptStore(db), bus)
+        session = store.resume(cwd, session_name, new=new, any_folder=any_folder, tail=tail)
+    except BaseException:
+        db.close()
+        raise
+    return OpenedStore(cwd, db, store, bus, memory, session, store.take_warnings())
