@@ -11,7 +11,11 @@ alternating the kinds in one run:
   through the CLI's ``main``;
 * ``milk-main`` — milk-tui as ``run_app`` starts it, resuming the folder's session of
   ``--turns`` turns, until a frame of the main screen with the prompt focused is written
-  (the point at which Textual posts ``Ready`` for the bare app's first screen).
+  (the point at which Textual posts ``Ready`` for the bare app's first screen).  As a user's
+  every start but the first, it paints from the last start's card and reads the config
+  after that frame (facade/start_card.py); the run says how many samples did;
+* ``no-card`` — the same with the card removed first: a first start, or one after the
+  config was edited, which reads the config before the main screen.
 
 The ``milk-main`` child also marks where its time goes (``PHASES``: the app's module loaded,
 its first frame, the opening handed over, the main screen's modules loaded, its first frame
@@ -141,6 +145,7 @@ def _timed(base, until_main: bool):  # type: ignore[no-untyped-def]
 
             _mark("main_modules")
             super()._show_main()
+            print(f"card {int(getattr(self._opening, 'from_card', False))}", flush=True)
             if until_main and self.main_screen is not None:
                 # Textual posts ``Ready`` (the bare app's moment) right after a screen's
                 # first layout is written out; this signal comes at the same point of every
@@ -184,15 +189,19 @@ PHASE_PATH = str(Path(__file__).resolve().parent.parent)
 """This checkout: only its samples' phases are printed (not the ``--baseline``'s)."""
 PHASE_TIMES: list[dict[str, float]] = []
 """Each ``milk-main`` sample's marks, in seconds after its launch (``sample`` adds them)."""
+FROM_CARD: list[bool] = []
+"""Whether each ``milk-main`` sample of this checkout painted from the start card."""
 
 
 def sample(kind: str, env: dict[str, str]) -> tuple[float, float, float]:
     """(launch → ready, launch → process gone, CPU until ready): ready is the frame or focus
     being timed; the process end adds the exit and whatever start-up deferred past that
     moment; the CPU time (all threads) is what other load on the machine moves least."""
+    if kind == "no-card":
+        Path(env["MILK_HOME"], "start-card.json").unlink(missing_ok=True)
     t0, w0 = time.perf_counter(), time.time()
     out = subprocess.run(
-        [sys.executable, __file__, "--child", kind],
+        [sys.executable, __file__, "--child", "milk-main" if kind == "no-card" else kind],
         check=True,
         env=env,
         capture_output=True,
@@ -203,6 +212,7 @@ def sample(kind: str, env: dict[str, str]) -> tuple[float, float, float]:
     marks = [line.split()[1:] for line in out.splitlines() if line.startswith("phase ")]
     if kind == "milk-main" and env.get("PYTHONPATH") == PHASE_PATH:
         PHASE_TIMES.append({name: float(t) - w0 for name, t in marks})
+        FROM_CARD.append("card 1" in out.splitlines())
     return float(ready[-1][0]) - w0, total, float(ready[-1][1])
 
 
@@ -236,7 +246,9 @@ def main() -> None:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     rounds = 3 if a.quick else a.rounds
     sample("bare", env), sample("milk-main", env)  # warm the OS page cache and .pyc files
-    runs: dict[str, list[tuple[float, float, float]]] = {"bare": [], "milk": [], "milk-main": []}
+    runs: dict[str, list[tuple[float, float, float]]] = {
+        "bare": [], "milk": [], "milk-main": [], "no-card": [],
+    }  # fmt: skip
     if a.baseline:
         runs["baseline"] = []
         base_env = {**env, "PYTHONPATH": a.baseline}
@@ -259,6 +271,7 @@ def main() -> None:
         "bare": "bare Textual app, same widgets",
         "milk": "milk-tui first frame",
         "milk-main": f"milk-tui main screen, {a.turns}-turn session",
+        "no-card": "the same, no start card (config first)",
         "baseline": "the same, --baseline checkout",
     }
     for kind, samples in runs.items():
@@ -274,7 +287,9 @@ def main() -> None:
         r / b for (r, _, _), (b, _, _) in zip(runs["milk-main"], runs["bare"], strict=True)
     )
     print(f"  main screen ÷ bare, per round: {' '.join(f'{x:.2f}' for x in ratios)} (target ≤ 1.5)")
-    _print_phases(PHASE_TIMES[1:])  # not the warm-up sample
+    measured = FROM_CARD[1:]  # not the warm-up sample
+    print(f"  painted from the start card: {sum(measured)} of {len(measured)} main-screen samples")
+    _print_phases(PHASE_TIMES[1:])
 
 
 def _print_phases(samples: list[dict[str, float]]) -> None:

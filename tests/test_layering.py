@@ -157,6 +157,22 @@ def test_main_screen_defers_what_it_does_not_paint(tmp_path):
     assert 0 < items < 200  # the tail's items: 64 of the 200 turns
 
 
+def test_a_start_painted_from_its_card_reads_the_config_after_the_first_frame(tmp_path):
+    """The second start in a home paints from the first one's card (facade/start_card.py):
+    up to its first main frame no config model, so no pydantic, is loaded."""
+    probe = STARTUP_PROBE.replace(
+        "open_application(demo=True, new=True, cooperative=True)",
+        "open_application(demo=True, cooperative=True, from_card=True)",
+    ).replace(
+        "len(self.main_screen.query_one(Conversation).items),",
+        "'pydantic' in sys.modules, 'milk_tui.config.settings' in sys.modules",
+    )
+    first = _python(probe, cwd=tmp_path, home=tmp_path).split("\n")[-2]
+    second = _python(probe, cwd=tmp_path, home=tmp_path).split("\n")[-2]
+    assert ast.literal_eval(first) == ([], True, True)  # no card yet: the config first
+    assert ast.literal_eval(second) == ([], False, False)
+
+
 SESSION_OF_200 = """
 import os
 from milk_tui.config.paths import database_file

@@ -6,21 +6,31 @@ questions the main screen asks to paint — the same names as on ``Application``
 ``StartView`` protocol).  ``Opening.finish`` builds the agents, router and dispatcher over the
 same database, bus and memory and returns the ``Application``; the TUI calls it in a thread
 after the main screen's first frame.  Everything else (turns, commands) waits for it.
+
+With ``from_card`` the config is read in ``finish`` too, when the last start's card
+(facade/start_card.py) was written for the same config: the opening paints from the card,
+and ``card_matched`` says afterwards whether it was right.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol, Unpack
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Unpack
 
-from milk_tui.engine.boot import Boot, BootOptions, open_boot
+from milk_tui.engine.open_store import OpenedStore, open_store
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.sessions import SessionCatalog
-from milk_tui.facade.views import StartupInfo, agent_info, session_view
+from milk_tui.facade.start_card import StartCard, card_of, new_key, read_card, write_card
+from milk_tui.facade.views import StartupInfo, session_view
 from milk_tui.model.events import SessionChanged
 from milk_tui.model.session import Turn
 
 if TYPE_CHECKING:
+    from milk_tui.engine.boot import BootOptions, Configured
     from milk_tui.facade.application import Application
+
+STORE_OPTIONS = ("cwd", "new", "session_name", "any_folder", "history_tail")
+"""``BootOptions`` of the store half (engine/open_store.py); the rest are the config's."""
 
 
 class StartView(Protocol):
@@ -45,69 +55,93 @@ class StartView(Protocol):
 class Opening:
     def __init__(
         self,
-        boot: Boot,
+        opened: OpenedStore,
+        card: StartCard,
         *,
+        configure: Callable[[], Configured],
+        configured: Configured | None = None,
+        rewrite_card: Callable[[StartCard], None] | None = None,
         permission_policy: Literal["ask", "allow", "deny"] = "ask",
         cooperative: bool = False,
     ) -> None:
-        self._boot = boot
+        self._opened = opened
+        self._card = card
+        self._configure = configure
+        self._configured = configured
+        self._rewrite_card = rewrite_card
         self._permission_policy: Literal["ask", "allow", "deny"] = permission_policy
         self._cooperative = cooperative
-        self.facts = Facts(boot.memory)
+        self.facts = Facts(opened.memory)
         """The same memory the application's ``facts`` will use: the facts pane keeps it."""
-        self.sessions = SessionCatalog(boot.store)
-        self.startup_notes: list[str] = list(boot.notes)
+        self.sessions = SessionCatalog(opened.store)
+        self.startup_notes: list[str] = _boot_notes(card, opened)
         """Said once in the welcome text; the UI adds its own (keymap, themes) and the
         application carries them on."""
+        self.card_matched = True
+        """After ``finish``: what was painted from the card is what the config says."""
+
+    @property
+    def from_card(self) -> bool:
+        """Painted from the last start's card; the config is read in ``finish``."""
+        return self._configured is None
 
     @property
     def keymap(self) -> dict[str, str]:
-        return dict(self._boot.config.keymap)
+        return dict(self._card.keymap)
 
     @property
     def theme(self) -> str:
-        return self._boot.config.theme
+        return self._card.theme
 
     @property
     def session_id(self) -> str:
-        return self._boot.session.id
+        return self._opened.session.id
 
     def startup_info(self) -> StartupInfo:
-        b = self._boot
+        c = self._card
         return StartupInfo(
-            primary=agent_info(b.primary, "primary"),
-            escalation=agent_info(b.escalation, "escalation"),
-            demo=b.demo,
+            primary=c.primary,
+            escalation=c.escalation,
+            demo=c.demo,
             notes=tuple(self.startup_notes),
-            config_path=str(b.config_path) if b.config_path else None,
+            config_path=c.config_path,
         )
 
     def session_view(self) -> SessionChanged:
-        s = self._boot.session
-        return session_view(s, self._boot.store.history_counts(s) if s.unread else None)
+        s = self._opened.session
+        return session_view(s, self._opened.store.history_counts(s) if s.unread else None)
 
     def history(self) -> list[Turn]:
         """The session's turns read so far: its last ones when opened tail first."""
-        return list(self._boot.session.history)
+        return list(self._opened.session.history)
 
     def history_start(self) -> int:
         """How many turns come before ``history()`` (read once the agents are built)."""
-        return self._boot.session.unread
+        return self._opened.session.unread
 
     def input_history(self) -> tuple[list[str], list[str]]:
         return self.sessions.inputs(self.session_id), self.sessions.inputs(None)
 
     def finish(self) -> Application:
         """Build the agents, router and dispatcher (imports most of the engine; run it off
-        the event loop).  The application's notes are this opening's, then any the second
-        half found (custom prompt files).  Closes the database if it fails."""
+        the event loop), reading the config first when the opening painted from the card.
+        The application's notes are this opening's, then any the second half found (custom
+        prompt files).  Closes the database if it fails."""
         # ``facade.mcp`` here, off the event loop: the TUI reads ``application.mcp`` as soon
         # as it installs the application, and the module loads the MCP manager's (~5 ms).
+        from milk_tui.engine.boot import joined
         from milk_tui.engine.runtime import finish_runtime
         from milk_tui.facade import mcp  # noqa: F401
         from milk_tui.facade.application import Application
 
-        b = self._boot
+        if self._configured is None:
+            try:
+                self._configured = self._configure()
+            except BaseException:
+                self._opened.db.close()
+                raise
+            self._check_card(card_of(self._configured))
+        b = joined(self._opened, self._configured)
         runtime = finish_runtime(
             b, permission_policy=self._permission_policy, cooperative=self._cooperative
         )
@@ -116,18 +150,73 @@ class Opening:
         application.startup_notes = [*self.startup_notes, *later]
         return application
 
+    def _check_card(self, real: StartCard) -> None:
+        """The config as read against the card painted from: a card that was wrong is
+        rewritten, and its notes give way to the real ones."""
+        self.card_matched = real == self._card
+        if self.card_matched:
+            return
+        said = _boot_notes(self._card, self._opened)
+        self.startup_notes[: len(said)] = _boot_notes(real, self._opened)
+        self._card = real
+        if self._rewrite_card is not None:
+            self._rewrite_card(real)
+
     def close(self) -> None:
         """Close the database when the application is never built (a quit while opening)."""
-        self._boot.db.close()
+        self._opened.db.close()
+
+
+def _boot_notes(card: StartCard, opened: OpenedStore) -> list[str]:
+    """In ``engine/boot.py`` ``joined``'s order."""
+    return [*card.notes, *opened.notes, *card.agent_notes]
 
 
 def open_application(
     *,
     permission_policy: Literal["ask", "allow", "deny"] = "ask",
     cooperative: bool = False,
+    from_card: bool = False,
     **options: Unpack[BootOptions],
 ) -> Opening:
     """The first half of ``start``, with its options (``engine/boot.py`` ``open_boot``'s).
-    Raises ``ConfigError`` or ``StorageError``."""
-    boot = open_boot(**options)
-    return Opening(boot, permission_policy=permission_policy, cooperative=cooperative)
+    ``from_card``: read the config in ``finish`` when the last start's card was written for
+    the same one (the TUI; facade/start_card.py).  Raises ``ConfigError`` or
+    ``StorageError``."""
+    store: dict[str, Any] = {k: v for k, v in options.items() if k in STORE_OPTIONS}
+    config: dict[str, Any] = {k: v for k, v in options.items() if k not in STORE_OPTIONS}
+    # A given config object is not a file the card could be checked against.
+    use_card = from_card and config.get("config") is None
+    card = read_card(config) if use_card else None
+    salt_key = new_key(config) if use_card and card is None else None
+
+    def read_config() -> Configured:
+        from milk_tui.engine.boot import configure
+
+        return configure(**config)
+
+    def rewrite(card: StartCard) -> None:
+        write_card(new_key(config), card)
+
+    configured = None if card is not None else read_config()
+    opened = open_store(
+        cwd=store.get("cwd"),
+        new=bool(store.get("new")),
+        session_name=str(store.get("session_name") or ""),
+        any_folder=bool(store.get("any_folder")),
+        tail=int(store.get("history_tail") or 0),
+    )
+    if configured is not None:
+        card = card_of(configured)
+        if salt_key is not None:
+            write_card(salt_key, card)
+    assert card is not None
+    return Opening(
+        opened,
+        card,
+        configure=read_config,
+        configured=configured,
+        rewrite_card=rewrite if use_card else None,
+        permission_policy=permission_policy,
+        cooperative=cooperative,
+    )

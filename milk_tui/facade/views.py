@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from milk_tui.config.settings import AgentConfig
 from milk_tui.model.events import SessionChanged
 from milk_tui.model.session import HistoryCounts, Session
+
+if TYPE_CHECKING:  # the config models: not loaded before the main screen's first frame
+    from milk_tui.config.settings import AgentConfig
 
 
 def session_view(s: Session, counts: HistoryCounts | None = None) -> SessionChanged:

@@ -83,6 +83,8 @@ class MilkApp(App[int]):
         self.main_screen: MainScreen | None = None
         self.bridge: BusBridge | None = None
         self.first_text: FirstTextGate | None = None
+        self._painted_keymap: dict[str, str] = {}
+        """The keymap the main screen was first set up with (``_correct_view``)."""
         self.shut_down = False
         themes, self.theme_notes = load_themes()
         for t in themes:
@@ -122,13 +124,24 @@ class MilkApp(App[int]):
         self.view = view
         if not self.ui_state.theme and view.theme:
             self._apply_theme(view.theme)
-        keymap = view.keymap
+        keymap = self._painted_keymap = view.keymap
         if keymap:  # checking it imports every screen with bindings: only when there is one
             from milk_tui.tui.keymap_check import validate_keymap
 
             self.set_keymap(keymap)
             view.startup_notes.extend(validate_keymap(keymap))
         view.startup_notes.extend(self.theme_notes)
+
+    def _correct_view(self, real: Application) -> None:
+        """The main screen was painted from a card the config did not match
+        (facade/start_card.py): its theme, keymap and agents' names are set right."""
+        if not self.ui_state.theme and real.theme != self.theme:
+            self._apply_theme(real.theme)
+        if real.keymap != self._painted_keymap:
+            self.set_keymap(real.keymap)
+        if self.main_screen is not None and self.main_screen.is_attached:
+            info = real.startup_info()
+            self.main_screen.agents_named(info.primary.name, info.escalation.name)
 
     def _install_application(self, application: Application) -> None:
         from milk_tui.tui.bridge import BusBridge
@@ -231,6 +244,8 @@ class MilkApp(App[int]):
             return
         self._opening = None
         self._install_application(application)
+        if not opening.card_matched:
+            self._correct_view(application)
         self._start_application()
         if self.main_screen is not None and self.main_screen.is_attached:
             self.main_screen.application_installed()
@@ -371,6 +386,7 @@ def run_app(args: argparse.Namespace) -> int:
             debug=bool(getattr(args, "debug", False)),
             permission_policy="ask",
             cooperative=True,
+            from_card=True,  # paint from the last start's card; the config is read after
             skip_broken_config=True,  # start without a file that does not parse; say so
             probe_later=True,  # with nothing configured: paint first, look for a server after
             history_tail=TAIL_TURNS,  # a long session's older turns: read with the agents

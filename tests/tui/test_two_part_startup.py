@@ -145,7 +145,7 @@ async def test_quitting_before_the_agents_exist_closes_the_database(tmp_path: Pa
     held.release.set()
     assert app.startup_error == ""
     with pytest.raises(Exception, match="closed"):
-        opening._boot.db.conn.execute("SELECT 1")
+        opening._opened.db.conn.execute("SELECT 1")
 
 
 async def test_keys_typed_before_the_main_screen_are_its_prompt_and_enter_sends_it(

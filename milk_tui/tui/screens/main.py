@@ -341,6 +341,13 @@ class MainScreen(Screen[None]):
         self.query_one(Conversation).set_show_thinking(show)
         self.notify(f"thinking {'shown' if show else 'hidden'}", timeout=1.5)
 
+    def agents_named(self, primary: str, escalation: str) -> None:
+        """The agents are not the ones painted (a start card that did not match the config)."""
+        self.query_one(Conversation).names.update(primary=primary, escalation=escalation)
+        pane = self.query_one(EscalationPane)
+        pane.agent_name = escalation
+        pane.paced.request()
+
     def action_show_context(self) -> None:
         from milk_tui.tui.screens.context_modal import ContextModal
 

@@ -7,5 +7,3 @@ Adding a command: list it in ``tui/commands.py`` (name, help, busy-safety), writ
 
 Nothing is imported here: the main screen loads the groups (and the config and engine
 modules some of them need) when the first command runs, not before its first frame."""
-
-

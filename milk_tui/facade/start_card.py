@@ -1,0 +1,138 @@
+"""What the last start found in the config, kept so that the next one paints its main
+screen before reading it (docs/adr/0032-paint-before-reading-the-config.md).
+
+Loading the config imports pydantic and builds its models: ~60 ms of a start that takes
+~380 ms, for a theme, a keymap, two agents' names and the notes about them.  The card holds
+exactly those, and is used only when everything the config half of start-up reads is what
+it was when the card was written: the config file's bytes and mode, every ``MILK_*``
+variable, ``PATH`` (where an agent's program is looked for) and this run's options.  Even
+then ``Opening.finish`` reads the config, after the first frame, and says whether the card
+matched; a card that did not is rewritten and the screen corrected.
+
+The card holds no secret: the notes never quote one (config/load.py), and what it is
+compared by is a salted hash.  A card that cannot be read or written is no card: start-up
+reads the config first, as without one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from milk_tui.config.paths import data_dir, ensure_dir, resolve_config_file
+from milk_tui.facade.views import AgentInfo, agent_info
+
+if TYPE_CHECKING:
+    from milk_tui.engine.boot import Configured
+
+CARD_FILE = "start-card.json"
+CARD_VERSION = 1
+
+
+@dataclass(frozen=True)
+class StartCard:
+    """The config half of start-up as the main screen paints it."""
+
+    theme: str
+    keymap: dict[str, str]
+    primary: AgentInfo
+    escalation: AgentInfo
+    demo: bool
+    notes: tuple[str, ...]
+    """The config's warnings and the agents' choice (said before the session's notes)."""
+    agent_notes: tuple[str, ...]
+    """Agent keys in the wrong place (said after the session's notes)."""
+    config_path: str | None
+
+
+def card_of(c: Configured) -> StartCard:
+    return StartCard(
+        theme=c.config.theme,
+        keymap=dict(c.config.keymap),
+        primary=agent_info(c.primary, "primary"),
+        escalation=agent_info(c.escalation, "escalation"),
+        demo=c.demo,
+        notes=tuple(c.notes),
+        agent_notes=tuple(c.agent_notes),
+        config_path=str(c.config_path) if c.config_path else None,
+    )
+
+
+def card_key(salt: str, options: Mapping[str, Any]) -> str:
+    """A salted hash of what the config half of start-up reads (``options``: its own)."""
+    given = options.get("config_path")
+    path, how = (Path(given), "--config") if given else resolve_config_file()
+    file = ""
+    if path is not None:
+        try:
+            file = f"{path.stat().st_mode:o} {hashlib.sha256(path.read_bytes()).hexdigest()}"
+        except OSError as e:
+            file = f"unreadable {e.errno}"
+    env = sorted((k, v) for k, v in os.environ.items() if k.upper().startswith("MILK_"))
+    material = [CARD_VERSION, str(path), how, file, env, os.environ.get("PATH", "")]
+    material.append(sorted((k, str(v)) for k, v in options.items()))
+    return hashlib.sha256((salt + json.dumps(material)).encode()).hexdigest()
+
+
+def read_card(options: Mapping[str, Any]) -> StartCard | None:
+    """The card, when it was written for what this start would read; else None."""
+    try:
+        raw = json.loads((data_dir() / CARD_FILE).read_text("utf-8"))
+        if raw["version"] != CARD_VERSION or raw["key"] != card_key(raw["salt"], options):
+            return None
+        return _card(raw)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def new_key(options: Mapping[str, Any]) -> tuple[str, str]:
+    """(salt, key) for a card about to be made: taken before the config is read, so that
+    an edit made meanwhile leaves a card that does not match."""
+    salt = secrets.token_hex(8)
+    return salt, card_key(salt, options)
+
+
+def write_card(salt_key: tuple[str, str], card: StartCard) -> None:
+    """Replace the card (a cache: a disk that refuses it only costs the next start time)."""
+    salt, key = salt_key
+    data = {"version": CARD_VERSION, "salt": salt, "key": key, **asdict(card)}
+    path = data_dir() / CARD_FILE
+    tmp = path.with_name(f"{CARD_FILE}.{os.getpid()}.tmp")
+    try:
+        ensure_dir(path.parent)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def _card(raw: dict[str, Any]) -> StartCard:
+    def text(v: Any) -> str:
+        if not isinstance(v, str):
+            raise TypeError("not text")
+        return v
+
+    def info(v: Any) -> AgentInfo:
+        return AgentInfo(text(v["name"]), text(v["description"]))
+
+    path = raw["config_path"]
+    return StartCard(
+        theme=text(raw["theme"]),
+        keymap={text(k): text(v) for k, v in raw["keymap"].items()},
+        primary=info(raw["primary"]),
+        escalation=info(raw["escalation"]),
+        demo=raw["demo"] is True,
+        notes=tuple(text(n) for n in raw["notes"]),
+        agent_notes=tuple(text(n) for n in raw["agent_notes"]),
+        config_path=None if path is None else text(path),
+    )
