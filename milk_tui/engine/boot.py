@@ -17,13 +17,14 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict
+from typing import Unpack
 
 from milk_tui.config.agent_choice import Slot, agent_choices, with_choices
 from milk_tui.config.agent_keys import misplaced_key_warnings
 from milk_tui.config.load import load_config
 from milk_tui.config.paths import data_dir, ensure_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
+from milk_tui.engine.boot_options import BootOptions, split_options
 from milk_tui.engine.bus import EventBus
 from milk_tui.engine.open_store import OpenedStore, open_store
 from milk_tui.memory.service import MemoryService
@@ -68,60 +69,13 @@ class Boot:
     """Nothing is configured and the local server probe waits for ``settle_agents``."""
 
 
-class BootOptions(TypedDict, total=False):
-    """``open_boot``'s options, which ``build_runtime`` and the facade's ``open_application``
-    pass on (each documented there)."""
-
-    cwd: str | None
-    config_path: str | Path | None
-    new: bool
-    session_name: str
-    any_folder: bool
-    demo: bool
-    debug: bool
-    config: MilkConfig | None
-    skip_broken_config: bool
-    agent: str
-    escalation_agent: str
-    probe_later: bool
-    history_tail: int
-
-
-def open_boot(
-    *,
-    cwd: str | None = None,
-    config_path: str | Path | None = None,
-    new: bool = False,
-    session_name: str = "",
-    any_folder: bool = False,
-    demo: bool = False,
-    debug: bool = False,
-    config: MilkConfig | None = None,
-    skip_broken_config: bool = False,
-    agent: str = "",
-    escalation_agent: str = "",
-    probe_later: bool = False,
-    history_tail: int = 0,
-) -> Boot:
+def open_boot(**options: Unpack[BootOptions]) -> Boot:
     """Open the config, the database and the session (``build_runtime``'s options but the
-    agents'); ``ConfigError`` / ``StorageError`` as it raises them.  ``probe_later``: with
-    nothing configured, choose the demo agents for now (``settle_agents`` looks).
-    ``history_tail``: read only the session's last turns now (``finish_runtime`` reads the
-    rest, storage/history_read.py)."""
-    configured = configure(
-        config_path=config_path,
-        demo=demo,
-        debug=debug,
-        config=config,
-        skip_broken_config=skip_broken_config,
-        agent=agent,
-        escalation_agent=escalation_agent,
-        probe_later=probe_later,
-    )
-    opened = open_store(
-        cwd=cwd, new=new, session_name=session_name, any_folder=any_folder, tail=history_tail
-    )
-    return joined(opened, configured)
+    agents'); ``ConfigError`` / ``StorageError`` as it raises them.  The config is read
+    first: a broken one is said before the database is touched."""
+    store, config = split_options(options)
+    configured = configure(**config)
+    return joined(open_store(**store), configured)
 
 
 @dataclass
@@ -153,8 +107,12 @@ def configure(
     escalation_agent: str = "",
     probe_later: bool = False,
 ) -> Configured:
-    """Read the config and choose the agents (``open_boot``'s options of the same names);
-    ``ConfigError`` as ``load_config`` raises it."""
+    """Read the config (``config_path``, or the usual places; ``config``: this one instead;
+    ``skip_broken_config``: start without a file that does not parse, with a warning) and
+    choose the agents (``demo``: the demo agents; ``agent`` / ``escalation_agent``: this
+    run's choices over the config's; ``probe_later``: with nothing configured, the demo
+    agents for now while ``settle_agents`` looks for a local server; ``debug``: the wire
+    log).  ``ConfigError`` as ``load_config`` raises it."""
     warnings: list[str] = []
     used_path: Path | None = None
     if config is None:

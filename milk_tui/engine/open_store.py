@@ -33,10 +33,12 @@ def open_store(
     new: bool = False,
     session_name: str = "",
     any_folder: bool = False,
-    tail: int = 0,
+    history_tail: int = 0,
 ) -> OpenedStore:
-    """Open the database and resume (or start) the folder's session: ``open_boot``'s
-    options of the same names (``tail`` is its ``history_tail``).  ``StorageError`` as the
+    """Open the database and resume the session of ``cwd`` (the current folder): the one
+    named ``session_name`` (looked for in every folder with ``any_folder``), else the
+    latest; ``new`` starts one instead.  ``history_tail``: read only its last turns now
+    (``finish_runtime`` reads the rest, storage/history_read.py).  ``StorageError`` as the
     store raises it; the database is closed again then."""
     cwd = cwd or os.getcwd()
     db = Database(database_file())
@@ -44,7 +46,7 @@ def open_store(
         store = SessionStore(db)
         bus = EventBus()
         memory = MemoryService(PerceptStore(db), bus)
-        session = store.resume(cwd, session_name, new=new, any_folder=any_folder, tail=tail)
+        session = store.resume(cwd, session_name, new=new, any_folder=any_folder, tail=history_tail)
     except BaseException:
         db.close()
         raise

@@ -15,8 +15,9 @@ and ``card_matched`` says afterwards whether it was right.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Unpack
+from typing import TYPE_CHECKING, Literal, Protocol, Unpack
 
+from milk_tui.engine.boot_options import BootOptions, split_options
 from milk_tui.engine.open_store import OpenedStore, open_store
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.sessions import SessionCatalog
@@ -26,11 +27,8 @@ from milk_tui.model.events import SessionChanged
 from milk_tui.model.session import Turn
 
 if TYPE_CHECKING:
-    from milk_tui.engine.boot import BootOptions, Configured
+    from milk_tui.engine.boot import Configured
     from milk_tui.facade.application import Application
-
-STORE_OPTIONS = ("cwd", "new", "session_name", "any_folder", "history_tail")
-"""``BootOptions`` of the store half (engine/open_store.py); the rest are the config's."""
 
 
 class StartView(Protocol):
@@ -183,8 +181,7 @@ def open_application(
     ``from_card``: read the config in ``finish`` when the last start's card was written for
     the same one (the TUI; facade/start_card.py).  Raises ``ConfigError`` or
     ``StorageError``."""
-    store: dict[str, Any] = {k: v for k, v in options.items() if k in STORE_OPTIONS}
-    config: dict[str, Any] = {k: v for k, v in options.items() if k not in STORE_OPTIONS}
+    store, config = split_options(options)
     # A given config object is not a file the card could be checked against.
     use_card = from_card and config.get("config") is None
     card = read_card(config) if use_card else None
@@ -199,13 +196,7 @@ def open_application(
         write_card(new_key(config), card)
 
     configured = None if card is not None else read_config()
-    opened = open_store(
-        cwd=store.get("cwd"),
-        new=bool(store.get("new")),
-        session_name=str(store.get("session_name") or ""),
-        any_folder=bool(store.get("any_folder")),
-        tail=int(store.get("history_tail") or 0),
-    )
+    opened = open_store(**store)
     if configured is not None:
         card = card_of(configured)
         if salt_key is not None:

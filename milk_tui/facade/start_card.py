@@ -65,10 +65,10 @@ def card_of(c: Configured) -> StartCard:
     )
 
 
-def card_key(salt: str, options: Mapping[str, Any]) -> str:
+def card_key(salt: str, options: Mapping[str, object]) -> str:
     """A salted hash of what the config half of start-up reads (``options``: its own)."""
     given = options.get("config_path")
-    path, how = (Path(given), "--config") if given else resolve_config_file()
+    path, how = (Path(str(given)), "--config") if given else resolve_config_file()
     file = ""
     if path is not None:
         try:
@@ -81,7 +81,7 @@ def card_key(salt: str, options: Mapping[str, Any]) -> str:
     return hashlib.sha256((salt + json.dumps(material)).encode()).hexdigest()
 
 
-def read_card(options: Mapping[str, Any]) -> StartCard | None:
+def read_card(options: Mapping[str, object]) -> StartCard | None:
     """The card, when it was written for what this start would read; else None."""
     try:
         raw = json.loads((data_dir() / CARD_FILE).read_text("utf-8"))
@@ -92,7 +92,7 @@ def read_card(options: Mapping[str, Any]) -> StartCard | None:
         return None
 
 
-def new_key(options: Mapping[str, Any]) -> tuple[str, str]:
+def new_key(options: Mapping[str, object]) -> tuple[str, str]:
     """(salt, key) for a card about to be made: taken before the config is read, so that
     an edit made meanwhile leaves a card that does not match."""
     salt = secrets.token_hex(8)
