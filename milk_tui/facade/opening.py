@@ -75,13 +75,10 @@ class Opening:
         self.startup_notes: list[str] = _boot_notes(card, opened)
         """Said once in the welcome text; the UI adds its own (keymap, themes) and the
         application carries them on."""
+        self.from_card = configured is None
+        """Painted from the last start's card; the config is read in ``finish``."""
         self.card_matched = True
         """After ``finish``: what was painted from the card is what the config says."""
-
-    @property
-    def from_card(self) -> bool:
-        """Painted from the last start's card; the config is read in ``finish``."""
-        return self._configured is None
 
     @property
     def keymap(self) -> dict[str, str]:

@@ -124,13 +124,17 @@ class MilkApp(App[int]):
         self.view = view
         if not self.ui_state.theme and view.theme:
             self._apply_theme(view.theme)
-        keymap = self._painted_keymap = view.keymap
+        self._apply_keymap(view.keymap, view.startup_notes)
+        view.startup_notes.extend(self.theme_notes)
+
+    def _apply_keymap(self, keymap: dict[str, str], notes: list[str]) -> None:
+        """The user's keymap, its problems added to ``notes``."""
+        self._painted_keymap = keymap
         if keymap:  # checking it imports every screen with bindings: only when there is one
             from milk_tui.tui.keymap_check import validate_keymap
 
             self.set_keymap(keymap)
-            view.startup_notes.extend(validate_keymap(keymap))
-        view.startup_notes.extend(self.theme_notes)
+            notes.extend(validate_keymap(keymap))
 
     def _correct_view(self, real: Application) -> None:
         """The main screen was painted from a card the config did not match
@@ -138,7 +142,8 @@ class MilkApp(App[int]):
         if not self.ui_state.theme and real.theme != self.theme:
             self._apply_theme(real.theme)
         if real.keymap != self._painted_keymap:
-            self.set_keymap(real.keymap)
+            self.set_keymap({})  # the painted keymap's keys go (an empty real one sets none)
+            self._apply_keymap(real.keymap, real.startup_notes)
         if self.main_screen is not None and self.main_screen.is_attached:
             info = real.startup_info()
             self.main_screen.agents_named(info.primary.name, info.escalation.name)
