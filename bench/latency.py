@@ -14,6 +14,9 @@ same run (load average printed before and after):
 * cold start ÷ a bare Textual app in the same venv — ``bench/tui_cold_start.py``'s
   children (bare, milk-tui's main screen resuming a 10,000-turn session) and
   ``oterm_child.py --cold`` with the bare app run by oterm's interpreter, alternated.
+  milk-tui's samples paint from the start card its warm-up sample wrote, as every start
+  but a home's first does (facade/start_card.py; ``tui_cold_start.py`` also times the
+  start without one).
 
 oterm (``bench/peers/oterm_venv.py``) is installed on first use into its own venv outside
 the repo; when that cannot be done, one line says so and its column reads "–".
