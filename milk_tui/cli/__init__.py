@@ -253,7 +253,7 @@ def _run_tui(args: argparse.Namespace) -> int:
 
         check_database_soon()  # beside Textual's imports, on the other core
     try:
-        from milk_tui.tui.app import run_app
+        from milk_tui.tui.launch import run_app
     except ImportError:
         gc.enable()
         print("milk-tui: the TUI is not available in this build; use -p PROMPT", file=sys.stderr)

@@ -1,10 +1,12 @@
 """The Textual app: wiring only — the application facade, bridge, themes, keymap, screens.
 
 Start-up order matters for the cold-start budget: the first frame needs only Textual and
-this module.  Then, in a thread, the first half of start-up opens the config, database and
-session (``facade/opening.py``); the main screen replaces the startup screen and paints the
+this module.  Then, in a thread, the first half of start-up opens the database and session,
+and the config unless the last start's card stands for it (``facade/opening.py``,
+``facade/start_card.py``); the main screen replaces the startup screen and paints the
 session from it; only after that frame are the agents, router and dispatcher built (most of
-the engine's modules), again in a thread, and the application installed.  A prompt sent
+the engine's modules, and the config if the card stood for it), again in a thread, and the
+application installed (``launch.py`` starts it all for the program).  A prompt sent
 before then waits for it.  The cyclic GC is off until the main screen is up; then the
 objects alive at that point are frozen out of it: a full collection over the whole widget
 tree otherwise stalls keys for 50–100 ms mid-stream.
@@ -12,12 +14,9 @@ tree otherwise stalls keys for 50–100 ms mid-stream.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import gc
-import os
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -30,7 +29,7 @@ from milk_tui.model.terminal_text import inert
 from milk_tui.tui import gc_pace
 from milk_tui.tui.commands import MilkCommands
 from milk_tui.tui.keymap import APP_LEVEL_BINDINGS
-from milk_tui.tui.screens.startup import TAIL_TURNS, StartupScreen
+from milk_tui.tui.screens.startup import StartupScreen
 from milk_tui.tui.terminal_keys import name_alt_enter
 from milk_tui.tui.themes import DEFAULT_DARK, load_themes, palette_for
 from milk_tui.tui.ui_state import UIState
@@ -138,15 +137,14 @@ class MilkApp(App[int]):
 
     def _correct_view(self, real: Application) -> None:
         """The main screen was painted from a card the config did not match
-        (facade/start_card.py): its theme, keymap and agents' names are set right."""
+        (facade/start_card.py): its theme, keymap, agents and notes are set right."""
         if not self.ui_state.theme and real.theme != self.theme:
             self._apply_theme(real.theme)
         if real.keymap != self._painted_keymap:
             self.set_keymap({})  # the painted keymap's keys go (an empty real one sets none)
             self._apply_keymap(real.keymap, real.startup_notes)
         if self.main_screen is not None and self.main_screen.is_attached:
-            info = real.startup_info()
-            self.main_screen.agents_named(info.primary.name, info.escalation.name)
+            self.main_screen.start_corrected(real.startup_info())
 
     def _install_application(self, application: Application) -> None:
         from milk_tui.tui.bridge import BusBridge
@@ -374,40 +372,3 @@ def _describe_startup_error(e: Exception) -> str:
     if isinstance(e, StorageError):
         return f"storage error: {e}"
     return f"could not start: {type(e).__name__}: {e}"
-
-
-def run_app(args: argparse.Namespace) -> int:
-    """Entry point used by ``milk_tui.cli``; returns the process exit code."""
-
-    def factory() -> Opening:
-        from milk_tui.facade.opening import open_application
-
-        return open_application(
-            config_path=getattr(args, "config", None),
-            new=bool(getattr(args, "new", False)),
-            session_name=getattr(args, "session", "") or "",
-            any_folder=bool(getattr(args, "any_folder", False)),
-            demo=bool(getattr(args, "demo", False)),
-            debug=bool(getattr(args, "debug", False)),
-            permission_policy="ask",
-            cooperative=True,
-            from_card=True,  # paint from the last start's card; the config is read after
-            skip_broken_config=True,  # start without a file that does not parse; say so
-            probe_later=True,  # with nothing configured: paint first, look for a server after
-            history_tail=TAIL_TURNS,  # a long session's older turns: read with the agents
-            agent=getattr(args, "agent", "") or "",
-            escalation_agent=getattr(args, "escalation_agent", "") or "",
-        )
-
-    app = MilkApp(runtime_factory=factory)
-    try:
-        code = app.run()
-    finally:
-        if app.application is not None:  # normally closed in on_unmount; a no-op then
-            app.application.close_database()
-    if app.startup_error:
-        print(f"milk-tui: {inert(app.startup_error)}", file=sys.stderr)
-        return EXIT_STARTUP_FAILED
-    if os.environ.get("MILK_TUI_TRACE") and app.bridge is not None:
-        print(f"milk-tui: {app.bridge.events_in} events in {app.bridge.frames} frames")
-    return int(code or 0)

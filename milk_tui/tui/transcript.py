@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from milk_tui.model.session import Turn
+from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.widgets.attachment_chips import encode_chips
 
 Kind = Literal["user", "reply", "thinking", "tool", "marker", "notice", "warning", "error"]
@@ -25,6 +26,11 @@ class Item:
     detail: str = ""
     """user: route reason · tool: result · marker: unused."""
     extra: dict[str, str] = field(default_factory=dict)
+
+
+def inert_items(turns: list[Turn]) -> list[Item]:
+    """Transcript items of ``turns``, made inert (run in a thread for a long session)."""
+    return [inert_copy(it) for it in items_from_history(turns)]
 
 
 def items_from_history(history: list[Turn], first: int = 1) -> list[Item]:

@@ -18,6 +18,7 @@ from milk_tui.tui.app import MilkApp
 from milk_tui.tui.screens.main import MainScreen
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.escalation_pane import EscalationPane
+from milk_tui.tui.widgets.welcome import Welcome
 
 from .conftest import until
 
@@ -137,7 +138,11 @@ async def test_the_screen_painted_from_a_wrong_card_is_set_right(
     _open(tmp_path).close()
     real = _open(tmp_path)
     wrong = dataclasses.replace(
-        real._card, escalation=AgentInfo("stale", "gone"), theme="milk-dark", keymap={}
+        real._card,
+        escalation=AgentInfo("stale", "gone"),
+        theme="milk-dark",
+        keymap={},
+        notes=("an old note",),
     )
     real.close()
     write_card(new_key({}), wrong)
@@ -150,3 +155,6 @@ async def test_the_screen_painted_from_a_wrong_card_is_set_right(
         assert screen.query_one(Conversation).names["escalation"] == "big"
         assert app.theme == "milk-light"
         assert app._keymap.get("memory") == "f9"  # what Textual's set_keymap keeps
+        greeting = str(screen.query_one(Welcome).render())  # a new session's welcome
+        assert "big" in greeting and "stale" not in greeting
+        assert "an old note" not in greeting and "bogus_key" in greeting

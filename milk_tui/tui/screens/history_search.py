@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -12,6 +14,9 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
 from milk_tui.model.terminal_text import inert
+
+if TYPE_CHECKING:
+    from milk_tui.tui.widgets.prompt_input import PromptInput
 
 MAX_SHOWN = 200
 
@@ -75,3 +80,16 @@ class HistorySearch(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def search_history(box: PromptInput) -> None:
+    """The prompt box's history (this session's, then every session's, newest first) in
+    the picker; the prompt picked replaces the box's text."""
+    entries = list(reversed(box.prompt_history)) + list(reversed(box.global_prompt_history))
+
+    def picked(text: str | None) -> None:
+        if text:
+            box.set_text(text)
+        box.focus()
+
+    box.app.push_screen(HistorySearch(entries), picked)

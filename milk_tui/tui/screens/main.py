@@ -22,14 +22,14 @@ from textual.widgets import Static
 
 from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
-from milk_tui.model.session import Turn
 from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.commands import completions, looks_like_command
 from milk_tui.tui.keymap import APP_BINDINGS, BEFORE_READY
 from milk_tui.tui.screens.agent_requests import ask_permission, ask_question, show_denials
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
 from milk_tui.tui.screens.startup import TAIL_TURNS
-from milk_tui.tui.transcript import Item, items_from_history, screenful
+from milk_tui.tui.transcript import inert_items, items_from_history, screenful
+from milk_tui.tui.widgets import welcome
 from milk_tui.tui.widgets.app_header import AppHeader
 from milk_tui.tui.widgets.attachment_chips import StagedAttachments
 from milk_tui.tui.widgets.conversation import WINDOW, Conversation
@@ -39,11 +39,11 @@ from milk_tui.tui.widgets.key_hints import KeyHints
 from milk_tui.tui.widgets.need_pane import NeedPane
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
-from milk_tui.tui.widgets.welcome import Welcome, say_start_notes, welcome_for
 
 if TYPE_CHECKING:
     from milk_tui.facade.application import Application, Force
     from milk_tui.facade.opening import StartView
+    from milk_tui.facade.views import StartupInfo
     from milk_tui.tui.app import MilkApp
     from milk_tui.tui.facts.browser import FactBrowser
     from milk_tui.tui.slash.handler import SlashHandler
@@ -69,6 +69,7 @@ class MainScreen(Screen[None]):
         self._last_ctrl_c = 0.0
         self._transcript_generation = 0
         self._notes_said = 0
+        self._painted_notes: tuple[str, ...] = ()
         self.submitter = PromptSubmitter(self)
         self.typed_ahead: tuple[str, bool] = ("", False)
         """Typed on the startup screen (``screens/startup.py``): the prompt's text, and
@@ -124,8 +125,8 @@ class MainScreen(Screen[None]):
             return  # the app is closing while this screen composed (quit during start-up)
         self.set_class(not self.milk.ui_state.side_panes, "-side-hidden")
         self.load_session(self.view.session_view())
-        info = self.view.startup_info()
-        self._notes_said = say_start_notes(self.query_one(Conversation), info, 0)
+        self._painted_notes = (info := self.view.startup_info()).notes
+        self._notes_said = welcome.say_start_notes(self.query_one(Conversation), info, 0)
         text, entered = self.typed_ahead
         if text:
             self.query_one(PromptInput).set_text(text)
@@ -143,7 +144,7 @@ class MainScreen(Screen[None]):
 
         attach.install(self)
         conv, info = self.query_one(Conversation), self.view.startup_info()
-        self._notes_said = say_start_notes(conv, info, self._notes_said)  # the second half's
+        self._notes_said = welcome.say_start_notes(conv, info, self._notes_said)  # the 2nd half's
         self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
         self.set_interval(CONFIG_WATCH_S, lambda: watch_config(self))
 
@@ -169,7 +170,8 @@ class MainScreen(Screen[None]):
         # the rest of the window is mounted above it once that frame is out.
         size = self.app.size
         window = screenful(items, size.width, size.height, WINDOW)
-        conv.load(items, welcome=Welcome(welcome_for(self.view.startup_info())), window=window)
+        greeting = welcome.Welcome(welcome.welcome_for(self.view.startup_info()))
+        conv.load(items, welcome=greeting, window=window)
         self.call_after_refresh(conv.load_older, WINDOW - window)
         self._transcript_generation += 1
         if start + tail:  # after the first frame: the tail is what it paints
@@ -192,7 +194,7 @@ class MainScreen(Screen[None]):
         async def load() -> None:
             await self.milk.application_ready.wait()
             turns = self.view.history()[:count]
-            items = await asyncio.to_thread(_inert_items, turns)
+            items = await asyncio.to_thread(inert_items, turns)
             if generation == self._transcript_generation:  # no other session loaded meanwhile
                 self.query_one(Conversation).prepend_items(items, inert=True)
 
@@ -341,12 +343,13 @@ class MainScreen(Screen[None]):
         self.query_one(Conversation).set_show_thinking(show)
         self.notify(f"thinking {'shown' if show else 'hidden'}", timeout=1.5)
 
-    def agents_named(self, primary: str, escalation: str) -> None:
-        """The agents are not the ones painted (a start card that did not match the config)."""
-        self.query_one(Conversation).names.update(primary=primary, escalation=escalation)
-        pane = self.query_one(EscalationPane)
-        pane.agent_name = escalation
-        pane.paced.request()
+    def start_corrected(self, info: StartupInfo) -> None:
+        """The screen was painted from a start card the config did not match
+        (facade/start_card.py): the agents' names, the welcome and the notes from ``info``."""
+        conv = self.query_one(Conversation)
+        conv.names.update(primary=info.primary.name, escalation=info.escalation.name)
+        self.query_one(EscalationPane).renamed(info.escalation.name)
+        self._notes_said = welcome.say_corrected_notes(conv, info, self._painted_notes)
 
     def action_show_context(self) -> None:
         from milk_tui.tui.screens.context_modal import ContextModal
@@ -388,22 +391,9 @@ class MainScreen(Screen[None]):
         conv.resume_follow()
 
     def action_history_search(self) -> None:
-        box = self.query_one(PromptInput)
-        entries = list(reversed(box.prompt_history)) + list(reversed(box.global_prompt_history))
+        from milk_tui.tui.screens.history_search import search_history
 
-        def picked(text: str | None) -> None:
-            if text:
-                box.set_text(text)
-            box.focus()
-
-        from milk_tui.tui.screens.history_search import HistorySearch
-
-        self.app.push_screen(HistorySearch(entries), picked)
+        search_history(self.query_one(PromptInput))
 
     async def action_slash(self, text: str) -> None:
         await self.run_input(text)
-
-
-def _inert_items(turns: list[Turn]) -> list[Item]:
-    """Transcript items of ``turns``, made inert (runs in a thread)."""
-    return [inert_copy(it) for it in items_from_history(turns)]

@@ -87,6 +87,11 @@ class EscalationPane(Vertical):
             self._mount_timeline()
         self._redraw()
 
+    def renamed(self, agent_name: str) -> None:
+        """Its agent is not the one it was made with (a start card the config corrected)."""
+        self.agent_name = agent_name
+        self.paced.request()
+
     def _show_session(self, e: ev.SessionChanged) -> None:
         if e.session_id != self.session_id:
             self.session_id = e.session_id

@@ -6,7 +6,7 @@ code block would hold the frame back.  While ``defer()`` is in force, a fenced b
 lexer is not loaded yet renders as plain text with the same box (the code theme's background
 and padding, so no line moves); ``stop()`` ends it once the lexers are loaded, drops the
 render caches that hold plain blocks, and the conversation renders its code blocks again.
-Only the TUI's start (``tui/app.py`` ``run_app``) defers: tests and snapshots highlight at once.
+Only the TUI's start (``tui/launch.py`` ``run_app``) defers: tests and snapshots highlight at once.
 """
 
 from __future__ import annotations

@@ -101,3 +101,17 @@ def say_start_notes(conv: Conversation, info: StartupInfo, said: int) -> int:
         for note in info.notes[said:]:
             conv.add_line("error" if _broken(note) else "warning", note)
     return len(info.notes)
+
+
+def say_corrected_notes(conv: Conversation, info: StartupInfo, painted: tuple[str, ...]) -> int:
+    """The screen was painted from a start card the config did not match: a welcome is
+    written again from ``info`` (its agents too), and after a resumed transcript each note
+    not among the ``painted`` ones is said.  Returns how many have been said."""
+    welcomes = conv.query(Welcome)
+    for welcome in welcomes:
+        welcome.update(welcome_for(info))
+    if not welcomes:
+        for note in info.notes:
+            if note not in painted:
+                conv.add_line("error" if _broken(note) else "warning", note)
+    return len(info.notes)
