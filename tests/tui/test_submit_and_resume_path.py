@@ -50,7 +50,8 @@ async def test_a_long_session_is_made_into_items_from_its_tail_first(monkeypatch
         made.append((first, len(history), threading.current_thread() is threading.main_thread()))
         return items_from_history(history, first)
 
-    monkeypatch.setattr(main_screen, "items_from_history", spy)
+    monkeypatch.setattr(main_screen, "items_from_history", spy)  # the tail, on the loop
+    monkeypatch.setattr(transcript, "items_from_history", spy)  # the rest, in a thread
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
