@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
 
 from milk_tui.model.events import SessionChanged
 from milk_tui.model.session import HistoryCounts, Session
@@ -53,7 +54,17 @@ def agent_info(c: AgentConfig | None, fallback: str) -> AgentInfo:
     """The agent entry a slot runs (``fallback`` names an empty slot)."""
     if c is None:
         return AgentInfo(fallback, "not configured")
-    return AgentInfo(c.name, " ".join(x for x in (c.kind, c.model, c.url) if x))
+    return AgentInfo(c.name, " ".join(x for x in (c.kind, c.model, _shown_url(c.url)) if x))
+
+
+def _shown_url(url: str) -> str:
+    """``url`` without a user and password in it (``http://user:pass@host``): the welcome
+    shows it, and the start card keeps it on disk (facade/start_card.py)."""
+    if "@" not in url:
+        return url
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=host))
 
 
 @dataclass(frozen=True)

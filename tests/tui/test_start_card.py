@@ -37,7 +37,7 @@ api_key = "sk-do-not-store-me"
 [[agents]]
 name = "big"
 provider = "openai"
-url = "http://127.0.0.1:9"
+url = "http://user:pass-do-not-store@127.0.0.1:9"
 api_key = "sk-do-not-store-me-either"
 bogus_key = 1
 """
@@ -77,7 +77,8 @@ def test_the_second_start_paints_from_the_card_and_the_config_agrees(
 def test_the_card_holds_no_secret(configured: Path, tmp_path: Path, milk_home: Path) -> None:
     _open(tmp_path).close()
     card = (milk_home / CARD_FILE).read_text()
-    assert "sk-do-not" not in card and '"local"' in card
+    assert "sk-do-not" not in card and "pass-do-not" not in card and '"local"' in card
+    assert '"openai http://127.0.0.1:9"' in card  # the URL without its user and password
     assert (milk_home / CARD_FILE).stat().st_mode & 0o077 == 0
 
 
