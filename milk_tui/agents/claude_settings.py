@@ -14,13 +14,12 @@ is not a JSON object is never overwritten: the caller gets ``ClaudeSettingsError
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from milk_tui.config.paths import write_private
 
 LOCAL_SETTINGS = Path(".claude") / "settings.local.json"
 
@@ -116,16 +115,6 @@ def _write(path: Path, data: dict[str, Any]) -> None:
             mode = path.stat().st_mode & 0o777
         except FileNotFoundError:
             mode = 0o600
-        fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=2)
-                f.write("\n")
-            os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_private(path, json.dumps(data, indent=2) + "\n", mode)
     except OSError as e:
         raise ClaudeSettingsError(f"{path}: cannot write ({e.strerror or e})") from None

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from milk_tui.config.paths import ensure_dir
+from milk_tui.config.paths import ensure_dir, write_private
 from milk_tui.model.errors import StorageError
 
 if TYPE_CHECKING:
@@ -88,12 +88,7 @@ class ServerRecord:
         return data / "servers" / f"{safe_name(self.agent)}.json"
 
     def save(self, data: Path) -> None:
-        path = self.file(data)
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump(asdict(self), f)
-        os.replace(tmp, path)
+        write_private(self.file(data), json.dumps(asdict(self)))
 
     def forget(self, data: Path) -> None:
         with contextlib.suppress(OSError):

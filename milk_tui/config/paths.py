@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from pathlib import Path
 
 from milk_tui.model.errors import StorageError
@@ -43,6 +45,22 @@ def ensure_dir(p: Path) -> Path:
     if not os.access(p, os.W_OK | os.X_OK):
         raise StorageError(f"{who}: the directory is not writable")
     return p
+
+
+def write_private(path: Path, text: str, mode: int = 0o600) -> None:
+    """Replace ``path`` with ``text`` in one rename (a crash never leaves half a file), with
+    ``mode`` (0600: private) from the first byte.  ``OSError`` as the disk raises it; no
+    temporary file is left behind then."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 CONFIG_NAMES = ("config.toml", "config.json")

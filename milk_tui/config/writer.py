@@ -9,13 +9,11 @@ an agent entry may hold an api_key (docs/adr/0015-no-secret-on-disk.md).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from milk_tui.config.load import ConfigError
-from milk_tui.config.paths import config_dir, ensure_dir
+from milk_tui.config.paths import config_dir, ensure_dir, write_private
 from milk_tui.model.errors import StorageError
 
 NEW_FILE_HEADER = "# milk-tui configuration (keys: docs/interfaces.md)\n"
@@ -47,15 +45,7 @@ def _read_text(path: Path) -> str:
 def _write(path: Path, text: str) -> None:
     """Replace ``path`` in one rename, 0600 from the first byte."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".config-", dir=path.parent)
-        try:
-            os.fchmod(fd, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_private(path, text)
     except OSError as e:
         raise ConfigError(f"{path}: cannot write config file ({e.strerror or e})") from None
 

@@ -26,7 +26,7 @@ from milk_tui.config.paths import data_dir, ensure_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.boot_options import BootOptions, split_options
 from milk_tui.engine.bus import EventBus
-from milk_tui.engine.open_store import OpenedStore, open_store
+from milk_tui.engine.open_store import OpenedStore, open_store, start_notes
 from milk_tui.memory.service import MemoryService
 from milk_tui.model.session import Session
 from milk_tui.storage.db import Database
@@ -152,7 +152,7 @@ def joined(opened: OpenedStore, configured: Configured) -> Boot:
         primary=c.primary,
         escalation=c.escalation,
         demo=c.demo,
-        notes=[*c.notes, *opened.notes, *c.agent_notes],
+        notes=start_notes(c.notes, opened, c.agent_notes),
         choices=c.choices,
         debug_log=c.debug_log,
         probe_pending=c.probe_pending,

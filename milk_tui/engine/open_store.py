@@ -4,6 +4,7 @@ config (``engine/boot.py`` adds the config half; the TUI can paint from this one
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from milk_tui.config.paths import database_file
@@ -25,6 +26,14 @@ class OpenedStore:
     session: Session
     notes: list[str] = field(default_factory=list)
     """A stored field that could not be read, named (the store's warnings)."""
+
+
+def start_notes(
+    config_notes: Sequence[str], opened: OpenedStore, agent_notes: Sequence[str]
+) -> list[str]:
+    """Start-up's notes in the order they are said: the config's warnings and the agents'
+    choice, then the store's, then agent keys in the wrong place."""
+    return [*config_notes, *opened.notes, *agent_notes]
 
 
 def open_store(

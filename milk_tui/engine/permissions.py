@@ -78,8 +78,9 @@ class PermissionBroker:
         preview = preview_for(q, self._state.cwd)
         self._publisher.publish(
             ev.PermissionRequested(
-                request_id=rid, tool_input=q.tool_input, effect=q.effect,
-                agent_name=q.agent_name, tool_name=q.tool_name, outside_paths=q.outside_paths, preview=preview, always_rules=q.always_rules,
+                request_id=rid, agent_name=q.agent_name, tool_name=q.tool_name,
+                tool_input=q.tool_input, effect=q.effect, outside_paths=q.outside_paths,
+                preview=preview, always_rules=q.always_rules,
             )
         )  # fmt: skip
         try:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, Protocol, Unpack
 
 from milk_tui.engine.boot_options import BootOptions, split_options
-from milk_tui.engine.open_store import OpenedStore, open_store
+from milk_tui.engine.open_store import OpenedStore, open_store, start_notes
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.facade.start_card import StartCard, card_of, new_key, read_card, write_card
@@ -72,7 +72,7 @@ class Opening:
         self.facts = Facts(opened.memory)
         """The same memory the application's ``facts`` will use: the facts pane keeps it."""
         self.sessions = SessionCatalog(opened.store)
-        self.startup_notes: list[str] = _boot_notes(card, opened)
+        self.startup_notes: list[str] = start_notes(card.notes, opened, card.agent_notes)
         """Said once in the welcome text; the UI adds its own (keymap, themes) and the
         application carries them on."""
         self.from_card = configured is None
@@ -151,8 +151,8 @@ class Opening:
         self.card_matched = real == self._card
         if self.card_matched:
             return
-        said = _boot_notes(self._card, self._opened)
-        self.startup_notes[: len(said)] = _boot_notes(real, self._opened)
+        said = start_notes(self._card.notes, self._opened, self._card.agent_notes)
+        self.startup_notes[: len(said)] = start_notes(real.notes, self._opened, real.agent_notes)
         self._card = real
         if self._rewrite_card is not None:
             self._rewrite_card(real)
@@ -160,11 +160,6 @@ class Opening:
     def close(self) -> None:
         """Close the database when the application is never built (a quit while opening)."""
         self._opened.db.close()
-
-
-def _boot_notes(card: StartCard, opened: OpenedStore) -> list[str]:
-    """In ``engine/boot.py`` ``joined``'s order."""
-    return [*card.notes, *opened.notes, *card.agent_notes]
 
 
 def open_application(

@@ -25,8 +25,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from milk_tui.config.paths import data_dir, ensure_dir, resolve_config_file
+from milk_tui.config.paths import data_dir, ensure_dir, resolve_config_file, write_private
 from milk_tui.facade.views import AgentInfo, agent_info
+from milk_tui.model.errors import StorageError
 
 if TYPE_CHECKING:
     from milk_tui.engine.boot import Configured
@@ -102,17 +103,8 @@ def write_card(salt_key: tuple[str, str], card: StartCard) -> None:
     """Replace the card (a cache: a disk that refuses it only costs the next start time)."""
     salt, key = salt_key
     data = {"version": CARD_VERSION, "salt": salt, "key": key, **asdict(card)}
-    path = data_dir() / CARD_FILE
-    tmp = path.with_name(f"{CARD_FILE}.{os.getpid()}.tmp")
-    try:
-        ensure_dir(path.parent)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+    with contextlib.suppress(OSError, StorageError):
+        write_private(ensure_dir(data_dir()) / CARD_FILE, json.dumps(data))
 
 
 def _card(raw: dict[str, Any]) -> StartCard:

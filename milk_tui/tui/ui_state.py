@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from milk_tui.config.paths import data_dir, ensure_dir
+from milk_tui.config.paths import data_dir, ensure_dir, write_private
 
 FILE_NAME = "ui_state.json"
 
@@ -37,10 +35,6 @@ class UIState:
     def save(self) -> None:
         """Atomic write: a crash mid-save must not leave a truncated file behind."""
         try:
-            d = ensure_dir(data_dir())
-            fd, tmp = tempfile.mkstemp(dir=d, prefix=".ui_state.")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(asdict(self), f, indent=2)
-            os.replace(tmp, d / FILE_NAME)
+            write_private(ensure_dir(data_dir()) / FILE_NAME, json.dumps(asdict(self), indent=2))
         except OSError:
             pass  # preferences are a convenience; never fail the app over them

@@ -12,13 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from milk_tui.config.mcp import McpServerConfig
+from milk_tui.config.paths import write_private
 
 CALLBACK_PATH = "/callback"
 PAGE = (
@@ -51,11 +51,7 @@ class FileTokenStorage:
 
     def _save(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(tmp, self.path)
+        write_private(self.path, json.dumps(data))
 
     async def get_tokens(self) -> Any:
         from mcp.shared.auth import OAuthToken

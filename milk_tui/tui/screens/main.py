@@ -349,7 +349,7 @@ class MainScreen(Screen[None]):
         conv = self.query_one(Conversation)
         conv.names.update(primary=info.primary.name, escalation=info.escalation.name)
         self.query_one(EscalationPane).renamed(info.escalation.name)
-        self._notes_said = welcome.say_corrected_notes(conv, info, self._painted_notes)
+        self._notes_said = welcome.say_start_notes(conv, info, 0, self._painted_notes)
 
     def action_show_context(self) -> None:
         from milk_tui.tui.screens.context_modal import ContextModal

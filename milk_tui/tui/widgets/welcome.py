@@ -89,29 +89,19 @@ def welcome_for(info: StartupInfo) -> Text:
     )
 
 
-def say_start_notes(conv: Conversation, info: StartupInfo, said: int) -> int:
+def say_start_notes(
+    conv: Conversation, info: StartupInfo, said: int, painted: tuple[str, ...] | None = None
+) -> int:
     """Start-up notes (config warnings, a stored field that could not be read, a missing
     command …) from the ``said``-th on: a new session's welcome shows them all; a resumed
-    session has no welcome, so each is a line after its transcript.  Returns how many
-    have been said."""
+    session has no welcome, so each is a line after its transcript.  ``painted``: the notes
+    of a start card the config did not match: the welcome is written again (its agents
+    too), and the notes said are those not among them.  Returns how many have been said."""
+    new = info.notes[said:] if painted is None else [n for n in info.notes if n not in painted]
     welcomes = conv.query(Welcome)
-    for welcome in welcomes if said < len(info.notes) else ():
+    for welcome in welcomes if new or painted is not None else ():
         welcome.update(welcome_for(info))
     if not welcomes:
-        for note in info.notes[said:]:
+        for note in new:
             conv.add_line("error" if _broken(note) else "warning", note)
-    return len(info.notes)
-
-
-def say_corrected_notes(conv: Conversation, info: StartupInfo, painted: tuple[str, ...]) -> int:
-    """The screen was painted from a start card the config did not match: a welcome is
-    written again from ``info`` (its agents too), and after a resumed transcript each note
-    not among the ``painted`` ones is said.  Returns how many have been said."""
-    welcomes = conv.query(Welcome)
-    for welcome in welcomes:
-        welcome.update(welcome_for(info))
-    if not welcomes:
-        for note in info.notes:
-            if note not in painted:
-                conv.add_line("error" if _broken(note) else "warning", note)
     return len(info.notes)
