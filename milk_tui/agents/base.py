@@ -190,6 +190,14 @@ class PermissionQuestion:
     always_rules: tuple[str, ...] = ()
     """A backend that keeps its own permission rules (the Claude CLI): what "Always for
     this folder" stores there instead of a milk grant of the tool."""
+    resolved_paths: tuple[str, ...] = ()
+    """Every path argument of the call, resolved as the tool will resolve it (absolute)."""
+    grant: str = ""
+    """The milk grant "Always" stores for the folder: the tool name, or ``tool:prefix`` for
+    a shell command (only commands starting with those words); "" means the tool name."""
+    grant_all: str = ""
+    """A wider grant offered as its own, explicit choice (for a shell command: every
+    command, the tool name); "" when there is none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +207,8 @@ class PermissionAnswer:
     allow: bool
     always: bool = False
     """The user allowed the tool for this folder from now on (the grant is stored)."""
+    wide: bool = False
+    """With ``always``: store the question's ``grant_all`` instead of its ``grant``."""
     reason: str = ""
     """Why it was denied, told to the model (the user's words, or the policy's)."""
 

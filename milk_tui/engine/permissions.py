@@ -81,6 +81,8 @@ class PermissionBroker:
                 request_id=rid, agent_name=q.agent_name, tool_name=q.tool_name,
                 tool_input=q.tool_input, effect=q.effect, outside_paths=q.outside_paths,
                 preview=preview, always_rules=q.always_rules,
+                resolved_paths=q.resolved_paths, grant=q.grant or q.tool_name,
+                grant_all=q.grant_all,
             )
         )  # fmt: skip
         try:
@@ -100,7 +102,10 @@ class PermissionBroker:
             if q.always_rules:
                 self.store_rules(q.always_rules)
             else:
-                self.grants.grant(self._state.cwd, [q.tool_name])
+                wide = answer.wide and q.grant_all
+                self.grants.grant(
+                    self._state.cwd, [q.grant_all if wide else q.grant or q.tool_name]
+                )
             d = Decision(True, "always")
         elif answer.allow:
             d = Decision(True, "user")

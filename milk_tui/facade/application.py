@@ -226,12 +226,20 @@ class Application:
         return self.runtime.dispatcher.cancel()
 
     def answer_permission(
-        self, request_id: str, allow: bool, *, always: bool = False, reason: str = ""
+        self,
+        request_id: str,
+        allow: bool,
+        *,
+        always: bool = False,
+        wide: bool = False,
+        reason: str = "",
     ) -> None:
-        """Answer a ``PermissionRequested``: ``always`` stores a grant of the tool for this
-        folder; a denial's ``reason`` is told to the model."""
+        """Answer a ``PermissionRequested``: ``always`` stores its ``grant`` for this folder
+        (with ``wide``, its ``grant_all``); a denial's ``reason`` is told to the model."""
+        always = allow and always
         self.runtime.dispatcher.answer_permission(
-            request_id, PermissionAnswer(allow, always=allow and always, reason=reason)
+            request_id,
+            PermissionAnswer(allow, always=always, wide=always and wide, reason=reason),
         )
 
     def answer_question(self, request_id: str, answers: dict[str, str] | None) -> None:

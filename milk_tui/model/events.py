@@ -240,6 +240,13 @@ class PermissionRequested(BusEvent):
     always_rules: tuple[str, ...] = ()
     """The Claude CLI's own rules "Always" stores (``.claude/settings.local.json``);
     empty: "Always" grants the tool in milk's grants for the folder."""
+    resolved_paths: tuple[str, ...] = ()
+    """Every path argument of the call, resolved (absolute) as the tool will use it."""
+    grant: str = ""
+    """The milk grant "Always" stores: the tool name, or ``tool:prefix`` for a shell
+    command (commands starting with those words only); "" means the tool name."""
+    grant_all: str = ""
+    """A wider grant offered as a separate, explicit choice ("" when none)."""
 
 
 PermissionHow = Literal["skip", "grant", "user", "always", "headless", "cancelled"]
