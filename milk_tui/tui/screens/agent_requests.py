@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from milk_tui.model import events as ev
+from milk_tui.tui.screens.permission_body import answered_text
 from milk_tui.tui.widgets.conversation import Conversation
 
 if TYPE_CHECKING:
@@ -17,13 +18,17 @@ if TYPE_CHECKING:
 def ask_permission(screen: MainScreen, e: ev.PermissionRequested) -> None:
     from milk_tui.tui.screens.permission_modal import DENY, PermissionModal  # when first asked
 
+    modal = PermissionModal(e, screen.facade.cwd)
+
     def answered(choice: PermissionChoice | None) -> None:
         c = choice or DENY
-        screen.facade.answer_permission(e.request_id, c.allow, always=c.always, reason=c.reason)
-        said = "allowed for this folder" if c.always else "allowed" if c.allow else "denied"
-        screen.query_one(Conversation).add_line("notice", f"{e.tool_name}: {said}")
+        screen.facade.answer_permission(
+            e.request_id, c.allow, always=c.always, wide=c.wide, reason=c.reason
+        )
+        said = answered_text(modal.request, c.allow, c.always, c.wide)  # the inert copy
+        screen.query_one(Conversation).add_line("notice", said)
 
-    screen.app.push_screen(PermissionModal(e), answered)
+    screen.app.push_screen(modal, answered)
 
 
 def ask_question(screen: MainScreen, e: ev.QuestionAsked) -> None:

@@ -1,18 +1,24 @@
-"""A tool permission question from either agent: Yes, Always for this folder, or No with an
-optional reason for the model.  Keys y / a / n; Escape is No.
+"""A tool permission question from either agent: Yes once, Always (what it grants is on the
+button), a wider Always when the engine offers one, or No with an optional reason for the
+model.
 
-The body shows what the call would do: the command (``bash``), the method and URL (HTTP
-tools), a coloured unified diff (file writes and edits, computed by the engine), otherwise
-the arguments.  For the Claude CLI, "Always" stores the CLI's own rule (shown) in the
-folder's ``.claude/settings.local.json``.
+It cannot be answered by accident: focus starts on the scrollable body, not on a button;
+the letter keys (y yes, a always, n no) answer only while no text box has focus — the
+reason box takes letters as text (Textual's ``Input.check_consume_key``), and a printable
+key that answers nothing moves focus into the reason box and types there, so a reason typed
+without first focusing the box ("please no") never presses a button.  ``r`` or Tab (from
+the body) reaches the reason box in one key; Enter in it is No with that reason; Escape is
+No.  The wider grant (``grant_all``: every shell command) has no key at all.
+
+The body (``permission_body``) shows the whole call and what each Always stores.
 """
 
 from __future__ import annotations
 
-import json
 from typing import NamedTuple
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -21,95 +27,79 @@ from textual.widgets import Button, Input, Static
 from milk_tui.model.events import PermissionRequested
 from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.screens.milk_modal import MilkModal
-
-INPUT_PREVIEW_CHARS = 1500
-PREVIEW_LINES = 60
-"""Diff lines shown; the rest is counted (the modal must fit the screen)."""
+from milk_tui.tui.screens.permission_body import always_label, describe
 
 
 class PermissionChoice(NamedTuple):
     allow: bool
     always: bool = False
     reason: str = ""
+    wide: bool = False
+    """With ``always``: the question's wider grant (``grant_all``) was chosen."""
 
 
 DENY = PermissionChoice(False)
 
 
-def describe(request: PermissionRequested) -> Text:
-    """What the call would do, styled for the modal."""
-    args = request.tool_input
-    t = Text()
-    command = args.get("command")
-    url = args.get("url")
-    if request.preview:
-        lines = request.preview.splitlines()
-        for line in lines[:PREVIEW_LINES]:
-            style = (
-                "bold"
-                if line.startswith(("---", "+++"))
-                else "green"
-                if line.startswith("+")
-                else "red"
-                if line.startswith("-")
-                else "cyan"
-                if line.startswith("@@")
-                else "dim"
-            )
-            t.append(line + "\n", style=style)
-        if len(lines) > PREVIEW_LINES:
-            t.append(f"[+{len(lines) - PREVIEW_LINES} more lines]\n", style="dim")
-    elif isinstance(command, str):
-        t.append("$ ", style="dim")
-        t.append(command + "\n", style="bold")
-    elif isinstance(url, str):
-        t.append(f"{str(args.get('method') or 'GET').upper()} ", style="bold")
-        t.append(url + "\n", style="underline")
-    else:
-        body = json.dumps(args, indent=2, ensure_ascii=False)
-        if len(body) > INPUT_PREVIEW_CHARS:
-            body = body[:INPUT_PREVIEW_CHARS] + "\n…"
-        t.append(body + "\n", style="dim")
-    if request.outside_paths:
-        t.append("outside the working folder: ", style="bold yellow")
-        t.append(", ".join(request.outside_paths))
-    t.rstrip()
-    if request.always_rules:
-        t.append("\nAlways stores ", style="dim")
-        t.append(", ".join(request.always_rules), style="bold")
-        t.append(" in .claude/settings.local.json", style="dim")
-    return t
+class PermissionBody(VerticalScroll):
+    """The call, scrollable with the arrow keys; where focus starts (a neutral place)."""
 
 
 class PermissionModal(MilkModal[PermissionChoice]):
     DEFAULT_CSS = """
     PermissionModal .milk-modal { width: 100; border: thick $warning; }
-    PermissionModal .perm-body { height: auto; max-height: 24; }
+    PermissionModal PermissionBody { height: auto; max-height: 24; }
+    PermissionModal PermissionBody:focus { background: $boost; }
     PermissionModal Input { margin-top: 1; }
     PermissionModal .perm-keys { color: $text-muted; }
+    PermissionModal .buttons { layout: vertical; align-horizontal: left; }
+    PermissionModal .buttons Button { margin: 0; width: 1fr; }
     """
-    AUTO_FOCUS = "#yes"
+    AUTO_FOCUS = "PermissionBody"
     BINDINGS = [
         Binding("y", "answer('yes')", "Yes", id="milk.permission.allow"),
         Binding("a", "answer('always')", "Always", id="milk.permission.always"),
         Binding("n,escape", "answer('no')", "No", id="milk.permission.deny"),
+        Binding("r", "focus_reason", "Reason", id="milk.permission.reason"),
     ]
 
-    def __init__(self, request: PermissionRequested) -> None:
+    def __init__(self, request: PermissionRequested, cwd: str = "") -> None:
         request = inert_copy(request)  # tool names, arguments, paths, diffs: the model's text
         super().__init__(f"{request.agent_name} wants to use {request.tool_name}")
         self.request = request
+        self.cwd = cwd
 
     def compose_body(self) -> ComposeResult:
-        with VerticalScroll(classes="perm-body"):
-            yield Static(describe(self.request), markup=False)
-        yield Input(placeholder="reason for No, told to the model (optional)", id="reason")
-        yield Static("y yes · a always for this folder · n or Esc no", classes="perm-keys")
+        with PermissionBody(classes="perm-body"):
+            yield Static(describe(self.request, self.cwd), markup=False)
+        yield Input(
+            placeholder="reason for No, told to the model (r)", id="reason", select_on_focus=False
+        )
+        yield Static(
+            "y yes once · a always · n or Esc no · r reason · ↑↓ scroll", classes="perm-keys"
+        )
 
     def compose_buttons(self) -> ComposeResult:
-        yield Button("Yes", id="yes", variant="success")
-        yield Button("Always for this folder", id="always", variant="primary")
-        yield Button("No", id="no", variant="error")
+        r = self.request
+        yield Button("Yes, once (y)", id="yes", variant="success", compact=True)
+        # Labels as Text: a grant holds the model's words, never markup.
+        yield Button(Text(always_label(r)), id="always", variant="primary", compact=True)
+        if r.grant_all and not r.always_rules:
+            wide = Text(always_label(r, wide=True))
+            yield Button(wide, id="wide", variant="warning", compact=True)
+        yield Button("No (n)", id="no", variant="error", compact=True)
+
+    def on_key(self, event: events.Key) -> None:
+        # A printable key that no binding answers (keys may be remapped) starts the reason.
+        reason = self.query_one("#reason", Input)
+        if self.focused is reason or not event.is_printable or not event.character:
+            return
+        if event.key in self.active_bindings:
+            return
+        event.stop()
+        event.prevent_default()
+        reason.focus()
+        reason.insert_text_at_cursor(event.character)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -119,10 +109,15 @@ class PermissionModal(MilkModal[PermissionChoice]):
         event.stop()
         self.action_answer("no")
 
+    def action_focus_reason(self) -> None:
+        self.query_one("#reason", Input).focus()
+
     def action_answer(self, choice: str) -> None:
         if choice == "yes":
             self.dismiss(PermissionChoice(True))
         elif choice == "always":
             self.dismiss(PermissionChoice(True, always=True))
+        elif choice == "wide" and self.request.grant_all:
+            self.dismiss(PermissionChoice(True, always=True, wide=True))
         else:
             self.dismiss(PermissionChoice(False, reason=self.query_one(Input).value.strip()))
