@@ -36,7 +36,7 @@ from milk_tui.agents.base import (
     ToolResultEvent,
 )
 from milk_tui.agents.claude_control import answer_control, denials
-from milk_tui.agents.claude_settings import allow_rules
+from milk_tui.agents.claude_project import project_trust
 from milk_tui.agents.claude_stream import SESSION_NOT_FOUND_TEXT, StreamJsonParser
 from milk_tui.agents.mcp import claude_config as mcp_config
 from milk_tui.agents.process_io import clean_stderr, drain_tail, exits_zero, read_lines, spawn
@@ -45,6 +45,8 @@ from milk_tui.agents.redact import Redactor
 from milk_tui.agents.wire_log import WireLog
 from milk_tui.agents.wire_shape import WireShapeError
 from milk_tui.config.mcp import McpServerConfig
+from milk_tui.config.paths import permissions_dir
+from milk_tui.config.project_trust import TrustStore
 from milk_tui.config.settings import AgentConfig
 from milk_tui.model.attachment import prompt_parts
 
@@ -132,15 +134,19 @@ class ClaudeCliAgent:
         ]
         tools = list(cfg.allowed_tools)
         dirs = list(cfg.add_dirs)
+        trust = project_trust(request.cwd, TrustStore(permissions_dir())) if request.cwd else None
         if cfg.dangerously_skip_permissions:
             argv.append("--dangerously-skip-permissions")
         else:
             argv += ["--permission-prompt-tool", "stdio"]
-            # Stored "always" rules too: the CLI ignores the folder's settings file until
-            # the user has trusted the folder in an interactive session.
-            stored = allow_rules(request.cwd) if request.cwd else []
+            # The folder's rules milk stored or the user trusted (claude_project).
+            stored = trust.rules if trust else ()
             tools = [*BASELINE_TOOLS, *tools, *(r for r in stored if "," not in r)]
             dirs += [request.cwd, tempfile.gettempdir()]
+        if trust and not trust.load_project_settings:
+            argv += ["--setting-sources", "user"]  # the folder's own settings never load
+        if trust and trust.strict_mcp:
+            argv.append("--strict-mcp-config")  # nor its .mcp.json servers
         tools = list(dict.fromkeys(t for t in tools if t))
         if tools:
             argv += ["--allowedTools", ",".join(tools)]

@@ -18,7 +18,9 @@ import uuid
 from typing import Any
 
 from milk_tui.agents.base import DeniedTool, PermissionAnswer, PermissionQuestion
-from milk_tui.agents.claude_settings import ClaudeSettingsError, add_allow_rules, allow_rules
+from milk_tui.agents.claude_project import project_trust, store_milk_rules
+from milk_tui.agents.claude_settings import ClaudeSettingsError
+from milk_tui.config.project_trust import TrustStore
 from milk_tui.engine.dispatch_state import DispatchState
 from milk_tui.engine.permission_policy import (
     Decision,
@@ -39,6 +41,8 @@ class PermissionBroker:
         self._state = state
         self._publisher = publisher
         self.grants = grants
+        self.trust = TrustStore(grants.directory)
+        """The folder's settings-file trust and the rules milk stored there."""
         self._waiters: dict[str, tuple[PermissionQuestion, asyncio.Future[PermissionAnswer]]] = {}
         self._questions: dict[str, asyncio.Future[dict[str, str] | None]] = {}
         self.denied: tuple[DeniedTool, ...] = ()
@@ -68,7 +72,7 @@ class PermissionBroker:
             return FREE
         granted = self.granted()
         if q.always_rules:
-            granted |= frozenset(allow_rules(self._state.cwd))
+            granted |= frozenset(project_trust(self._state.cwd, self.trust).rules)
         d = decide(q, skip=self.skip, granted=granted, can_ask=self.can_ask)
         if d is not None:
             return self._decided(q, d)
@@ -121,7 +125,7 @@ class PermissionBroker:
         """Keep a backend's allow rules for the folder; a settings file we must not touch
         is named in a warning (the call is still allowed this once)."""
         try:
-            add_allow_rules(self._state.cwd, rules)
+            store_milk_rules(self._state.cwd, self.trust, rules)
         except ClaudeSettingsError as e:
             self._publisher.publish(ev.Notice(level="warning", message=f"not remembered: {e}"))
             return False

@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from milk_tui.agents.claude_settings import allow_rules
+from milk_tui.agents.claude_project import project_trust
 from milk_tui.config.paths import permissions_dir
+from milk_tui.config.project_trust import TrustStore
 from milk_tui.storage.permission_grants import GrantStore
 
 
@@ -23,7 +24,8 @@ class GrantList:
     file: str
     warnings: tuple[str, ...] = ()
     claude_rules: tuple[str, ...] = ()
-    """The Claude CLI's allow rules in the folder's ``.claude/settings.local.json``."""
+    """The Claude CLI's allow rules passed on for the folder: milk's own in its
+    ``.claude/settings.local.json`` and those of a settings file the user trusted."""
 
 
 class FolderPermissions:
@@ -39,7 +41,7 @@ class FolderPermissions:
             tuple(sorted(tools)),
             str(self._grants.path_for(self.cwd)),
             tuple(self._grants.take_warnings()),
-            tuple(allow_rules(self.cwd)),
+            project_trust(self.cwd, TrustStore(self._grants.directory)).rules,
         )
 
     def grant(self, tools: list[str]) -> tuple[str, ...]:
