@@ -26,6 +26,7 @@ from milk_tui.facade.attachments import Attachments
 from milk_tui.facade.changes import ChangeWatch
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.permissions import FolderPermissions
+from milk_tui.facade.project_trust import FolderTrust
 from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.facade.usage import UsageReport
 from milk_tui.facade.views import StartupInfo, agent_info, session_view
@@ -295,6 +296,13 @@ class Application:
         """This folder's stored grants and the session's skip-permissions switch."""
         broker = self.runtime.dispatcher.permissions
         return FolderPermissions(broker.grants, self.cwd, broker)
+
+    @property
+    def project_trust(self) -> FolderTrust:
+        """The folder's own Claude settings files: which to ask about, which are ignored."""
+        d = self.runtime.dispatcher
+        cli = d.escalation is not None and d.escalation.is_cli
+        return FolderTrust(d.permissions.trust, self.cwd, cli)
 
     def escalate_command(self, arg: str) -> str | None:
         """``/escalate [fresh] [prompt]``: the prompt to send forced, or None (now pinned)."""

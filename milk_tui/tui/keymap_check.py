@@ -20,6 +20,7 @@ from milk_tui.tui.screens.context_modal import ContextModal
 from milk_tui.tui.screens.help_modal import HelpModal
 from milk_tui.tui.screens.history_search import HistorySearch
 from milk_tui.tui.screens.permission_modal import PermissionModal
+from milk_tui.tui.screens.project_trust_modal import ProjectTrustModal
 from milk_tui.tui.sessions_screen import SessionsScreen
 from milk_tui.tui.widgets.tool_line import ToolLine
 
@@ -39,6 +40,7 @@ def remappable_ids() -> set[str]:
         HelpModal,
         HistorySearch,
         PermissionModal,
+        ProjectTrustModal,
         SessionsScreen,
         ToolLine,
     )

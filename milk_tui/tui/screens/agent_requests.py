@@ -49,3 +49,25 @@ def show_denials(screen: MainScreen, e: ev.PermissionsDenied) -> None:
         "warning",
         f"{e.agent_name} was refused: {calls} — {key} allows them for this folder and retries",
     )
+
+
+def ask_project_trust(screen: MainScreen) -> None:
+    """Before the first escalation turn: the folder's own Claude settings, trusted or not."""
+    from milk_tui.tui.screens.project_trust_modal import ProjectTrustModal
+
+    folder = screen.facade.project_trust
+    conv = screen.query_one(Conversation)
+    asked = folder.questions()
+    for f in folder.ignored():
+        if f not in asked:
+            conv.add_line("notice", f"{f.name}: not trusted, ignored")
+    if not asked:
+        return
+
+    def answered(trust: bool | None) -> None:
+        folder.answer(asked, bool(trust))
+        names = ", ".join(f.name for f in asked)
+        said = "trusted: passed to the Claude CLI" if trust else "not trusted, ignored"
+        conv.add_line("notice", f"{names}: {said}")
+
+    screen.app.push_screen(ProjectTrustModal(asked), answered)

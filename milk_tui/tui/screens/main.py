@@ -25,7 +25,7 @@ from milk_tui.model import events as ev
 from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.commands import completions, looks_like_command
 from milk_tui.tui.keymap import APP_BINDINGS, BEFORE_READY
-from milk_tui.tui.screens.agent_requests import ask_permission, ask_question, show_denials
+from milk_tui.tui.screens import agent_requests
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
 from milk_tui.tui.screens.startup import TAIL_TURNS
 from milk_tui.tui.transcript import inert_items, items_from_history, screenful
@@ -147,6 +147,7 @@ class MainScreen(Screen[None]):
         self._notes_said = welcome.say_start_notes(conv, info, self._notes_said)  # the 2nd half's
         self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
         self.set_interval(CONFIG_WATCH_S, lambda: watch_config(self))
+        agent_requests.ask_project_trust(self)  # before any escalation turn
 
     def check_external_changes(self) -> None:
         """Let the facade pick up other processes' writes (also on focus: maybe before)."""
@@ -223,11 +224,11 @@ class MainScreen(Screen[None]):
             facts.handle_bus_event(e)
             match e:
                 case ev.PermissionRequested():
-                    ask_permission(self, e)
+                    agent_requests.ask_permission(self, e)
                 case ev.QuestionAsked():
-                    ask_question(self, e)
+                    agent_requests.ask_question(self, e)
                 case ev.PermissionsDenied():
-                    show_denials(self, e)
+                    agent_requests.show_denials(self, e)
                 case ev.TurnFailed(prompt=prompt):
                     self.submitter.turn_failed(prompt)
                 case ev.SessionChanged():
