@@ -16,7 +16,6 @@ from milk_tui.cli.go_words import Parser
 from milk_tui.cli.sessions_cmd import ALL_FOLDERS_HELP
 from milk_tui.cli.terminal_out import event_json, inert_out
 from milk_tui.facade.errors import ConfigError, StorageError
-from milk_tui.facade.project_trust import ignored_line
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -163,6 +162,8 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     out, err = inert_out(out, json=stream_json), inert_out(err)
     for note in app.startup_notes:
         print(f"milk-tui: {note}", file=err)
+    from milk_tui.facade.project_trust import ignored_line  # loads the agents: not before
+
     for f in app.project_trust.ignored():  # no one to ask: the folder's settings stay out
         print(f"milk-tui: {ignored_line(f)}", file=err)
     failures: list[ev.TurnFailed] = []
