@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+from textual import events
 from textual.widgets import Button, Input, Static
 
 from milk_tui.agents.base import PermissionAnswer, PermissionQuestion
@@ -22,6 +23,7 @@ GIT = PermissionQuestion(
     "llama", "bash", {"command": "git status"}, effect="run",
     grant="bash:git status", grant_all="bash",
 )  # fmt: skip
+KEY_NAMES = {" ": "space", ",": "comma"}
 HIDDEN = "echo hello" + "\n" * 81 + "rm -rf ~"
 
 
@@ -52,6 +54,21 @@ async def test_a_reason_typed_with_focus_on_yes_types_and_answers_nothing() -> N
         answer = await asyncio.wait_for(task, 5)
         assert answer == PermissionAnswer(False, reason="the user said no: please no")
         assert app.facade.permissions.show().tools == ()
+
+
+async def test_a_reason_arriving_in_one_burst_types_every_letter() -> None:
+    """A terminal delivers a typed word at once: the keys after the first arrive before the
+    focus has moved to the reason box, and must be text too, not answers or lost keys."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        task = await ask(pilot, app, GIT)
+        for c in "please no, and do not retry":
+            app.post_message(events.Key(KEY_NAMES.get(c, c), c))
+        await until(pilot, lambda: app.screen.query_one("#reason", Input).value != "p")
+        assert await still_open(pilot, task), "a letter of the reason answered the question"
+        assert app.screen.query_one("#reason", Input).value == "please no, and do not retry"
+        await pilot.press("escape")
+        await asyncio.wait_for(task, 5)
 
 
 async def test_letters_type_in_the_focused_reason_box() -> None:

@@ -57,10 +57,11 @@ class PermissionModal(MilkModal[PermissionChoice]):
     """
     AUTO_FOCUS = "PermissionBody"
     BINDINGS = [
-        Binding("y", "answer('yes')", "Yes", id="milk.permission.allow"),
-        Binding("a", "answer('always')", "Always", id="milk.permission.always"),
-        Binding("n,escape", "answer('no')", "No", id="milk.permission.deny"),
-        Binding("r", "focus_reason", "Reason", id="milk.permission.reason"),
+        Binding("y", "letter('yes')", "Yes", id="milk.permission.allow"),
+        Binding("a", "letter('always')", "Always", id="milk.permission.always"),
+        Binding("n", "letter('no')", "No", id="milk.permission.deny"),
+        Binding("r", "letter('reason')", "Reason", id="milk.permission.reason"),
+        Binding("escape", "answer('no')", "No", id="milk.permission.cancel"),
     ]
 
     def __init__(self, request: PermissionRequested, cwd: str = "") -> None:
@@ -68,6 +69,9 @@ class PermissionModal(MilkModal[PermissionChoice]):
         super().__init__(f"{request.agent_name} wants to use {request.tool_name}")
         self.request = request
         self.cwd = cwd
+        self._to_reason = False
+        """A stray key sent focus to the reason box and the move has not landed yet: keys
+        arriving in the same burst (a terminal delivers a typed word at once) are text."""
 
     def compose_body(self) -> ComposeResult:
         with PermissionBody(classes="perm-body"):
@@ -90,16 +94,21 @@ class PermissionModal(MilkModal[PermissionChoice]):
         yield Button("No (n)", id="no", variant="error", compact=True)
 
     def on_key(self, event: events.Key) -> None:
-        # A printable key that no binding answers (keys may be remapped) starts the reason.
+        # Keys reach here before the bindings.  A printable key that answers nothing (keys
+        # may be remapped) starts the reason; while focus moves there, every key is text.
         reason = self.query_one("#reason", Input)
         if self.focused is reason or not event.is_printable or not event.character:
             return
-        if event.key in self.active_bindings:
-            return
+        if not self._to_reason and event.key in self.active_bindings:
+            return  # y, a, n, r: the binding answers
         event.stop()
         event.prevent_default()
+        self._to_reason = True
         reason.focus()
         reason.insert_text_at_cursor(event.character)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._to_reason = False  # focus landed (in the box, or moved on by Tab or a click)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -109,8 +118,11 @@ class PermissionModal(MilkModal[PermissionChoice]):
         event.stop()
         self.action_answer("no")
 
-    def action_focus_reason(self) -> None:
-        self.query_one("#reason", Input).focus()
+    def action_letter(self, choice: str) -> None:
+        if choice == "reason":
+            self.query_one("#reason", Input).focus()
+        else:
+            self.action_answer(choice)
 
     def action_answer(self, choice: str) -> None:
         if choice == "yes":
