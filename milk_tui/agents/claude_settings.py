@@ -4,9 +4,10 @@
 (``WebFetch(domain:example.com)``, ``Bash(npm test *)``, ``mcp__srv__tool``; the rule the CLI
 suggests in its ``can_use_tool`` request) where the CLI itself reads project permissions
 (https://code.claude.com/docs/en/settings: ``permissions.allow`` of the project's local
-settings).  The CLI ignores that file in a folder the user never trusted interactively, so
-the agent also passes the stored rules in ``--allowedTools`` on every run
-(docs/adr/0020-claude-permissions-ask-once.md).
+settings).  The agent passes the rules milk stored (or a file the user trusted) in
+``--allowedTools`` on every run and otherwise keeps the folder's settings out of the CLI
+(``claude_project``; docs/adr/0020-claude-permissions-ask-once.md,
+docs/adr/0033-project-files-never-widen-permissions.md).
 
 Writing keeps every other key of an existing file; a new file is created 0600.  A file that
 is not a JSON object is never overwritten: the caller gets ``ClaudeSettingsError``.
