@@ -11,10 +11,12 @@ import json
 import re
 from typing import Any
 
+import pytest
 from textual import events
 from textual.widgets import Button, Input, Static
 
 from milk_tui.agents.base import PermissionAnswer, PermissionQuestion
+from milk_tui.tui.screens.permission_body import command_lines
 from milk_tui.tui.screens.permission_modal import PermissionBody, PermissionModal
 from milk_tui.tui.widgets.conversation import Conversation
 from tui.conftest import make_app, until
@@ -166,3 +168,19 @@ async def test_a_hostile_grant_is_shown_as_text_on_its_button() -> None:
         assert label == "Always: `[b]x[/] ␛]52;c;QQ==␇ …` in this folder (a)"
         await pilot.press("n")
         assert (await asyncio.wait_for(task, 5)).allow is False
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        ("a\n\nb", [("line", "a"), ("line", ""), ("line", "b")]),  # one blank line: kept
+        ("a\n \t\n\nb", [("line", "a"), ("blank", "⋯ 2 blank lines ⋯"), ("line", "b")]),
+        ("\n\n\nrm -rf ~", [("blank", "⋯ 3 blank lines ⋯"), ("line", "rm -rf ~")]),
+        ("a\n\n\n", [("line", "a"), ("blank", "⋯ 3 blank lines ⋯")]),
+        ("a\u200b\n\n\nb", [("line", "a\u200b"), ("blank", "⋯ 2 blank lines ⋯"), ("line", "b")]),
+    ],
+)
+def test_only_blank_runs_fold_and_every_other_line_stays(
+    command: str, shown: list[tuple[str, str]]
+) -> None:
+    assert command_lines(command) == shown

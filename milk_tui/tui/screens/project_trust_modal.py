@@ -23,8 +23,10 @@ if TYPE_CHECKING:
 
 def describe_files(files: tuple[ProjectFile, ...]) -> Text:
     t = Text()
-    t.append("This folder ships settings for the Claude CLI. They are ignored unless you\n")
-    t.append("trust them (asked again when a file changes):\n")
+    t.append(
+        "This folder ships settings for the Claude CLI. They are ignored unless you trust "
+        "them (asked again when a file changes):\n"
+    )
     for f in files:
         t.append(f"\n{inert(f.path)}\n", style="bold")
         for item in f.allows:
