@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from milk_tui.agents.mcp.connection import McpConnection, State, log_name
+from milk_tui.agents.mcp.limits import total_notice
 from milk_tui.agents.mcp.toolbox import McpToolBox
 from milk_tui.agents.redact import Redactor
 from milk_tui.config.mcp import McpServerConfig, usable
@@ -68,6 +69,7 @@ class McpManager:
                 open_url=self._open_url,
             )
         self._started = False
+        self._total_said = ""
         self.open_browser = True
         if self._conns:
             _quiet_sdk_logging(log_dir)
@@ -166,4 +168,9 @@ class McpManager:
         self.start()
         wanted = {n.strip().lower() for n in assigned} if assigned else None
         conns = [c for k, c in self._conns.items() if wanted is None or k in wanted]
-        return McpToolBox([c for c in conns if c.state == "ready"])
+        box = McpToolBox([c for c in conns if c.state == "ready"], self.redact)
+        notice = total_notice(box.dropped) if box.dropped else ""
+        if notice and notice != self._total_said:  # once per new cut, not every turn
+            self.on_warning(notice)
+        self._total_said = notice
+        return box

@@ -1,0 +1,132 @@
+"""One MCP server's log, ``<data dir>/mcp/<name>.log``: our start lines and a stdio
+server's stderr, with known secrets masked, capped at ``LOG_CAP_BYTES`` and rotated once to
+``<name>.log.1``, so a server writing without end costs at most twice the cap on disk.
+
+The server does not write the file itself (a file it holds cannot be capped): its stderr is
+a pipe, read by one thread per start (a flood never reaches the event loop the UI draws
+on), cut into lines so a secret split across two reads is still masked whole; a line longer
+than ``LONG_LINE_CHARS`` is written in parts with a tail the length of the longest secret
+kept back.  Every file is created 0600: a server's stderr may echo its environment.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import threading
+import time
+from pathlib import Path
+from typing import IO
+
+from milk_tui.agents.redact import Redactor, known_secrets
+
+LOG_CAP_BYTES = 1 << 20
+LONG_LINE_CHARS = 64 * 1024
+READ_BYTES = 64 * 1024
+TAIL_CHARS = 300
+"""The last stderr line quoted in a failure is cut to this."""
+
+
+class ServerLog:
+    """The log of one server across its restarts (each start opens a new ``capture``)."""
+
+    def __init__(self, path: Path, redact: Redactor, cap: int = LOG_CAP_BYTES) -> None:
+        self.path = path
+        self.redact = redact
+        self._cap = cap
+        self._lock = threading.Lock()
+
+    def note(self, text: str) -> None:
+        self.write(self.redact(text.rstrip("\n") + "\n"))
+
+    def capture(self) -> StderrPipe:
+        """A new pipe for one start of a stdio server, read into this log."""
+        return StderrPipe(self)
+
+    def write(self, text: str) -> None:
+        """Append, rotating first when the file would pass the cap; a failed write (disk
+        full, folder removed) is dropped: a log must never stop a server."""
+        data = text.encode("utf-8", "replace")
+        with self._lock, contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            try:
+                size = self.path.stat().st_size
+            except FileNotFoundError:
+                size = 0
+            if size and size + len(data) > self._cap:
+                os.replace(self.path, self.path.with_name(self.path.name + ".1"))
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, data[: self._cap])
+            finally:
+                os.close(fd)
+
+
+class StderrPipe:
+    """A pipe whose write end is the server's stderr (``errlog`` for the SDK) and whose read
+    end a thread copies into the log until every writer closed it."""
+
+    def __init__(self, log: ServerLog) -> None:
+        self._log = log
+        r, w = os.pipe()
+        self.errlog: IO[str] = os.fdopen(w, "w")
+        """Handed to the SDK, which gives its file descriptor to the child as stderr."""
+        self.last_line = ""
+        self.done = threading.Event()
+        """Set at end of file: the server and everything it started have exited."""
+        self._thread = threading.Thread(
+            target=self._pump, args=(r,), name=f"mcp-stderr:{log.path.name}", daemon=True
+        )
+        self._thread.start()
+
+    def close_ours(self) -> None:
+        """Drop our copy of the write end (once the child has its own), so the reader sees
+        the end when the server exits."""
+        with contextlib.suppress(OSError):
+            self.errlog.close()
+
+    def wait_done(self, timeout: float) -> bool:
+        return self.done.wait(timeout)
+
+    def _pump(self, fd: int) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        partial = ""
+        try:
+            while chunk := os.read(fd, READ_BYTES):
+                text = partial + decoder.decode(chunk)
+                nl = text.rfind("\n")
+                head, partial = (text[: nl + 1], text[nl + 1 :]) if nl != -1 else ("", text)
+                if head:
+                    self._lines(self._log.redact.values(head))
+                if len(partial) > LONG_LINE_CHARS:
+                    # Every whole secret is masked now; one still arriving begins in the
+                    # last (longest secret - 1) characters, which wait for the rest.
+                    masked = self._log.redact.values(partial)
+                    cut = len(masked) - max(0, _longest_secret(self._log.redact) - 1)
+                    self._lines(masked[:cut])
+                    partial = masked[cut:]
+        except OSError:
+            pass
+        finally:
+            rest = partial + decoder.decode(b"", final=True)
+            if rest:
+                self._lines(self._log.redact.values(rest) + "\n")
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            self.done.set()
+
+    def _lines(self, text: str) -> None:
+        self._log.write(text)
+        for line in reversed(text.splitlines()):
+            if line.strip():
+                self.last_line = line.strip()[-TAIL_CHARS:]
+                break
+
+
+def _longest_secret(redact: Redactor) -> int:
+    return max((len(s) for s in (*redact.secrets, *known_secrets())), default=0)
+
+
+def start_line(name: str) -> str:
+    return f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {name}"
