@@ -138,7 +138,7 @@ class McpConnection:
             with contextlib.suppress(BaseException):
                 await task
 
-    async def wait_settled(self, timeout: float) -> None:
+    async def wait_settled(self, timeout: float | None) -> None:
         """Until the first start attempt ended (ready, down, needs auth) or ``timeout``."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._settled.wait(), timeout)

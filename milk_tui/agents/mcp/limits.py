@@ -57,10 +57,7 @@ def bound_server_tools(server: str, tools: Sequence[Any]) -> Bounded:
     kept = kept[:MAX_TOOLS_PER_SERVER]
     parts = []
     if dropped > 0:
-        parts.append(
-            f"{dropped} of its {dropped + MAX_TOOLS_PER_SERVER} tools dropped "
-            f"(at most {MAX_TOOLS_PER_SERVER} per server)"
-        )
+        parts.append(f"{dropped} tools past the first {MAX_TOOLS_PER_SERVER} dropped")
     if big_schema:
         parts.append(
             f"{_some(big_schema)} skipped (input schema over {MAX_SCHEMA_BYTES // 1024} KiB)"

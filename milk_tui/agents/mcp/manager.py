@@ -69,7 +69,8 @@ class McpManager:
                 open_url=self._open_url,
             )
         self._started = False
-        self._total_said = ""
+        self._total_said: set[str] = set()
+        """The total-bound notices already said (the agents' boxes may differ)."""
         self.open_browser = True
         if self._conns:
             _quiet_sdk_logging(log_dir)
@@ -97,10 +98,11 @@ class McpManager:
             c.start()
 
     async def wait_settled(self, timeout: float | None = None) -> None:
-        """Until every enabled server has finished its first start attempt (or its own
-        ``connect_timeout`` passed); ``timeout`` bounds the whole wait."""
+        """Until every enabled server has finished its first start attempt; each attempt
+        ends by its own ``connect_timeout`` (counted from when it began, after the SDK's
+        imports), and ``timeout`` bounds the whole wait."""
         self.start()
-        waits = [c.wait_settled(c.cfg.start_timeout + 1) for c in self._conns.values()]
+        waits = [c.wait_settled(None) for c in self._conns.values()]
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*waits), timeout)
 
@@ -170,7 +172,7 @@ class McpManager:
         conns = [c for k, c in self._conns.items() if wanted is None or k in wanted]
         box = McpToolBox([c for c in conns if c.state == "ready"], self.redact)
         notice = total_notice(box.dropped) if box.dropped else ""
-        if notice and notice != self._total_said:  # once per new cut, not every turn
+        if notice and notice not in self._total_said:  # once per cut, not every turn
+            self._total_said.add(notice)
             self.on_warning(notice)
-        self._total_said = notice
         return box
