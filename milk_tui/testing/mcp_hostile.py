@@ -7,7 +7,8 @@ SDK import, so each starts in a few milliseconds), each bad in one way.
 - ``no-list``: answers ``initialize``, never ``tools/list``.
 - ``many N``: lists N small tools, plus ``huge`` (a 5 MB description) and ``wide`` (a
   20 KiB input schema).
-- ``flood BYTES``: writes BYTES of lines to stderr, then serves the tool ``ok``.
+- ``flood BYTES``: writes BYTES of lines to stderr and ``FLOOD_END``, then serves the tool
+  ``ok``.
 - ``leak VAR``: writes ``$VAR`` to stderr (split over two writes), and its tool ``leak``
   returns ``$VAR`` in its result.
 """
@@ -21,6 +22,7 @@ from typing import Any
 
 HUGE_DESCRIPTION_CHARS = 5 * 1024 * 1024
 WIDE_SCHEMA_PROPERTIES = 400
+FLOOD_END = "flood: the end"
 
 
 def _tool(name: str, description: str = "", properties: dict[str, Any] | None = None) -> dict:
@@ -64,6 +66,7 @@ def main(argv: list[str] | None = None) -> None:
         line = "E" * 1023 + "\n"
         for _ in range(int(arg) // 1024):
             sys.stderr.write(line)
+        sys.stderr.write(FLOOD_END + "\n")
         sys.stderr.flush()
     if mode == "leak":
         secret = os.environ.get(arg, "")

@@ -129,14 +129,14 @@ class McpConnection:
         self._closing = True
         self._wake.set()
         task, self._task = self._task, None
-        if task is None:
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(task), STOP_WAIT_S)
-        except (TimeoutError, asyncio.CancelledError):
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+        if task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(task), STOP_WAIT_S)
+            except (TimeoutError, asyncio.CancelledError):
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+        self._log.close()
 
     async def wait_settled(self, timeout: float | None) -> None:
         """Until the first start attempt ended (ready, down, needs auth) or ``timeout``."""

@@ -36,6 +36,8 @@ class ServerLog:
         self.redact = redact
         self._cap = cap
         self._lock = threading.Lock()
+        self._fd: int | None = None
+        self._size = 0
 
     def note(self, text: str) -> None:
         self.write(self.redact(text.rstrip("\n") + "\n"))
@@ -45,22 +47,45 @@ class ServerLog:
         return StderrPipe(self)
 
     def write(self, text: str) -> None:
-        """Append, rotating first when the file would pass the cap; a failed write (disk
-        full, folder removed) is dropped: a log must never stop a server."""
+        """Append; a file about to pass the cap is rotated at a line's end first (a line
+        longer than the cap is cut).  A failed write (disk full, folder removed) is dropped:
+        a log must never stop a server."""
         data = text.encode("utf-8", "replace")
         with self._lock, contextlib.suppress(OSError):
+            while data:
+                fd = self._open()
+                room = self._cap - self._size
+                if len(data) <= room:
+                    self._size += os.write(fd, data)
+                    return
+                cut = data.rfind(b"\n", 0, max(room, 0)) + 1
+                if not cut and not self._size:
+                    cut = self._cap  # one line longer than the whole file may be
+                if cut:
+                    self._size += os.write(fd, data[:cut])
+                    data = data[cut:]
+                self._rotate()
+
+    def _open(self) -> int:
+        if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            try:
-                size = self.path.stat().st_size
-            except FileNotFoundError:
-                size = 0
-            if size and size + len(data) > self._cap:
-                os.replace(self.path, self.path.with_name(self.path.name + ".1"))
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, data[: self._cap])
-            finally:
-                os.close(fd)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self._size = os.fstat(self._fd).st_size
+        return self._fd
+
+    def _rotate(self) -> None:
+        self._close()
+        os.replace(self.path, self.path.with_name(self.path.name + ".1"))
+
+    def close(self) -> None:
+        """Release the file (a later write opens it again)."""
+        with self._lock, contextlib.suppress(OSError):
+            self._close()
+
+    def _close(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
 
 
 class StderrPipe:
