@@ -74,7 +74,7 @@ def test_server_secrets_are_masked_in_everything_stored_shown_or_logged(
     assert b"the secret is ***." in wire
     assert_no_secret("the --debug wire log", wire)
     logs = sorted((milk_home / "mcp").glob("*.log*"))
-    assert {p.name for p in logs} >= {"every.log", "leaky.log", "sdk.log"}
+    assert {p.name for p in logs} >= {"every.log", "leaky.log"}
     for p in logs:
         assert_no_secret(str(p), p.read_bytes())
     assert "starting with *** in my environment" in (milk_home / "mcp" / "leaky.log").read_text()

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from milk_tui.agents.base import AgentError
 from milk_tui.agents.mcp.auth import HeaderAuth
+from milk_tui.agents.mcp.failures import Attempt, bad_line, closed, describe, innermost
 from milk_tui.agents.mcp.limits import bound_server_tools
 from milk_tui.agents.mcp.server_log import ServerLog, StderrPipe, start_line
 from milk_tui.agents.mcp.transports import open_transport
@@ -247,7 +247,7 @@ class McpConnection:
         """``_fail`` with the reason; when the process exited, its last stderr line is
         waited for a moment first (the log thread may not have read it yet)."""
         pipe = self._pipe
-        if pipe is not None and _closed(_innermost(e)):
+        if pipe is not None and closed(innermost(e)):
             await asyncio.to_thread(pipe.wait_done, STDERR_SETTLE_S)
         self._fail(self._describe(e))
 
@@ -300,7 +300,7 @@ class McpConnection:
 
         if isinstance(message, Exception):
             if not self._bad_output:
-                self._bad_output = _bad_line(message)
+                self._bad_output = bad_line(message)
             return
         if isinstance(message, ToolListChangedNotification):
             self._refresh = True
@@ -325,43 +325,20 @@ class McpConnection:
             self._warn(f"mcp server '{self.name}' {status}: {why}")
 
     def _describe(self, e: BaseException) -> str:
-        e = _innermost(e)
-        if isinstance(e, AgentError):
-            return str(e).removeprefix(f"mcp server '{self.name}': ")
-        if type(e).__name__ in (
-            "NeedsAuth",
-            "OAuthFlowError",
-            "OAuthTokenError",
-            "OAuthRegistrationError",
-        ):
-            self._auth_failed = True
-            hint = f"authenticate with /mcp or `milk-tui mcp auth {self.name}`"
-            return f"{e}; {hint}" if type(e).__name__ == "NeedsAuth" else f"sign-in failed: {e}"
-        if isinstance(e, TimeoutError):
-            if self._phase == "connect":
-                what = f"could not connect and start within {self._limit:g}s"
-            else:
-                what = f"no answer to {self._phase} within {self._limit:g}s"
-        elif isinstance(e, FileNotFoundError):
-            what = f"cannot start {self.cfg.command!r}: not found"
-        elif isinstance(e, OSError):
-            what = f"cannot start {self.cfg.command!r}: {e.strerror or e}"
-        elif self._http_status in (401, 403):
-            what = f"the server refused the credentials (HTTP {self._http_status})"
-            if self.cfg.auth == "none":
-                what += "; set auth (bearer, token_cmd or oauth) for it"
-        elif self._http_status:
-            what = f"HTTP {self._http_status} from {self.cfg.url}"
-        elif _closed(e):
-            what = "the process exited" if self.cfg.transport == "stdio" else "connection closed"
-        else:
-            what = _http_reason(e) or f"{type(e).__name__}: {e}".rstrip(": ")
-        if self._bad_output:
-            what += f" (it wrote something that is not MCP: {self._bad_output})"
-        tail = self._stderr_tail()
-        if tail and self.cfg.transport == "stdio":
-            what += f"; stderr: {tail}"
-        return self._redact(what)
+        why, auth_failed = describe(
+            e,
+            Attempt(
+                self.cfg,
+                self._transport,
+                self._phase,
+                self._limit,
+                self._http_status,
+                self._bad_output,
+                self._stderr_tail(),
+            ),
+        )
+        self._auth_failed = self._auth_failed or auth_failed
+        return self._redact(why)
 
     def _stderr_tail(self) -> str:
         return self._pipe.last_line if self._pipe is not None else ""
@@ -383,41 +360,6 @@ async def _list_tools(session: Any) -> list[Any]:
         cursor = result.next_cursor
         if not cursor:
             return tools
-
-
-def _innermost(e: BaseException) -> BaseException:
-    while isinstance(e, BaseExceptionGroup) and e.exceptions:
-        e = e.exceptions[0]
-    return e
-
-
-def _bad_line(e: Exception) -> str:
-    """The offending line of a parse error (pydantic keeps it as the error's input)."""
-    errors = getattr(e, "errors", None)
-    if callable(errors):
-        with contextlib.suppress(Exception):
-            return repr(str(errors()[0].get("input", ""))[:80])
-    return (str(e).splitlines() or ["?"])[0][:120]
-
-
-def _closed(e: BaseException) -> bool:
-    from mcp import MCPError
-    from mcp_types import CONNECTION_CLOSED
-
-    return isinstance(e, MCPError) and e.code == CONNECTION_CLOSED
-
-
-def _http_reason(e: BaseException) -> str:
-    response = getattr(e, "response", None)
-    status = getattr(response, "status_code", None)
-    if isinstance(status, int):
-        if status in (401, 403):
-            return f"the server refused the credentials (HTTP {status})"
-        return f"HTTP {status} from {getattr(getattr(response, 'request', None), 'url', '')}"
-    name = type(e).__name__
-    if name in ("ConnectError", "ConnectTimeout"):
-        return f"cannot connect: {e}"
-    return ""
 
 
 def log_name(server: str) -> str:
