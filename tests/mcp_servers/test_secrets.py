@@ -45,6 +45,7 @@ def test_server_secrets_are_masked_in_everything_stored_shown_or_logged(
     ]
     with FakeOpenAIServer() as srv:
         write_config(milk_home, srv, servers)
+        (milk_home / "config.json").chmod(0o600)  # holding keys: else a warning of its own
         calls = [
             FakeToolCall("mcp__every__get-env", "{}", id="c1"),
             FakeToolCall("mcp__leaky__leak", "{}", id="c2"),
