@@ -6,7 +6,8 @@ The server does not write the file itself (a file it holds cannot be capped): it
 a pipe, read by one thread per start (a flood never reaches the event loop the UI draws
 on), cut into lines so a secret split across two reads is still masked whole; a line longer
 than ``LONG_LINE_CHARS`` is written in parts with a tail the length of the longest secret
-kept back.  Every file is created 0600: a server's stderr may echo its environment.
+kept back.  Known values only, as for tool results: the pattern rules cost ~200 times more
+(7 s for 30 MB) and a flood must not take the interpreter from the UI.  Every file is created 0600: a server's stderr may echo its environment.
 """
 
 from __future__ import annotations
@@ -143,10 +144,9 @@ class StderrPipe:
 
     def _lines(self, text: str) -> None:
         self._log.write(text)
-        for line in reversed(text.splitlines()):
-            if line.strip():
-                self.last_line = line.strip()[-TAIL_CHARS:]
-                break
+        end = text.rstrip()
+        if end:
+            self.last_line = end[max(end.rfind("\n"), end.rfind("\r")) + 1 :].strip()[-TAIL_CHARS:]
 
 
 def _longest_secret(redact: Redactor) -> int:
