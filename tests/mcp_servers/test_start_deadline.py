@@ -102,3 +102,20 @@ def test_a_token_cmd_that_hangs_is_bounded_by_the_deadline(
     assert err == [
         f"milk-tui: mcp server 'slowtok' is down: could not connect and start within {DEADLINE_S}s"
     ]
+
+
+async def test_a_connect_timeout_longer_than_the_whole_wait_is_named(tmp_path: Path) -> None:
+    """``-p`` waits for servers at most ``HEADLESS_WAIT_S`` in all; one configured to take
+    longer is named when that runs out, not left unsaid."""
+    from milk_tui.agents.mcp.manager import McpManager
+
+    warnings: list[str] = []
+    server = peers.hostile("patient", "mute", connect_timeout=600)
+    m = McpManager([server], log_dir=tmp_path, cwd=str(tmp_path), on_warning=warnings.append)
+    try:
+        await m.wait_settled(1.5)
+    finally:
+        await m.aclose()
+    assert warnings == [
+        "mcp server 'patient' has not started within 1.5s; going on without its tools"
+    ]

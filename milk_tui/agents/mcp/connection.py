@@ -130,6 +130,8 @@ class McpConnection:
         self._wake.set()
         task, self._task = self._task, None
         if task is not None:
+            if self.state == "starting":
+                task.cancel()  # waiting on the server, not on us: the SDK still stops it
             try:
                 await asyncio.wait_for(asyncio.shield(task), STOP_WAIT_S)
             except (TimeoutError, asyncio.CancelledError):

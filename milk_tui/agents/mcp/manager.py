@@ -100,11 +100,19 @@ class McpManager:
     async def wait_settled(self, timeout: float | None = None) -> None:
         """Until every enabled server has finished its first start attempt; each attempt
         ends by its own ``connect_timeout`` (counted from when it began, after the SDK's
-        imports), and ``timeout`` bounds the whole wait."""
+        imports), and ``timeout`` bounds the whole wait: a server still starting then (a
+        ``connect_timeout`` longer than it) is named in one line, and the caller goes on."""
         self.start()
         waits = [c.wait_settled(None) for c in self._conns.values()]
-        with contextlib.suppress(TimeoutError):
+        try:
             await asyncio.wait_for(asyncio.gather(*waits), timeout)
+        except TimeoutError:
+            for c in self._conns.values():
+                if c.state == "starting":
+                    self.on_warning(
+                        f"mcp server '{c.name}' has not started within {timeout:g}s; "
+                        "going on without its tools"
+                    )
 
     async def aclose(self) -> None:
         await asyncio.gather(*(c.stop() for c in self._conns.values()))
