@@ -55,6 +55,7 @@ async def managers() -> AsyncIterator[list[McpManager]]:
         await m.aclose()
 
 
+@pytest.mark.real_peer
 async def test_a_thousand_tools_and_a_5_mb_description_from_real_servers(
     managers: list[McpManager], tmp_path: Path
 ) -> None:

@@ -69,3 +69,12 @@ def test_a_secret_split_across_writes_is_masked_and_notes_rotate(tmp_path: Path)
     )
     assert (tmp_path / "s.log").read_text() == "x" * 190 + "\n"
     assert pipe.last_line == "x" * 190
+
+
+def test_the_quoted_last_line_is_inert(tmp_path: Path) -> None:
+    pipe = ServerLog(tmp_path / "e.log", Redactor()).capture()
+    pipe.errlog.write("fine\n\x1b]0;title\x07\x1b[2Jfatal: gone\n\n")
+    pipe.close_ours()
+    assert pipe.wait_done(10)
+    assert "fatal: gone" in pipe.last_line and "\x1b" not in pipe.last_line
+    assert "\x07" not in pipe.last_line

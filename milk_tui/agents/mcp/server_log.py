@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from milk_tui.agents.redact import Redactor, known_secrets
+from milk_tui.model.terminal_text import inert
 
 LOG_CAP_BYTES = 1 << 20
 LONG_LINE_CHARS = 64 * 1024
@@ -146,7 +147,8 @@ class StderrPipe:
         self._log.write(text)
         end = text.rstrip()
         if end:
-            self.last_line = end[max(end.rfind("\n"), end.rfind("\r")) + 1 :].strip()[-TAIL_CHARS:]
+            line = end[max(end.rfind("\n"), end.rfind("\r")) + 1 :].strip()
+            self.last_line = inert(line[-TAIL_CHARS:])  # quoted in a warning on a terminal
 
 
 def _longest_secret(redact: Redactor) -> int:
