@@ -79,3 +79,29 @@ def test_server_secrets_are_masked_in_everything_stored_shown_or_logged(
     for p in logs:
         assert_no_secret(str(p), p.read_bytes())
     assert "starting with *** in my environment" in (milk_home / "mcp" / "leaky.log").read_text()
+
+
+async def test_a_key_and_a_token_cmd_output_echoed_by_any_server_are_masked(
+    tmp_path: Path,
+) -> None:
+    """The values under plain names reach the tools only because the servers echo them;
+    what makes them secret is the other entries' ``api_key`` and ``token_cmd`` output."""
+    from milk_tui.agents.mcp.manager import McpManager
+
+    key, token = "k3y-of-the-api-entry", "t0ken-printed-by-cmd"
+    servers = [
+        peers.hostile("a", "leak", "PLAIN_A", env={"PLAIN_A": key}),
+        peers.hostile("b", "leak", "PLAIN_B", env={"PLAIN_B": token}),
+        McpServerConfig(name="api", url="http://127.0.0.1:9/mcp", auth="bearer", api_key=key),
+        McpServerConfig(
+            name="cmd", url="http://127.0.0.1:9/mcp", auth="token_cmd", token_cmd=f"echo {token}"
+        ),
+    ]
+    m = McpManager(servers, log_dir=tmp_path / "mcp", cwd=str(tmp_path))
+    try:
+        await m.wait_settled(60)
+        box = m.toolbox()
+        assert (await box.call("mcp__a__leak", "{}")).content == "the secret is ***."
+        assert (await box.call("mcp__b__leak", "{}")).content == "the secret is ***."
+    finally:
+        await m.aclose()
