@@ -85,6 +85,7 @@ class BedrockAuth:
             redact=self.redact,
             timeout=REFRESH_TIMEOUT_S,
             shell=False,
+            quote_stderr=True,
         )
         self.generation = 0
         """Bumped on every refresh so the agent knows to rebuild its client."""

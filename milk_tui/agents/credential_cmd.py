@@ -3,7 +3,11 @@ take its standard output as a secret.
 
 One runner for every backend: a bounded wait, the child killed on timeout or cancel, the
 output registered with the backend's ``Redactor`` before anything else sees it, and one
-error wording (``<who>: <setting> failed (exit N): <first stderr line>``).
+error wording (``<who>: <setting> `<program>` failed (exit N)``).  A failing command's
+output is never quoted: a ``token_cmd`` may print its token before failing, or print it to
+stderr, and neither is known as a secret yet; only ``quote_stderr`` (``aws_refresh_cmd``,
+whose secret is JSON on stdout and whose stderr says why, e.g. "sso login required") adds
+the first stderr line, masked.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from milk_tui.agents.process_tree import kill_tree_now
 from milk_tui.agents.redact import Redactor
 
 STDERR_EXCERPT_CHARS = 200
+PROGRAM_CHARS = 60
 KILL_WAIT_S = 2.0
 """After SIGKILL the exit is immediate; this only bounds a wait on an unkillable child."""
 
@@ -36,6 +41,7 @@ class CredentialCommand:
     redact: Redactor
     timeout: float
     shell: bool = True
+    quote_stderr: bool = False
     _cached: str = field(default="", init=False, repr=False)
     _lock: asyncio.Lock | None = field(default=None, init=False, repr=False)
 
@@ -61,9 +67,14 @@ class CredentialCommand:
             raise
         text = out.decode(errors="replace").strip()
         self.redact.add(text)
+        for line in text.splitlines():  # a token printed above a warning is still masked
+            self.redact.add(line.strip())
         if proc.returncode != 0:
-            why = _first_line(self.redact(err.decode(errors="replace")))
-            raise self._error(f"failed (exit {proc.returncode})" + (f": {why}" if why else ""))
+            why = (
+                _first_line(self.redact(err.decode(errors="replace"))) if self.quote_stderr else ""
+            )
+            failed = f"`{self._program()}` failed (exit {proc.returncode})"
+            raise self._error(failed + (f": {why}" if why else ""))
         if not text:
             raise self._error("empty output", sep=": ")
         return text
@@ -80,6 +91,14 @@ class CredentialCommand:
         except (OSError, ValueError) as e:
             reason = getattr(e, "strerror", None) or str(e)
             raise self._error(f"could not start: {reason}") from None
+
+    def _program(self) -> str:
+        """The command's first word, as the failure names it (masked: ``KEY=v cmd``)."""
+        try:
+            words = shlex.split(self.command)
+        except ValueError:
+            words = self.command.split()
+        return self.redact((words or ["?"])[0][:PROGRAM_CHARS])
 
     def _error(self, what: str, *, sep: str = " ") -> AgentError:
         return AgentError(f"{self.who}: {self.setting}{sep}{what}", agent=self.agent)

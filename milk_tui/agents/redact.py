@@ -1,6 +1,7 @@
 """Secret masking for every agent backend, every log and everything stored.
 
-Secrets (API keys, ``token_cmd`` output, AWS keys, secret environment values, auth headers)
+Secrets (API keys, ``token_cmd`` output, AWS keys, secret environment values — an MCP
+server's too — auth headers)
 must never reach an error message, the wire log, an event or the database.  Each backend
 owns one ``Redactor``, registers every secret it learns, and passes every outgoing string
 through it, backend error excerpts included, since a proxy may echo our own headers back.
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from milk_tui.config.secrets import (
     SECRET_AGENT_KEYS,
+    env_secrets,
     header_secrets,
     is_credential_header,
 )
@@ -131,11 +133,14 @@ def known_secrets() -> list[str]:
 
 
 def config_secrets(cfg: MilkConfig) -> list[str]:
-    """Every secret written in a configuration: keys, AWS credentials, auth header values."""
+    """Every secret written in a configuration: keys, AWS credentials, auth header values,
+    and each MCP server's key and credential environment values."""
     out = []
     for a in cfg.agents:
         out += [getattr(a, k) for k in SECRET_AGENT_KEYS]
         out += header_secrets(a.headers)
+    for m in cfg.mcp_servers:
+        out += [m.api_key, *env_secrets(m.env)]  # ``register`` skips words such as ``none``
     return [s for s in out if s]
 
 

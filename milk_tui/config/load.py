@@ -27,7 +27,7 @@ from milk_tui.config.repair import (
     usable_rules,
     validate_keeping_valid,
 )
-from milk_tui.config.secrets import SECRET_AGENT_KEYS, header_secrets
+from milk_tui.config.secrets import SECRET_AGENT_KEYS, env_secrets, header_secrets
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
 
 GO_INERT_KEYS = {
@@ -258,12 +258,24 @@ def secret_file_warning(path: Path, data: dict[str, Any]) -> str:
         if isinstance(headers, dict) and header_secrets(headers):
             held.append("headers")
         if held:
-            return (
-                f"{path}: holds a secret (agents[{i}].{held[0]}) and is readable by "
-                f"{'others' if mode & stat.S_IROTH else 'the group'} (mode "
-                f"{stat.S_IMODE(mode):03o}); fix: chmod 600 {path}"
-            )
+            return _readable_secret(path, mode, f"agents[{i}].{held[0]}")
+    servers = data.get("mcp_servers") if isinstance(data.get("mcp_servers"), list) else []
+    for i, m in enumerate(servers or []):
+        if not isinstance(m, dict):
+            continue
+        env = m.get("env")
+        if m.get("api_key") or (isinstance(env, dict) and env_secrets(env)):
+            key = "api_key" if m.get("api_key") else "env"
+            return _readable_secret(path, mode, f"mcp_servers[{i}].{key}")
     return ""
+
+
+def _readable_secret(path: Path, mode: int, where: str) -> str:
+    return (
+        f"{path}: holds a secret ({where}) and is readable by "
+        f"{'others' if mode & stat.S_IROTH else 'the group'} (mode "
+        f"{stat.S_IMODE(mode):03o}); fix: chmod 600 {path}"
+    )
 
 
 def load_config(

@@ -1,5 +1,5 @@
-"""Which configured values are secrets: the agent keys, and the headers that carry a
-credential.  ``agents/redact.py`` masks these values everywhere; ``config/load.py`` warns
+"""Which configured values are secrets: the agent keys, the headers that carry a
+credential, and the environment values an MCP server is given under a credential's name.  ``agents/redact.py`` masks these values everywhere; ``config/load.py`` warns
 when a file holding one is readable by others (docs/adr/0015-no-secret-on-disk.md).
 """
 
@@ -34,3 +34,10 @@ def header_secrets(headers: dict[str, str]) -> list[str]:
             if token and scheme.isalpha():
                 out.append(token.strip())
     return out
+
+
+def env_secrets(env: dict[str, str]) -> list[str]:
+    """The values of environment variables whose name says they carry a credential
+    (``GITHUB_TOKEN``, ``API_KEY``, ``PGPASSWORD``): an MCP server's ``env`` holds its keys
+    beside ordinary settings (paths, flags), and masking a path would mangle every result."""
+    return [v for k, v in env.items() if isinstance(v, str) and v and is_credential_header(k)]

@@ -46,6 +46,14 @@ def own(name: str, mode: str = "ok", **kw: Any) -> McpServerConfig:
     )
 
 
+def hostile(name: str, mode: str, arg: str = "", **kw: Any) -> McpServerConfig:
+    """A server of ``milk_tui/testing/mcp_hostile.py`` (hand-written JSON-RPC, fast start)."""
+    kw.setdefault("connect_timeout", START_S)
+    env = {**_env(), **kw.pop("env", {})}
+    argv = [sys.executable, "-m", "milk_tui.testing.mcp_hostile", mode, *([arg] if arg else [])]
+    return McpServerConfig(name=name, command=argv[0], args=argv[1:], env=env, **kw)
+
+
 @contextlib.contextmanager
 def http_server(argv: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
     """Run ``argv`` until it listens on ``port``; yields its ``/mcp`` URL."""

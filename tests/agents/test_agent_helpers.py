@@ -59,7 +59,8 @@ async def test_credential_command_without_a_shell_splits_the_line(tmp_path: Path
 @pytest.mark.parametrize(
     "cmd,kw,message",
     [
-        ("echo 'no creds' >&2; echo 'more' >&2; exit 3", {}, "failed (exit 3): no creds"),
+        ("echo 'no creds' >&2; echo 'more' >&2; exit 3", {}, "token_cmd `echo` failed (exit 3)"),
+        ("echo 'no creds' >&2; exit 3", {"quote_stderr": True}, "failed (exit 3): no creds"),
         ("true", {}, "token_cmd: empty output"),
         ("sleep 30 & wait", {"timeout": 0.2}, "token_cmd timed out after 0.2s"),
         ("/no/such/helper", {"shell": False}, "token_cmd could not start: "),
@@ -70,6 +71,22 @@ async def test_credential_command_errors_are_worded(cmd: str, kw: dict, message:
         await command(cmd, Redactor(), **kw).run()
     assert str(e.value).startswith("agent 'x': ") and message in str(e.value)
     assert e.value.agent == "x"
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "echo tok-only-on-stderr-77 >&2; exit 1",  # the token on stderr, none on stdout
+        "printf 'tok-above-a-warning-77\\nwarning: expired\\n'; echo tok-above-a-warning-77 >&2; exit 2",
+        "echo tok-on-stdout-77; exit 1",
+    ],
+)
+async def test_a_failing_token_cmd_names_the_command_never_its_output(cmd: str) -> None:
+    with pytest.raises(AgentError) as e:
+        await command(cmd, Redactor()).run()
+    message = str(e.value)
+    assert message.startswith("agent 'x': token_cmd `") and "failed (exit " in message
+    assert "tok-" not in message and "warning" not in message
 
 
 async def test_credential_command_is_killed_with_its_children_when_cancelled(

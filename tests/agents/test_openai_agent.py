@@ -145,7 +145,7 @@ async def test_token_cmd_second_403_is_the_error(
 
 
 async def test_token_cmd_failure_is_worded(fake_openai: FakeOpenAIServer) -> None:
-    with pytest.raises(ab.AgentError, match=r"token_cmd failed \(exit 3\): no creds"):
+    with pytest.raises(ab.AgentError, match=r"token_cmd `echo` failed \(exit 3\)$"):
         await run(agent_for(fake_openai, token_cmd="echo 'no creds' >&2; exit 3"))
     with pytest.raises(ab.AgentError, match="token_cmd: empty output"):
         await run(agent_for(fake_openai, token_cmd="true"))

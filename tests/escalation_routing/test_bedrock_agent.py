@@ -294,7 +294,7 @@ async def test_failed_refresh_reports_original_403(fake_bedrock, tmp_path):
         await collect(BedrockAgent(bedrock_config(fake_bedrock, aws_refresh_cmd=cmd)), req())
     msg = str(info.value)
     assert "ExpiredTokenException (HTTP 403)" in msg
-    assert "aws_refresh_cmd failed (exit 3): sso login required" in msg
+    assert "aws_refresh_cmd `" in msg and "failed (exit 3): sso login required" in msg
     assert len(fake_bedrock.stream_requests) == 1
 
 

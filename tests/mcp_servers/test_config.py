@@ -28,6 +28,7 @@ def test_a_go_config_entry_loads_with_its_names_and_durations(tmp_path: Path) ->
             }
         )
     )  # fmt: skip
+    f.chmod(0o600)  # it holds a key: readable by others would be a warning of its own
     cfg, warnings, _ = load_config(f)
     jira, fs, web, old = cfg.mcp_servers
     assert (jira.transport, jira.call_timeout, jira.start_timeout, jira.enabled) == (
@@ -82,3 +83,28 @@ def test_duplicate_names_keep_the_first() -> None:
     a = McpServerConfig(name="dup", command="a")
     b = McpServerConfig(name="DUP", command="b")
     assert servers_for_agent([a, b], None) == [a]
+
+
+@pytest.mark.parametrize(
+    ("entry", "where"),
+    [
+        ({"name": "gh", "command": "gh-mcp", "env": {"GITHUB_TOKEN": "ghp_x1y2z3w4"}}, "env"),
+        ({"name": "j", "url": "https://j/mcp", "auth": "bearer", "api_key": "k-123"}, "api_key"),
+        ({"name": "fs", "command": "fs-mcp", "env": {"ROOT": "/srv/data"}}, ""),
+    ],
+)
+def test_a_readable_config_with_a_server_credential_is_one_warning(
+    tmp_path: Path, entry: dict, where: str
+) -> None:
+    f = tmp_path / "config.json"
+    f.write_text(json.dumps({"mcp_servers": [entry]}))
+    f.chmod(0o644)
+    _, warnings, _ = load_config(f)
+    said = [w for w in warnings if "holds a secret" in w]
+    if where:
+        assert said == [
+            f"{f}: holds a secret (mcp_servers[0].{where}) and is readable by others "
+            f"(mode 644); fix: chmod 600 {f}"
+        ]
+    else:
+        assert said == []

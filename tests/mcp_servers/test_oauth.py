@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from milk_tui.agents.mcp.manager import McpManager
+from milk_tui.agents.redact import known_secrets
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.testing import mcp_peers as peers
 
@@ -67,7 +68,10 @@ async def test_sign_in_then_the_stored_token_is_used_next_time(tmp_path: Path) -
             await m.aclose()
         token_file = tmp_path / "mcp" / "auth" / "secure.json"
         assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
-        assert json.loads(token_file.read_text())["tokens"]["refresh_token"]
+        tokens = json.loads(token_file.read_text())["tokens"]
+        assert tokens["refresh_token"]
+        # a tool that echoes a token shows and stores it masked
+        assert {tokens["access_token"], tokens["refresh_token"]} <= set(known_secrets())
 
         again = manager(tmp_path, url, [])
         try:

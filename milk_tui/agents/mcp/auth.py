@@ -5,14 +5,17 @@ header; OAuth goes through the SDK's provider (``oauth.py``)."""
 from __future__ import annotations
 
 from milk_tui.agents.credential_cmd import CredentialCommand
-from milk_tui.agents.redact import Redactor
+from milk_tui.agents.redact import Redactor, looks_like_a_credential
 from milk_tui.config.mcp import McpServerConfig
+from milk_tui.config.secrets import env_secrets
 
 TOKEN_CMD_TIMEOUT_S = 30.0
 
 
 class HeaderAuth:
-    """The headers of one server; a ``token_cmd`` runs once and again after a refusal."""
+    """The headers of one server; a ``token_cmd`` runs once and again after a refusal.  Every
+    credential of the entry (key, credential environment values, the header sent) is
+    registered with ``redact``, so a tool that echoes one is masked in its result."""
 
     def __init__(self, cfg: McpServerConfig, redact: Redactor) -> None:
         self._cfg = cfg
@@ -22,8 +25,11 @@ class HeaderAuth:
             self._cmd = CredentialCommand(
                 cfg.token_cmd, "token_cmd", who, cfg.name, redact, TOKEN_CMD_TIMEOUT_S
             )
-        if cfg.api_key:
-            redact.add(cfg.api_key)
+        self._redact = redact
+        redact.add(cfg.api_key)
+        for value in env_secrets(cfg.env):
+            if looks_like_a_credential(value):  # not ``AUTH_MODE=none``: a word, no secret
+                redact.add(value)
 
     async def headers(self, *, refresh: bool = False) -> dict[str, str]:
         """Raises ``AgentError`` (naming the server) when the token command fails."""
@@ -32,4 +38,6 @@ class HeaderAuth:
             token = await self._cmd.get(refresh=refresh)
         elif self._cfg.auth == "bearer":
             token = self._cfg.api_key
-        return {"Authorization": f"Bearer {token}"} if token else {}
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._redact.add_headers(headers)
+        return headers

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from milk_tui.agents.base import AgentError
 from milk_tui.agents.mcp.auth import HeaderAuth
+from milk_tui.agents.mcp.failures import Attempt, bad_line, closed, describe, innermost
+from milk_tui.agents.mcp.limits import bound_server_tools
+from milk_tui.agents.mcp.server_log import ServerLog, StderrPipe, start_line
 from milk_tui.agents.mcp.transports import open_transport
 from milk_tui.agents.redact import Redactor
 from milk_tui.config.mcp import McpServerConfig
@@ -29,7 +29,8 @@ BACKOFF_FIRST_S = 2.0
 BACKOFF_MAX_S = 300.0
 STOP_WAIT_S = 5.0
 """The SDK gives a stdio server 2 s to exit after its stdin closes, then 2 s after SIGTERM."""
-STDERR_TAIL_CHARS = 300
+STDERR_SETTLE_S = 1.0
+"""How long a failure waits for the log thread to read an exited server's last words."""
 AUTH_WAIT_S = 300.0
 """How long an explicit OAuth sign-in may take (a person in a browser)."""
 
@@ -62,7 +63,13 @@ class McpConnection:
         """``mcp.types.Tool`` of a ready server (replaced whole on ``list_changed``)."""
         self.generation = 0
         """Bumped each time the tool list changes (tool boxes compare it)."""
-        self._log_file = log_file
+        self._log = ServerLog(log_file, redact)
+        self._pipe: StderrPipe | None = None
+        """The stderr pipe of the current start of a stdio server."""
+        self._limits_said = ""
+        self._limit = cfg.start_timeout
+        self._phase = "connect"
+        """What the start waits for: ``connect``, ``initialize`` or ``tools/list``."""
         self._cwd = cwd
         self._warn = on_warning
         self._redact = redact
@@ -89,7 +96,7 @@ class McpConnection:
 
     @property
     def log_file(self) -> Path:
-        return self._log_file
+        return self._log.path
 
     # ----- lifetime -----------------------------------------------------------------
 
@@ -122,16 +129,18 @@ class McpConnection:
         self._closing = True
         self._wake.set()
         task, self._task = self._task, None
-        if task is None:
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(task), STOP_WAIT_S)
-        except (TimeoutError, asyncio.CancelledError):
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+        if task is not None:
+            if self.state == "starting":
+                task.cancel()  # waiting on the server, not on us: the SDK still stops it
+            try:
+                await asyncio.wait_for(asyncio.shield(task), STOP_WAIT_S)
+            except (TimeoutError, asyncio.CancelledError):
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+        self._log.close()
 
-    async def wait_settled(self, timeout: float) -> None:
+    async def wait_settled(self, timeout: float | None) -> None:
         """Until the first start attempt ended (ready, down, needs auth) or ``timeout``."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._settled.wait(), timeout)
@@ -164,20 +173,30 @@ class McpConnection:
     async def _serve(self) -> None:
         from mcp import ClientSession
 
-        headers = await self._auth.headers(refresh=self._attempt > 0)
         self._bad_output, self._http_status = "", 0
-        auth, callback = None, None
-        if self.cfg.auth == "oauth" and self.cfg.is_http:
-            from milk_tui.agents.mcp import oauth
-
-            opener = self.open_url if self._authenticating else None
-            auth, callback = await oauth.provider(self.cfg, self.token_file, open_url=opener)
         limit = AUTH_WAIT_S if self._authenticating else self.cfg.start_timeout
-        with self._open_log() as errlog, contextlib.ExitStack() as closing:
-            if callback is not None:
-                closing.callback(callback.close)
-            self._log_mark = errlog.tell()
-            async with (
+        self._limit, self._phase = limit, "connect"
+        self._pipe = None
+        # One deadline for the whole start: the token command, opening the transport (an
+        # SSE server that never sends its endpoint waits here), initialize and tools/list.
+        deadline = asyncio.get_running_loop().time() + limit
+        async with asyncio.timeout_at(deadline) as opening, contextlib.AsyncExitStack() as stack:
+            headers = await self._auth.headers(refresh=self._attempt > 0)
+            auth = None
+            if self.cfg.auth == "oauth" and self.cfg.is_http:
+                from milk_tui.agents.mcp import oauth
+
+                opener = self.open_url if self._authenticating else None
+                auth, callback = await oauth.provider(self.cfg, self.token_file, open_url=opener)
+                if callback is not None:
+                    stack.callback(callback.close)
+            self._log.note(start_line(self.name))
+            errlog = None
+            if self._transport == "stdio":
+                self._pipe = pipe = self._log.capture()
+                stack.callback(pipe.close_ours)
+                errlog = pipe.errlog
+            read, write = await stack.enter_async_context(
                 open_transport(
                     self.cfg,
                     headers,
@@ -186,29 +205,53 @@ class McpConnection:
                     transport=self._transport,
                     on_status=self._heard_status,
                     auth=auth,
-                ) as (read, write),
-                ClientSession(read, write, message_handler=self._on_message) as session,
-            ):
-                try:
-                    async with asyncio.timeout(limit):
-                        await session.initialize()
-                        tools = await _list_tools(session)
-                    self._authenticating = False
-                except Exception as e:
-                    self._authenticating = False
-                    if self._transport == "http" and self._http_status in (404, 405):
-                        self._transport = "sse"  # a server of the older HTTP+SSE transport
-                        self._restart = True
-                        raise
-                    self._fail(self._describe(e))  # now: leaving may wait for the process
+                )
+            )
+            if self._pipe is not None:
+                self._pipe.close_ours()  # the child has its own copy: its exit ends the log
+            session = await stack.enter_async_context(
+                ClientSession(read, write, message_handler=self._on_message)
+            )
+            opening.reschedule(None)  # from here a miss is said at once, not after leaving
+            try:
+                async with asyncio.timeout_at(deadline):
+                    self._phase = "initialize"
+                    await session.initialize()
+                    self._phase = "tools/list"
+                    tools = await _list_tools(session)
+                self._authenticating = False
+            except Exception as e:
+                self._authenticating = False
+                if self._transport == "http" and self._http_status in (404, 405):
+                    self._transport = "sse"  # a server of the older HTTP+SSE transport
+                    self._restart = True
                     raise
-                self._session, self.tools, self._attempt = session, tools, 0
-                self.generation += 1
-                self._warned = False
-                self.error = ""
-                self._set_state("ready")
-                await self._idle(session)
-                self._session = None
+                await self._fail_after_stderr(e)  # now: leaving may wait for the process
+                raise
+            self._session, self._attempt = session, 0
+            self._take_tools(tools)
+            self._warned = False
+            self.error = ""
+            self._set_state("ready")
+            await self._idle(session)
+            self._session = None
+
+    def _take_tools(self, tools: list[Any]) -> None:
+        """A new list, within the bounds of ``limits.py`` (a cut is said once)."""
+        bounded = bound_server_tools(self.name, tools)
+        self.tools = bounded.tools
+        self.generation += 1
+        if bounded.notice and bounded.notice != self._limits_said:
+            self._warn(bounded.notice)
+        self._limits_said = bounded.notice
+
+    async def _fail_after_stderr(self, e: BaseException) -> None:
+        """``_fail`` with the reason; when the process exited, its last stderr line is
+        waited for a moment first (the log thread may not have read it yet)."""
+        pipe = self._pipe
+        if pipe is not None and closed(innermost(e)):
+            await asyncio.to_thread(pipe.wait_done, STDERR_SETTLE_S)
+        self._fail(self._describe(e))
 
     async def _idle(self, session: Any) -> None:
         while True:
@@ -219,8 +262,8 @@ class McpConnection:
             if self._refresh:
                 self._refresh = False
                 async with asyncio.timeout(self.cfg.start_timeout):
-                    self.tools = await _list_tools(session)
-                self.generation += 1
+                    tools = await _list_tools(session)
+                self._take_tools(tools)
 
     # ----- calls --------------------------------------------------------------------
 
@@ -259,7 +302,7 @@ class McpConnection:
 
         if isinstance(message, Exception):
             if not self._bad_output:
-                self._bad_output = _bad_line(message)
+                self._bad_output = bad_line(message)
             return
         if isinstance(message, ToolListChangedNotification):
             self._refresh = True
@@ -284,59 +327,23 @@ class McpConnection:
             self._warn(f"mcp server '{self.name}' {status}: {why}")
 
     def _describe(self, e: BaseException) -> str:
-        e = _innermost(e)
-        if isinstance(e, AgentError):
-            return str(e).removeprefix(f"mcp server '{self.name}': ")
-        if type(e).__name__ in (
-            "NeedsAuth",
-            "OAuthFlowError",
-            "OAuthTokenError",
-            "OAuthRegistrationError",
-        ):
-            self._auth_failed = True
-            hint = f"authenticate with /mcp or `milk-tui mcp auth {self.name}`"
-            return f"{e}; {hint}" if type(e).__name__ == "NeedsAuth" else f"sign-in failed: {e}"
-        if isinstance(e, TimeoutError):
-            what = f"no answer to initialize within {self.cfg.start_timeout:g}s"
-        elif isinstance(e, FileNotFoundError):
-            what = f"cannot start {self.cfg.command!r}: not found"
-        elif isinstance(e, OSError):
-            what = f"cannot start {self.cfg.command!r}: {e.strerror or e}"
-        elif self._http_status in (401, 403):
-            what = f"the server refused the credentials (HTTP {self._http_status})"
-            if self.cfg.auth == "none":
-                what += "; set auth (bearer, token_cmd or oauth) for it"
-        elif self._http_status:
-            what = f"HTTP {self._http_status} from {self.cfg.url}"
-        elif _closed(e):
-            what = "the process exited" if self.cfg.transport == "stdio" else "connection closed"
-        else:
-            what = _http_reason(e) or f"{type(e).__name__}: {e}".rstrip(": ")
-        if self._bad_output:
-            what += f" (it wrote something that is not MCP: {self._bad_output})"
-        tail = self._stderr_tail()
-        if tail and self.cfg.transport == "stdio":
-            what += f"; stderr: {tail}"
-        return self._redact(what)
-
-    @contextlib.contextmanager
-    def _open_log(self) -> Any:
-        self._log_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        # A server's stderr may echo its environment (tokens): 0600, like every log we write.
-        fd = os.open(self._log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8", errors="replace") as f:
-            f.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {self.name}\n")
-            f.flush()
-            yield f
+        why, auth_failed = describe(
+            e,
+            Attempt(
+                self.cfg,
+                self._transport,
+                self._phase,
+                self._limit,
+                self._http_status,
+                self._bad_output,
+                self._stderr_tail(),
+            ),
+        )
+        self._auth_failed = self._auth_failed or auth_failed
+        return self._redact(why)
 
     def _stderr_tail(self) -> str:
-        try:
-            with open(self._log_file, encoding="utf-8", errors="replace") as f:
-                f.seek(getattr(self, "_log_mark", 0))
-                lines = [ln.strip() for ln in f.read().splitlines() if ln.strip()]
-        except OSError:
-            return ""
-        return lines[-1][-STDERR_TAIL_CHARS:] if lines else ""
+        return self._pipe.last_line if self._pipe is not None else ""
 
 
 def _load_sdk() -> None:
@@ -355,41 +362,6 @@ async def _list_tools(session: Any) -> list[Any]:
         cursor = result.next_cursor
         if not cursor:
             return tools
-
-
-def _innermost(e: BaseException) -> BaseException:
-    while isinstance(e, BaseExceptionGroup) and e.exceptions:
-        e = e.exceptions[0]
-    return e
-
-
-def _bad_line(e: Exception) -> str:
-    """The offending line of a parse error (pydantic keeps it as the error's input)."""
-    errors = getattr(e, "errors", None)
-    if callable(errors):
-        with contextlib.suppress(Exception):
-            return repr(str(errors()[0].get("input", ""))[:80])
-    return (str(e).splitlines() or ["?"])[0][:120]
-
-
-def _closed(e: BaseException) -> bool:
-    from mcp import MCPError
-    from mcp_types import CONNECTION_CLOSED
-
-    return isinstance(e, MCPError) and e.code == CONNECTION_CLOSED
-
-
-def _http_reason(e: BaseException) -> str:
-    response = getattr(e, "response", None)
-    status = getattr(response, "status_code", None)
-    if isinstance(status, int):
-        if status in (401, 403):
-            return f"the server refused the credentials (HTTP {status})"
-        return f"HTTP {status} from {getattr(getattr(response, 'request', None), 'url', '')}"
-    name = type(e).__name__
-    if name in ("ConnectError", "ConnectTimeout"):
-        return f"cannot connect: {e}"
-    return ""
 
 
 def log_name(server: str) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from milk_tui.agents.mcp.connection import McpConnection, State, log_name
+from milk_tui.agents.mcp.limits import total_notice
 from milk_tui.agents.mcp.toolbox import McpToolBox
 from milk_tui.agents.redact import Redactor
 from milk_tui.config.mcp import McpServerConfig, usable
@@ -68,6 +69,8 @@ class McpManager:
                 open_url=self._open_url,
             )
         self._started = False
+        self._total_said: set[str] = set()
+        """The total-bound notices already said (the agents' boxes may differ)."""
         self.open_browser = True
         if self._conns:
             _quiet_sdk_logging(log_dir)
@@ -95,12 +98,21 @@ class McpManager:
             c.start()
 
     async def wait_settled(self, timeout: float | None = None) -> None:
-        """Until every enabled server has finished its first start attempt (or its own
-        ``connect_timeout`` passed); ``timeout`` bounds the whole wait."""
+        """Until every enabled server has finished its first start attempt; each attempt
+        ends by its own ``connect_timeout`` (counted from when it began, after the SDK's
+        imports), and ``timeout`` bounds the whole wait: a server still starting then (a
+        ``connect_timeout`` longer than it) is named in one line, and the caller goes on."""
         self.start()
-        waits = [c.wait_settled(c.cfg.start_timeout + 1) for c in self._conns.values()]
-        with contextlib.suppress(TimeoutError):
+        waits = [c.wait_settled(None) for c in self._conns.values()]
+        try:
             await asyncio.wait_for(asyncio.gather(*waits), timeout)
+        except TimeoutError:
+            for c in self._conns.values():
+                if c.state == "starting":
+                    self.on_warning(
+                        f"mcp server '{c.name}' has not started within {timeout:g}s; "
+                        "going on without its tools"
+                    )
 
     async def aclose(self) -> None:
         await asyncio.gather(*(c.stop() for c in self._conns.values()))
@@ -166,4 +178,9 @@ class McpManager:
         self.start()
         wanted = {n.strip().lower() for n in assigned} if assigned else None
         conns = [c for k, c in self._conns.items() if wanted is None or k in wanted]
-        return McpToolBox([c for c in conns if c.state == "ready"])
+        box = McpToolBox([c for c in conns if c.state == "ready"], self.redact)
+        notice = total_notice(box.dropped) if box.dropped else ""
+        if notice and notice not in self._total_said:  # once per cut, not every turn
+            self._total_said.add(notice)
+            self.on_warning(notice)
+        return box

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from milk_tui.agents.redact import register
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.paths import write_private
 
@@ -32,7 +33,9 @@ class NeedsAuth(Exception):
 
 
 class FileTokenStorage:
-    """The SDK's ``TokenStorage`` over one JSON file, written 0600."""
+    """The SDK's ``TokenStorage`` over one JSON file, written 0600.  Every token and client
+    secret read or written is entered in the known secrets (``agents/redact.py``), so a tool
+    that echoes one is masked like a configured key."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -57,18 +60,26 @@ class FileTokenStorage:
         from mcp.shared.auth import OAuthToken
 
         raw = self._read().get("tokens")
-        return OAuthToken.model_validate(raw) if raw else None
+        tokens = OAuthToken.model_validate(raw) if raw else None
+        if tokens is not None:
+            register(tokens.access_token, tokens.refresh_token or "")
+        return tokens
 
     async def set_tokens(self, tokens: Any) -> None:
+        register(tokens.access_token, tokens.refresh_token or "")
         self._write("tokens", tokens.model_dump(mode="json", exclude_none=True))
 
     async def get_client_info(self) -> Any:
         from mcp.shared.auth import OAuthClientInformationFull
 
         raw = self._read().get("client")
-        return OAuthClientInformationFull.model_validate(raw) if raw else None
+        info = OAuthClientInformationFull.model_validate(raw) if raw else None
+        if info is not None:
+            register(info.client_secret or "")
+        return info
 
     async def set_client_info(self, client_info: Any) -> None:
+        register(client_info.client_secret or "")
         self._write("client", client_info.model_dump(mode="json", exclude_none=True))
 
     def forget_client(self) -> None:

@@ -1,7 +1,9 @@
 """The tools of ready MCP servers as a ``ToolBox``: each named ``mcp__<server>__<tool>``
 (the server in the name, so two servers never collide; only the characters and the length
 every provider accepts), with the server's JSON schema; a call is asked about like a tool
-that runs something (docs/adr/0011-permissions-in-one-place.md)."""
+that runs something (docs/adr/0011-permissions-in-one-place.md).  At most ``MAX_TOOLS_TOTAL``
+tools in all (``limits.py``); a result has every credential of the servers masked, so a tool
+that echoes its key or environment gives the model, the screen and the store ``***``."""
 
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from milk_tui.agents.base import ToolOutcome, ToolSpec
+from milk_tui.agents.mcp.limits import MAX_TOOLS_TOTAL
 from milk_tui.agents.mcp.results import outcome_of
+from milk_tui.agents.redact import Redactor
 
 if TYPE_CHECKING:
     from milk_tui.agents.mcp.connection import McpConnection
@@ -31,11 +35,17 @@ def tool_name(server: str, tool: str) -> str:
 
 
 class McpToolBox:
-    def __init__(self, conns: Iterable[McpConnection]) -> None:
+    def __init__(self, conns: Iterable[McpConnection], redact: Redactor | None = None) -> None:
+        self._redact = redact or Redactor()
         self._tools: dict[str, tuple[McpConnection, str]] = {}
         self._specs: list[ToolSpec] = []
+        self.dropped: dict[str, int] = {}
+        """Server → how many of its tools were past ``MAX_TOOLS_TOTAL``."""
         for c in conns:
             for t in c.tools:
+                if len(self._specs) >= MAX_TOOLS_TOTAL:
+                    self.dropped[c.name] = self.dropped.get(c.name, 0) + 1
+                    continue
                 name = tool_name(c.name, t.name)
                 if name in self._tools:  # two names that differ only in unsafe characters
                     name = tool_name(c.name, t.name + "\0" + str(len(self._tools)))[:MAX_NAME]
@@ -56,10 +66,11 @@ class McpToolBox:
             args = json.loads(arguments or "{}")
             result = await conn.call(tool, args if isinstance(args, dict) else {})
         except McpCallError as e:
-            return ToolOutcome(str(e), is_error=True)
+            return ToolOutcome(self._redact.values(str(e)), is_error=True)
         except ValueError as e:
             return ToolOutcome(f"invalid JSON arguments for tool {name!r}: {e}", is_error=True)
-        return outcome_of(conn.name, result)
+        out = outcome_of(conn.name, result)
+        return ToolOutcome(self._redact.values(out.content), is_error=out.is_error)
 
 
 def _spec(name: str, server: str, tool: Any) -> ToolSpec:

@@ -1,6 +1,6 @@
 """Opening the SDK transport a server entry asks for: a spawned stdio process (its own
 process group — the SDK's ``stdio_client`` starts it with ``start_new_session`` — with its
-stderr appended to a log file), streamable HTTP, or the older HTTP+SSE."""
+stderr going to the server's log, ``server_log.py``), streamable HTTP, or the older HTTP+SSE."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ SSE_READ_TIMEOUT_S = 300.0
 async def open_transport(
     cfg: McpServerConfig,
     headers: dict[str, str],
-    errlog: IO[str],
+    errlog: IO[str] | None,
     cwd: str,
     *,
     transport: str,
@@ -29,6 +29,7 @@ async def open_transport(
     """(read stream, write stream) for ``ClientSession``.  ``on_status`` hears every HTTP
     error status: the SDK turns a 401 into a generic error, and the user needs to know."""
     if transport == "stdio":
+        assert errlog is not None, "a stdio server's stderr goes to its log"
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         params = StdioServerParameters(
