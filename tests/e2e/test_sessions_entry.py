@@ -6,6 +6,7 @@ of its last committed turn, not its creation."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +129,14 @@ def test_tui_session_name_resumes_that_one_or_creates_it(
     assert prompts(red) == ["red-one", "more"]
     assert drive(monkeypatch, ["--session", "green"], user) == 0
     assert prompts(shown(project, "green")) == ["more"] and len(sessions(project)) == 3
+
+
+def test_sessions_list_is_this_folders_unless_all(llama, project: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    ok("-p", "here-one", "--primary", cwd=project)
+    ok("-p", "there-one", "--primary", cwd=other)
+    (here,) = sessions(project)
+    assert here["cwd"] == str(project)
+    every = json.loads(ok("sessions", "list", "--all", "--json", cwd=project))
+    assert {s["cwd"] for s in every} == {str(project), str(other)}
