@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,7 @@ def test_paste_attaches_the_clipboard_image_and_the_agent_gets_it(
 ) -> None:
     image = png_bytes(6, 5, (10, 200, 40))
     log = fake_xclip(tmp_path, image)
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{__import__('os').environ['PATH']}")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
     monkeypatch.setenv("DISPLAY", ":99")
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     monkeypatch.chdir(project)

@@ -80,6 +80,21 @@ def test_an_escalation_on_the_demo_agents(tmp_path: Path) -> None:
     assert events[0].type == "turn_started" and events[-1].type == "turn_completed"
 
 
+def test_primary_and_escalate_override_the_router(tmp_path: Path) -> None:
+    """The router sends a refactoring to the escalation agent and keeps a greeting with the
+    primary; the flags win (the demo primary may still hand off by itself afterwards)."""
+    assert [e.target for e in stream("please refactor entire codebase", "--demo", cwd=tmp_path)
+            if e.type == "route_decided"] == ["escalation"]  # fmt: skip
+    kept = stream("please refactor entire codebase", "--demo", "--primary", cwd=tmp_path)
+    (route,) = [e for e in kept if e.type == "route_decided"]
+    assert route.target == "primary" and route.agent_name == "demo-local"
+    sent = stream("hello there", "--demo", "--escalate", "--new", cwd=tmp_path)
+    (route,) = [e for e in sent if e.type == "route_decided"]
+    assert route.target == "escalation" and "escalation_started" in types(sent)
+    assert [e.target for e in stream("hello there", "--demo", cwd=tmp_path)
+            if e.type == "route_decided"] == ["primary"]  # fmt: skip
+
+
 @pytest.fixture
 def llama(milk_home: Path) -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer() as srv:
