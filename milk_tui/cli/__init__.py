@@ -157,6 +157,7 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     app.attachments = staged
     stream_json = args.output_format == "stream-json"
     from milk_tui.cli.server_cmd import ServerProgress
+    from milk_tui.cli.stream_json import printed
 
     server_progress = ServerProgress(err)  # before wrapping: its countdown rewrites a line
     out, err = inert_out(out, json=stream_json), inert_out(err)
@@ -171,11 +172,10 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
 
     def on_event(event: ev.BusEvent) -> None:
         match event:
-            case ev.SessionChanged():
-                return  # the panes' view model; not part of the stream-json output
             case _ if stream_json:
-                out.write(event_json(event) + "\n")
-                out.flush()
+                if printed(event):
+                    out.write(event_json(event) + "\n")
+                    out.flush()
             case ev.TextDelta(text=text):
                 out.write(text)
                 out.flush()

@@ -378,6 +378,8 @@ class Application:
     async def aclose(self) -> None:
         """Close the agents' connections and the database (on the loop they were opened on)."""
         await self.runtime.close_telemetry()  # its last warning still reaches our listeners
+        if self.runtime.servers is not None:  # so does the run's `server_stopped`
+            await self.runtime.servers.stop_started()
         self._remove()
         await self.runtime.aclose()
 

@@ -18,7 +18,9 @@ TOKEN_TTL_S = 3600
 
 
 class InstantConsent:
-    def __init__(self) -> None:
+    def __init__(self, token_ttl_s: int = TOKEN_TTL_S) -> None:
+        self.token_ttl_s = token_ttl_s
+        """Lifetime of an access token; a short one lets a test see a refresh."""
         self.clients: dict[str, Any] = {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
@@ -66,13 +68,13 @@ class InstantConsent:
 
     def _issue(self, client_id: str, scopes: list[str]) -> OAuthToken:
         access, refresh = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
-        expires = int(time.time()) + TOKEN_TTL_S
+        expires = int(time.time()) + self.token_ttl_s
         self.access[access] = AccessToken(
             token=access, client_id=client_id, scopes=scopes, expires_at=expires
         )
         self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes)
         return OAuthToken(
-            access_token=access, expires_in=TOKEN_TTL_S, refresh_token=refresh,
+            access_token=access, expires_in=self.token_ttl_s, refresh_token=refresh,
             scope=" ".join(scopes) or None,
         )  # fmt: skip
 

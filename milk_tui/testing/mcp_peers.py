@@ -85,7 +85,10 @@ def everything_http() -> contextlib.AbstractContextManager[str]:
     return http_server([str(EVERYTHING_BIN), "streamableHttp"], port, {"PORT": str(port)})
 
 
-def own_http(token: str = "", *, oauth: bool = False) -> contextlib.AbstractContextManager[str]:
+def own_http(
+    token: str = "", *, oauth: bool = False, token_ttl_s: int = 0
+) -> contextlib.AbstractContextManager[str]:
     port = free_port()
     extra = (["--token", token] if token else []) + (["--oauth"] if oauth else [])
+    extra += ["--token-ttl", str(token_ttl_s)] if token_ttl_s else []
     return http_server([*OWN_SERVER, "ok", "--http", str(port), *extra], port)

@@ -25,16 +25,17 @@ if TYPE_CHECKING:
 BIG_CHARS = 10 * 1024 * 1024
 
 
-def build_server(oauth_base: str = "") -> Any:
+def build_server(oauth_base: str = "", token_ttl_s: int = 0) -> Any:
     from mcp.server import mcpserver  # late: the failing modes exit before this ~1 s import
 
     # The SDK evaluates the (string) annotations in this module's globals to find ``ctx``.
     globals()["Context"] = mcpserver.Context
     auth: dict[str, Any] = {}
     if oauth_base:
-        from milk_tui.testing.mcp_oauth import InstantConsent, auth_settings
+        from milk_tui.testing.mcp_oauth import TOKEN_TTL_S, InstantConsent, auth_settings
 
-        auth = {"auth_server_provider": InstantConsent(), "auth": auth_settings(oauth_base)}
+        consent = InstantConsent(token_ttl_s or TOKEN_TTL_S)
+        auth = {"auth_server_provider": consent, "auth": auth_settings(oauth_base)}
     server: Any = mcpserver.MCPServer("milk-test", **auth)
 
     @server.tool()
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--http", type=int, default=0)
     p.add_argument("--token", default="")
     p.add_argument("--oauth", action="store_true", help="with --http: OAuth 2.1 required")
+    p.add_argument("--token-ttl", type=int, default=0, help="with --oauth: access token seconds")
     args = p.parse_args(argv)
     if args.mode == "exit":
         print("milk-test: refusing to start", file=sys.stderr, flush=True)
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.mode == "sleepy":
         time.sleep(2)
-    server = build_server(f"http://127.0.0.1:{args.http}" if args.oauth else "")
+    server = build_server(f"http://127.0.0.1:{args.http}" if args.oauth else "", args.token_ttl)
     if args.http:
         _serve_http(server, args.http, args.token)
     else:

@@ -42,7 +42,7 @@ def test_print_mode_starts_llama_cpp_answers_from_the_model_and_stops_it(milk_ho
     events = [ev.parse_event(line) for line in r.stdout.splitlines() if '"server_' not in line]
     server = [json.loads(line) for line in r.stdout.splitlines() if '"server_' in line]
     starting = next(e for e in server if e["type"] == "server_starting")
-    assert [e["type"] for e in server][-1] == "server_ready"
+    assert [e["type"] for e in server][-2:] == ["server_ready", "server_stopped"]
     reply = "".join(e.text for e in events if isinstance(e, ev.TextDelta))
     usage = [e for e in events if isinstance(e, ev.Usage)]
     assert reply.strip()

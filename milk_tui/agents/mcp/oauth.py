@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,17 @@ class FileTokenStorage:
 
     async def set_tokens(self, tokens: Any) -> None:
         register(tokens.access_token, tokens.refresh_token or "")
-        self._write("tokens", tokens.model_dump(mode="json", exclude_none=True))
+        data = self._read()
+        data["tokens"] = tokens.model_dump(mode="json", exclude_none=True)
+        data.pop("expires_at", None)
+        if tokens.expires_in is not None:
+            data["expires_at"] = time.time() + tokens.expires_in
+        self._save(data)
+
+    def expires_at(self) -> float | None:
+        """When the stored access token expires (Unix seconds), when the server said."""
+        when = self._read().get("expires_at")
+        return float(when) if isinstance(when, int | float) else None
 
     async def get_client_info(self) -> Any:
         from mcp.shared.auth import OAuthClientInformationFull
@@ -160,7 +171,18 @@ async def provider(
         response_types=["code"],
         token_endpoint_auth_method="none",
     )
-    auth = OAuthClientProvider(
+
+    class StoredExpiry(OAuthClientProvider):
+        """The SDK loads stored tokens without their expiry, so an expired one is sent,
+        refused (401), and a full sign-in is attempted — which a background start cannot
+        do.  With the stored expiry it refreshes first, as it does within one process."""
+
+        async def _initialize(self) -> None:
+            await super()._initialize()
+            if self.context.current_tokens is not None:
+                self.context.token_expiry_time = storage.expires_at()
+
+    auth = StoredExpiry(
         cfg.url, metadata, storage, redirect_handler=redirect_handler,
         callback_handler=callback_handler,
     )  # fmt: skip
