@@ -4,8 +4,10 @@ Every decision that was not a free read is published as ``PermissionDecided`` (s
 mode's stream-json carries it); a question to the user goes out as ``PermissionRequested``
 and waits for ``answer``.  Cancelling the turn while it waits denies it.
 
-"Always" stores a milk grant of the tool, or — for a backend with its own rules (the
-Claude CLI) — those rules in the backend's settings file.  The same broker puts an agent's
+"Always" stores the question's milk grant (``grant``, or the wider ``grant_all`` when the
+answer is ``wide``; one grant a line: a call outside the folder grants each of its resolved
+paths), or — for a backend with its own rules (the Claude CLI), inside the folder — those
+rules in the backend's settings file.  The same broker puts an agent's
 own questions to the user (``ask_user``: the Claude CLI's ``AskUserQuestion``) and keeps
 the calls refused in the last turn for ``grant_denied``
 (docs/adr/0020-claude-permissions-ask-once.md).
@@ -69,7 +71,7 @@ class PermissionBroker:
         granted = self.granted()
         if q.always_rules:
             granted |= frozenset(allow_rules(self._state.cwd))
-        d = decide(q, skip=self.skip, granted=granted, can_ask=self.can_ask)
+        d = decide(q, cwd=self._state.cwd, skip=self.skip, granted=granted, can_ask=self.can_ask)
         if d is not None:
             return self._decided(q, d)
         rid = uuid.uuid4().hex[:12]
@@ -99,13 +101,11 @@ class PermissionBroker:
             return
         q, fut = waiting
         if answer.allow and answer.always:
-            if q.always_rules:
+            if q.always_rules and not q.outside_paths:
                 self.store_rules(q.always_rules)
             else:
-                wide = answer.wide and q.grant_all
-                self.grants.grant(
-                    self._state.cwd, [q.grant_all if wide else q.grant or q.tool_name]
-                )
+                chosen = q.grant_all if answer.wide and q.grant_all else q.grant or q.tool_name
+                self.grants.grant(self._state.cwd, chosen.split("\n"))
             d = Decision(True, "always")
         elif answer.allow:
             d = Decision(True, "user")
