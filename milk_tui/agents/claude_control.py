@@ -10,6 +10,7 @@ tests/escalation/test_claude_permissions_real.py).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from milk_tui.agents.base import AgentRequest, DeniedTool, PermissionAnswer, PermissionQuestion
@@ -91,7 +92,7 @@ def claude_question(
 ) -> PermissionQuestion:
     """The CLI's own rules are what "Always" stores, except for a path outside the folder:
     that is a milk grant of the tool on exactly the resolved path."""
-    paths = call_paths(cwd, tool_input, PATH_INPUTS)
+    paths = call_paths(Path(cwd).resolve(), tool_input, PATH_INPUTS)
     outside = any(not p.inside for p in paths)
     return path_question(
         agent_name, tool_name, tool_input, paths, always_rules=() if outside else rules

@@ -12,6 +12,7 @@ on a path that resolves elsewhere by then (docs/adr/0033-path-first-permissions.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from milk_tui.agents.base import (
@@ -75,14 +76,16 @@ def path_question(
 
 
 def question_for(
-    agent_name: str, cwd: str, spec: ToolSpec, call: ToolCall
+    agent_name: str, root: Path, spec: ToolSpec, call: ToolCall
 ) -> tuple[PermissionQuestion, tuple[CallPath, ...]]:
+    """The question for ``call`` in the working folder ``root`` (already resolved), and
+    the call's resolved paths."""
     try:
         parsed = json.loads(call.arguments or "{}")
     except ValueError:
         parsed = None  # the tool box reports the bad JSON; the effect still decides
     args: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
-    paths = call_paths(cwd, args, spec.path_args)
+    paths = call_paths(root, args, spec.path_args)
     return path_question(agent_name, call.name, args, paths, effect=effect_of(spec)), paths
 
 
@@ -92,13 +95,13 @@ def permission_hook(agent_name: str, request: AgentRequest) -> BeforeTool | None
     if ask is None or request.tools is None:
         return None
     specs = {s.name: s for s in request.tools.specs()}
-    cwd = request.cwd
+    root = Path(request.cwd).resolve()  # once a turn, as the tool box resolves it
 
     async def before_tool(call: ToolCall) -> ToolOutcome | None:
         spec = specs.get(call.name)
         if spec is None:
             return None  # unknown tool: the tool box says so
-        question, paths = question_for(agent_name, cwd, spec, call)
+        question, paths = question_for(agent_name, root, spec, call)
         answer = await ask(question)
         if answer.allow:
             # run_calls runs the tool in this call's context: it sees what was decided

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from milk_tui.agents.base import PermissionQuestion
 from milk_tui.agents.grant_keys import SHELL_TOOL, command_granted, path_key
-from milk_tui.agents.tools.paths import ToolFailure, is_inside, resolve
+from milk_tui.agents.tools.paths import ToolFailure, resolve, within
 from milk_tui.model.edit_preview import edit_preview, edited_path
 from milk_tui.model.events import PermissionHow
 
@@ -40,21 +40,22 @@ def runs_freely(q: PermissionQuestion) -> bool:
 
 
 def decide(
-    q: PermissionQuestion, *, cwd: str, skip: bool, granted: frozenset[str], can_ask: bool
+    q: PermissionQuestion, *, root: Path, skip: bool, granted: frozenset[str], can_ask: bool
 ) -> Decision | None:
-    """The decision without asking anyone, or None when the user must be asked."""
+    """The decision without asking anyone, or None when the user must be asked; ``root``
+    is the working folder, resolved."""
     if q.outside_paths:
-        if paths_granted(q, Path(cwd).resolve(), skip=skip, granted=granted):
+        if paths_granted(q, root, skip=skip, granted=granted):
             return Decision(True, "grant")
         if not can_ask:
-            return Decision(False, "headless", headless_reason(q, cwd))
+            return Decision(False, "headless", headless_reason(q, root))
         return None
     if skip:
         return Decision(True, "skip")
     if is_granted(q, granted):
         return Decision(True, "grant")
     if not can_ask:
-        return Decision(False, "headless", headless_reason(q, cwd))
+        return Decision(False, "headless", headless_reason(q, root))
     return None
 
 
@@ -74,27 +75,28 @@ def paths_granted(
     """Every resolved path of the call is granted for the tool by name; a path inside the
     folder may instead be covered as the call would be without outside paths."""
     inside_ok = q.effect == "read" or skip or is_granted(q, granted)
+    top = str(root)
     for p in q.resolved_paths:
         if path_key(q.tool_name, p) in granted:
             continue
-        if not (inside_ok and _inside(root, p)):
+        if not (inside_ok and _inside(top, p)):
             return False
     return bool(q.resolved_paths)
 
 
-def _inside(root: Path, resolved: str) -> bool:
-    target = Path(resolved)
-    return target.is_absolute() and is_inside(root, target)
+def _inside(root: str, resolved: str) -> bool:
+    """An unresolvable path is kept as given (not absolute): never inside."""
+    return resolved.startswith("/") and within(root, resolved)
 
 
 def outside_resolved(q: PermissionQuestion, root: Path) -> list[str]:
     """The resolved forms of ``q.outside_paths``, in the same (argument) order."""
-    return [p for p in q.resolved_paths if not _inside(root, p)]
+    return [p for p in q.resolved_paths if not _inside(str(root), p)]
 
 
-def headless_reason(q: PermissionQuestion, cwd: str) -> str:
+def headless_reason(q: PermissionQuestion, root: Path) -> str:
     if q.outside_paths:
-        resolved = outside_resolved(q, Path(cwd).resolve())
+        resolved = outside_resolved(q, root)
         where = ", ".join(
             raw if raw == r else f"{raw} ({r})"
             for raw, r in zip(q.outside_paths, resolved, strict=False)

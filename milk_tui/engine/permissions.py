@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 from typing import Any
 
 from milk_tui.agents.base import DeniedTool, PermissionAnswer, PermissionQuestion
@@ -43,6 +44,7 @@ class PermissionBroker:
         self.grants = grants
         self._waiters: dict[str, tuple[PermissionQuestion, asyncio.Future[PermissionAnswer]]] = {}
         self._questions: dict[str, asyncio.Future[dict[str, str] | None]] = {}
+        self._root: tuple[str, Path] | None = None
         self.denied: tuple[DeniedTool, ...] = ()
         """The calls refused in the last escalation turn (``grant_denied`` clears them)."""
 
@@ -71,7 +73,7 @@ class PermissionBroker:
         granted = self.granted()
         if q.always_rules:
             granted |= frozenset(allow_rules(self._state.cwd))
-        d = decide(q, cwd=self._state.cwd, skip=self.skip, granted=granted, can_ask=self.can_ask)
+        d = decide(q, root=self.root, skip=self.skip, granted=granted, can_ask=self.can_ask)
         if d is not None:
             return self._decided(q, d)
         rid = uuid.uuid4().hex[:12]
@@ -112,6 +114,14 @@ class PermissionBroker:
         else:
             d = Decision(False, "user", user_denial_reason(answer.reason))
         fut.set_result(self._decided(q, d, request_id))
+
+    @property
+    def root(self) -> Path:
+        """The working folder, resolved (once for each folder the session is in)."""
+        cwd = self._state.cwd
+        if self._root is None or self._root[0] != cwd:
+            self._root = (cwd, Path(cwd).resolve())
+        return self._root[1]
 
     @property
     def can_ask(self) -> bool:

@@ -23,7 +23,7 @@ from .rig import answering, call, of, open_app, results, script
 
 def allowed(command: str, *grants: str) -> bool:
     q = path_question("llama", "bash", {"command": command}, (), effect="run")
-    d = decide(q, cwd="/", skip=False, granted=frozenset(grants), can_ask=False)
+    d = decide(q, root=Path("/"), skip=False, granted=frozenset(grants), can_ask=False)
     assert d is not None
     return d.allowed
 

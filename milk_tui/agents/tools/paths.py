@@ -37,7 +37,13 @@ def resolve(cwd: Path, path: str) -> Path:
 
 
 def is_inside(cwd: Path, target: Path) -> bool:
-    return target == cwd or target.is_relative_to(cwd)
+    return within(str(cwd), str(target))
+
+
+def within(root: str, path: str) -> bool:
+    """``path`` is ``root`` or under it; both absolute and resolved (a string test: this
+    runs for every path of every tool call)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +57,9 @@ class CallPath:
     inside: bool
 
 
-def call_paths(
-    cwd: str | Path, args: Mapping[str, Any], names: tuple[str, ...]
-) -> tuple[CallPath, ...]:
-    """Every value of the path arguments ``names`` (a string, or a list of strings)."""
-    root = Path(cwd).resolve()
+def call_paths(root: Path, args: Mapping[str, Any], names: tuple[str, ...]) -> tuple[CallPath, ...]:
+    """Every value of the path arguments ``names`` (a string, or a list of strings) against
+    the working folder ``root`` (already resolved)."""
     out: list[CallPath] = []
     for name in names:
         value = args.get(name)
@@ -76,7 +80,7 @@ def outside_paths(
     cwd: str | Path, args: Mapping[str, Any], names: tuple[str, ...]
 ) -> tuple[str, ...]:
     """The values of the path arguments ``names`` that resolve outside ``cwd``."""
-    return tuple(p.raw for p in call_paths(cwd, args, names) if not p.inside)
+    return tuple(p.raw for p in call_paths(Path(cwd).resolve(), args, names) if not p.inside)
 
 
 _PINNED: ContextVar[Mapping[str, str] | None] = ContextVar("milk_pinned_paths", default=None)
