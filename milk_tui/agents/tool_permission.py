@@ -26,9 +26,7 @@ from milk_tui.agents.base import (
 from milk_tui.agents.grant_keys import SHELL_TOOL, path_key, shell_grant
 from milk_tui.agents.round_backend import ToolCall
 from milk_tui.agents.tool_calls import BeforeTool
-from milk_tui.agents.tools.paths import CallPath, call_paths, outside_paths, pin
-
-__all__ = ["DENIED_PREFIX", "denial_message", "outside_paths", "path_question", "permission_hook"]
+from milk_tui.agents.tools.paths import CallPath, call_paths, pin
 
 DENIED_PREFIX = "permission denied"
 
@@ -49,7 +47,9 @@ def path_question(
     tool_name: str,
     args: dict[str, Any],
     paths: tuple[CallPath, ...],
-    **kw: Any,
+    *,
+    effect: ToolEffect = "run",
+    always_rules: tuple[str, ...] = (),
 ) -> PermissionQuestion:
     """The question for a call with these resolved ``paths``: "Always" on one with a path
     outside the folder grants the tool on exactly its resolved paths (one grant a line),
@@ -71,7 +71,8 @@ def path_question(
         resolved_paths=tuple(p.resolved for p in paths),
         grant=grant,
         grant_all=grant_all,
-        **kw,
+        effect=effect,
+        always_rules=always_rules,
     )
 
 

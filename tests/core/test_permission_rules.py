@@ -11,7 +11,8 @@ import pytest
 
 from milk_tui.agents.base import PermissionQuestion, ToolSpec
 from milk_tui.agents.round_backend import ToolCall
-from milk_tui.agents.tool_permission import outside_paths, question_for
+from milk_tui.agents.tool_permission import question_for
+from milk_tui.agents.tools.paths import outside_paths
 from milk_tui.engine.permission_policy import decide, preview_for, runs_freely
 from milk_tui.model.edit_preview import edit_preview
 from milk_tui.storage.permission_grants import GrantStore
