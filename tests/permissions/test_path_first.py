@@ -186,3 +186,14 @@ def test_print_mode_with_allow_tools_and_a_grant_refuses_an_outside_write(
     (decided,) = [e for e in lines if e["type"] == "permission_decided"]
     assert (decided["allowed"], decided["how"]) == (False, "headless")
     assert str(lay.outside / "p.txt") in decided["reason"]
+
+
+def test_a_sibling_folder_sharing_the_name_prefix_is_outside(tmp_path: Path) -> None:
+    from milk_tui.agents.tools.paths import call_paths
+
+    proj, sibling = tmp_path / "proj", tmp_path / "proj2"
+    proj.mkdir()
+    sibling.mkdir()
+    got = call_paths(proj.resolve(), {"a": "../proj2/x", "b": "sub/x", "c": "."}, ("a", "b", "c"))
+    assert [(p.raw, p.inside) for p in got] == [("../proj2/x", False), ("sub/x", True), (".", True)]
+    assert got[0].resolved == str(sibling.resolve() / "x")
