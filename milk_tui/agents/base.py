@@ -134,7 +134,9 @@ class ToolSpec:
     description: str
     parameters: dict[str, Any]
     """JSON schema (type: object) — arguments are validated against it before running."""
-    effect: ToolEffect = "read"
+    effect: ToolEffect | None = None
+    """What the tool does to the world; every tool declares it (a test checks each box's
+    tools).  None — undeclared — is asked about like ``run``."""
     path_args: tuple[str, ...] = ()
     """Names of the arguments that are filesystem paths (checked against the working folder)."""
 

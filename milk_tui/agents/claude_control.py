@@ -10,18 +10,25 @@ tests/escalation/test_claude_permissions_real.py).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from milk_tui.agents.base import AgentRequest, DeniedTool, PermissionAnswer, PermissionQuestion
 from milk_tui.agents.claude_settings import suggested_rules
 from milk_tui.agents.claude_stream import ResultInfo
-from milk_tui.agents.tool_permission import denial_message
+from milk_tui.agents.tool_permission import denial_message, path_question
+from milk_tui.agents.tools.paths import call_paths
 
 ASK_USER_TOOL = "AskUserQuestion"
 """The CLI's question tool: its request is answered with the user's choices
 (``updatedInput.answers``), not with a permission."""
 
 NO_ANSWER = "the user did not answer the questions"
+
+PATH_INPUTS = ("file_path", "path", "notebook_path")
+"""The CLI's tool inputs that name a file or folder (Read/Write/Edit, Glob/Grep/LS,
+NotebookEdit): resolved like milk's own tools' paths, so one outside the working folder is
+decided path first (docs/adr/0033-path-first-permissions.md)."""
 
 
 async def answer_control(
@@ -69,16 +76,27 @@ async def _answer_permission(
     answer = PermissionAnswer(False, reason="no one can approve tools in this run")
     if request.ask_permission is not None:
         answer = await request.ask_permission(
-            PermissionQuestion(
-                agent_name=agent_name,
-                tool_name=tool_name,
-                tool_input=tool_input,
-                always_rules=rules,
-            )
+            claude_question(agent_name, tool_name, tool_input, rules, request.cwd)
         )
     if answer.allow:
         return {"behavior": "allow", "updatedInput": tool_input}
     return {"behavior": "deny", "message": denial_message(answer)}
+
+
+def claude_question(
+    agent_name: str,
+    tool_name: str,
+    tool_input: dict[str, Any],
+    rules: tuple[str, ...],
+    cwd: str,
+) -> PermissionQuestion:
+    """The CLI's own rules are what "Always" stores, except for a path outside the folder:
+    that is a milk grant of the tool on exactly the resolved path."""
+    paths = call_paths(Path(cwd).resolve(), tool_input, PATH_INPUTS)
+    outside = any(not p.inside for p in paths)
+    return path_question(
+        agent_name, tool_name, tool_input, paths, always_rules=() if outside else rules
+    )
 
 
 async def _answer_questions(

@@ -9,7 +9,7 @@ question that names the file and lists what it allows.  Untrusted, the CLI runs 
 ``--setting-sources user`` (project and local settings not loaded: no allow rules, hooks,
 permission mode or environment from the folder) and, when the folder has an untrusted
 ``.mcp.json``, ``--strict-mcp-config`` (only milk's own MCP servers)
-(docs/adr/0033-project-files-never-widen-permissions.md).
+(docs/adr/0034-project-files-never-widen-permissions.md).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ suggests in its ``can_use_tool`` request) where the CLI itself reads project per
 settings).  The agent passes the rules milk stored (or a file the user trusted) in
 ``--allowedTools`` on every run and otherwise keeps the folder's settings out of the CLI
 (``claude_project``; docs/adr/0020-claude-permissions-ask-once.md,
-docs/adr/0033-project-files-never-widen-permissions.md).
+docs/adr/0034-project-files-never-widen-permissions.md).
 
 Writing keeps every other key of an existing file; a new file is created 0600.  A file that
 is not a JSON object is never overwritten: the caller gets ``ClaudeSettingsError``.

@@ -2,7 +2,7 @@
 
 ``before_tool`` is the one place a check runs before any tool does (permissions plug in
 there): it sees each call in order and either lets it run (``None``) or supplies the
-outcome to report instead.  A tool that raises or times out becomes an error result for
+outcome to report instead; the call then runs in the context the check ran in.  A tool that raises or times out becomes an error result for
 the model, never the end of the turn.  Leaving early (escalation, cancellation, the
 consumer closing the stream) cancels every tool still running.
 """
@@ -10,6 +10,7 @@ consumer closing the stream) cancels every tool still running.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import AsyncGenerator, Awaitable, Callable
 
 from milk_tui.agents.base import ToolBox, ToolOutcome
@@ -28,14 +29,18 @@ async def run_calls(
 ) -> AsyncGenerator[ToolRun, None]:
     """Yield one ToolRun per call, in call order, each as soon as it and those before it
     are done."""
+    loop = asyncio.get_running_loop()
     decided: list[ToolOutcome | None] = [None] * len(calls)
+    # Each call's check and its run share one context, so what the check pins for the
+    # tool (the paths it decided on: tools/paths.pin) is what that tool sees.
+    contexts = [contextvars.copy_context() for _ in calls]
     if before_tool is not None:
         # In call order and one at a time, so questions to the user come one by one.
         for i, call in enumerate(calls):
-            decided[i] = await before_tool(call)
+            decided[i] = await loop.create_task(_check(before_tool, call), context=contexts[i])
     tasks = [
-        None if d is not None else asyncio.ensure_future(_run_one(tools, c, timeout))
-        for c, d in zip(calls, decided, strict=True)
+        None if d is not None else loop.create_task(_run_one(tools, c, timeout), context=ctx)
+        for c, d, ctx in zip(calls, decided, contexts, strict=True)
     ]
     try:
         for call, d, task in zip(calls, decided, tasks, strict=True):
@@ -48,6 +53,10 @@ async def run_calls(
             t.cancel()
         if running:
             await asyncio.gather(*running, return_exceptions=True)
+
+
+async def _check(before_tool: BeforeTool, call: ToolCall) -> ToolOutcome | None:
+    return await before_tool(call)
 
 
 async def _run_one(tools: ToolBox | None, call: ToolCall, timeout: float | None) -> ToolOutcome:

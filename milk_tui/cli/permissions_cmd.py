@@ -17,10 +17,14 @@ def add_permissions_parser(subparsers: argparse._SubParsersAction) -> None:
     psub = pp.add_subparsers(dest="permissions_cmd", required=True)
     ls = psub.add_parser("list", help="the tools granted for this folder")
     ls.add_argument("--json", action="store_true")
-    gr = psub.add_parser("grant", help="allow tools in this folder without asking")
-    gr.add_argument("tools", nargs="+", metavar="TOOL")
-    rv = psub.add_parser("revoke", help="ask again before these tools")
-    rv.add_argument("tools", nargs="+", metavar="TOOL")
+    gr = psub.add_parser(
+        "grant",
+        help="allow without asking: TOOL (inside this folder), TOOL:/abs/path (that path "
+        "only), bash:WORDS (commands starting with those words), bash=COMMAND",
+    )
+    gr.add_argument("tools", nargs="+", metavar="GRANT")
+    rv = psub.add_parser("revoke", help="ask again before these grants")
+    rv.add_argument("tools", nargs="+", metavar="GRANT")
 
 
 def run_permissions(args: argparse.Namespace, cwd: str, out: TextIO, err: TextIO) -> int:

@@ -4,7 +4,7 @@ A folder can ship files that would widen what the escalation agent may do (the C
 CLI's ``.claude/settings.json``, ``.claude/settings.local.json``, ``.mcp.json``).  milk
 passes their allow-lists on only when milk wrote the rules itself (recorded here when
 "Always" stores one) or the user trusted that file once; the trust is kept with the file's
-content hash, so a changed file is asked about again (docs/adr/0033-project-files-never-widen-permissions.md).
+content hash, so a changed file is asked about again (docs/adr/0034-project-files-never-widen-permissions.md).
 
 ``<dir>/<sha256 of the resolved folder>.trust.json`` holds ``{"cwd": …, "milk_rules": […],
 "files": {name: {"sha256": …, "trusted": bool}}}`` next to the folder's grants file; a

@@ -2,7 +2,10 @@
 
 A call of ``agent_<name>`` runs that agent once through its normal backend — stateless: no
 session history, no tools of its own (the Claude CLI keeps its own, with permissions
-skipped, as config/agent_tools.py requires) — and its answer is the tool result.  Its
+skipped, as config/agent_tools.py requires) — and its answer is the tool result.  A target
+that can run programs or change files on its own (the Claude CLI, aider, a subprocess
+agent such as smolagents) is a tool with the ``run`` effect, asked about like a shell
+command; only a plain chat agent is a ``read`` (``AGENT_TOOL_EFFECTS``).  Its
 token usage is handed to ``on_usage``, which books it on the turn under the role
 ``<slot>:agent_<name>``.  A failing agent is an error result for the model, never the end
 of the turn.
@@ -19,6 +22,7 @@ from milk_tui.agents.base import (
     AgentError,
     AgentRequest,
     TextChunk,
+    ToolEffect,
     ToolOutcome,
     ToolSpec,
     UsageEvent,
@@ -36,6 +40,22 @@ ONE_SHOT_PROMPT = (
 )
 
 UsageSink = Callable[[UsageEvent], None]
+
+AGENT_TOOL_EFFECTS: dict[str, ToolEffect] = {
+    "openai": "read",
+    "bedrock": "read",
+    "demo": "read",
+    "claude-cli": "run",
+    "aider-cli": "run",
+    "subprocess": "run",
+}
+"""Per ``AgentConfig.kind``: what asking that agent does to the world.  An API agent asked
+one-shot gets no tools, so it only answers; the others run programs in the folder."""
+
+
+def agent_tool_effect(target: AgentConfig) -> ToolEffect:
+    """An agent kind missing from the table is taken to run things."""
+    return AGENT_TOOL_EFFECTS.get(target.kind, "run")
 
 
 @dataclass(frozen=True)
@@ -67,8 +87,7 @@ def agent_tools(config: MilkConfig, caller: AgentConfig) -> list[AgentTool]:
                 },
                 "required": ["request"],
             },
-            # The Claude CLI acts on the folder (its permissions skipped): ask like a shell.
-            effect="run" if target.kind == "claude-cli" else "read",
+            effect=agent_tool_effect(target),
         )
         tools.append(AgentTool(e, target, spec))
     return tools

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from milk_tui.agents.base import Slot, ToolOutcome, ToolSpec
+from milk_tui.agents.base import Slot, ToolEffect, ToolOutcome, ToolSpec
 from milk_tui.memory.dedup import tokens
 from milk_tui.memory.store import PerceptFilter
 from milk_tui.model.percept import Percept
@@ -28,6 +28,9 @@ GET_MAX_RESULTS = 5
 LIST_ROWS = 50
 """Rows list_memory fetches before the byte cap trims them."""
 
+MEMORY: ToolEffect = "read"
+"""The memory tools touch milk's own fact store, never the user's files or the network."""
+
 _SPECS = [
     ToolSpec("record_memory",
              "Remember one reusable, non-obvious fact for later sessions (shared with the other "
@@ -39,23 +42,23 @@ _SPECS = [
                               "description": "who stated the fact (default: you)"},
                  "consumer": {"type": "string", "enum": ["", "all", "primary", "escalation"],
                               "description": "which agent should see it (default: both)"}},
-              "required": ["content"]}),
+              "required": ["content"]}, effect=MEMORY),
     ToolSpec("get_memory", "Look up remembered facts relevant to a query.",
              {"type": "object", "properties": {
                  "query": {"type": "string"},
                  "min_confidence": {"type": "number", "description": "0..1, default 0.4"},
                  "max_results": {"type": "integer", "description": "default 5"}},
-              "required": ["query"]}),
+              "required": ["query"]}, effect=MEMORY),
     ToolSpec("list_memory", "List remembered facts as a table (id, scope, weight, ...).",
              {"type": "object", "properties": {
                  "scope": {"type": "string", "enum": ["", "session", "global"]},
                  "producer": {"type": "string", "enum": ["", "user", "primary", "escalation", "system"]},
                  "min_w": {"type": "number"},
                  "pattern": {"type": "string", "description": "words the facts must contain"}},
-              "required": []}),
+              "required": []}, effect=MEMORY),
     ToolSpec("forget_memory", "Delete one remembered fact by its id (as shown by list_memory).",
              {"type": "object", "properties": {"id": {"type": "string", "description": "e.g. #12"}},
-              "required": ["id"]}),
+              "required": ["id"]}, effect=MEMORY),
 ]  # fmt: skip
 
 

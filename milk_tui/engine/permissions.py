@@ -4,8 +4,10 @@ Every decision that was not a free read is published as ``PermissionDecided`` (s
 mode's stream-json carries it); a question to the user goes out as ``PermissionRequested``
 and waits for ``answer``.  Cancelling the turn while it waits denies it.
 
-"Always" stores a milk grant of the tool, or — for a backend with its own rules (the
-Claude CLI) — those rules in the backend's settings file.  The same broker puts an agent's
+"Always" stores the question's milk grant (``grant``, or the wider ``grant_all`` when the
+answer is ``wide``; one grant a line: a call outside the folder grants each of its resolved
+paths), or — for a backend with its own rules (the Claude CLI), inside the folder — those
+rules in the backend's settings file.  The same broker puts an agent's
 own questions to the user (``ask_user``: the Claude CLI's ``AskUserQuestion``) and keeps
 the calls refused in the last turn for ``grant_denied``
 (docs/adr/0020-claude-permissions-ask-once.md).
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 from typing import Any
 
 from milk_tui.agents.base import DeniedTool, PermissionAnswer, PermissionQuestion
@@ -45,6 +48,7 @@ class PermissionBroker:
         """The folder's settings-file trust and the rules milk stored there."""
         self._waiters: dict[str, tuple[PermissionQuestion, asyncio.Future[PermissionAnswer]]] = {}
         self._questions: dict[str, asyncio.Future[dict[str, str] | None]] = {}
+        self._root: tuple[str, Path] | None = None
         self.denied: tuple[DeniedTool, ...] = ()
         """The calls refused in the last escalation turn (``grant_denied`` clears them)."""
 
@@ -73,7 +77,7 @@ class PermissionBroker:
         granted = self.granted()
         if q.always_rules:
             granted |= frozenset(project_trust(self._state.cwd, self.trust).rules)
-        d = decide(q, skip=self.skip, granted=granted, can_ask=self.can_ask)
+        d = decide(q, root=self.root, skip=self.skip, granted=granted, can_ask=self.can_ask)
         if d is not None:
             return self._decided(q, d)
         rid = uuid.uuid4().hex[:12]
@@ -103,19 +107,25 @@ class PermissionBroker:
             return
         q, fut = waiting
         if answer.allow and answer.always:
-            if q.always_rules:
+            if q.always_rules and not q.outside_paths:
                 self.store_rules(q.always_rules)
             else:
-                wide = answer.wide and q.grant_all
-                self.grants.grant(
-                    self._state.cwd, [q.grant_all if wide else q.grant or q.tool_name]
-                )
+                chosen = q.grant_all if answer.wide and q.grant_all else q.grant or q.tool_name
+                self.grants.grant(self._state.cwd, chosen.split("\n"))
             d = Decision(True, "always")
         elif answer.allow:
             d = Decision(True, "user")
         else:
             d = Decision(False, "user", user_denial_reason(answer.reason))
         fut.set_result(self._decided(q, d, request_id))
+
+    @property
+    def root(self) -> Path:
+        """The working folder, resolved (once for each folder the session is in)."""
+        cwd = self._state.cwd
+        if self._root is None or self._root[0] != cwd:
+            self._root = (cwd, Path(cwd).resolve())
+        return self._root[1]
 
     @property
     def can_ask(self) -> bool:

@@ -42,6 +42,7 @@ SPEC = ToolSpec(
         },
         "required": [],
     },
+    effect="read",
 )
 
 

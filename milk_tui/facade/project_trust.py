@@ -1,5 +1,5 @@
 """The folder's own Claude settings files, asked about once before the escalation agent
-uses them (docs/adr/0033-project-files-never-widen-permissions.md).
+uses them (docs/adr/0034-project-files-never-widen-permissions.md).
 
 Only with the Claude CLI as the escalation agent: ``questions`` are the files that would
 widen something and were never asked about in their current content (the TUI asks before

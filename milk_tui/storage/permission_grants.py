@@ -26,9 +26,14 @@ class GrantStore:
         self.warnings: list[str] = []
         """Unreadable grant files met so far (each reported once)."""
         self._warned: set[Path] = set()
+        self._files: dict[str, Path] = {}
+        """Folder → its grant file: the folder is resolved once, not on every tool call."""
 
     def path_for(self, cwd: str) -> Path:
-        return self.directory / f"{folder_key(cwd)}.json"
+        path = self._files.get(cwd)
+        if path is None:
+            path = self._files[cwd] = self.directory / f"{folder_key(cwd)}.json"
+        return path
 
     def allowed(self, cwd: str) -> frozenset[str]:
         path = self.path_for(cwd)

@@ -6,7 +6,9 @@ Modes: ``ok`` serves tools ``add``, ``fail`` (a tool error), ``big`` (a 10 MB te
 ``slow`` (sleeps ``seconds``) and ``grow`` (adds a tool ``extra`` and announces the new
 list); ``exit`` writes a line to stderr and exits at once; ``garbage`` prints lines that
 are not JSON-RPC and then hangs; ``hang`` reads its input and never answers; ``sleepy``
-waits two seconds before serving like ``ok`` (a slow starter).  ``--http PORT`` serves
+waits two seconds before serving like ``ok`` (a slow starter); ``files`` serves like ``ok``
+plus ``write_note(path, text)``, which writes ``text`` to ``path`` (relative to the server's
+working folder) wherever that is — a server that trusts its caller with paths.  ``--http PORT`` serves
 streamable HTTP on 127.0.0.1 instead of stdio; with ``--token`` every request without
 ``Authorization: Bearer TOKEN`` gets 401; with ``--oauth`` the server is also its own OAuth
 authorization server (``mcp_oauth.py``) and wants its tokens.
@@ -117,6 +119,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.mode == "sleepy":
         time.sleep(2)
     server = build_server(f"http://127.0.0.1:{args.http}" if args.oauth else "", args.token_ttl)
+    if args.mode == "files":
+
+        @server.tool()
+        def write_note(path: str, text: str) -> str:
+            """Write text to a file."""
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            return f"wrote {path}"
+
     if args.http:
         _serve_http(server, args.http, args.token)
     else:

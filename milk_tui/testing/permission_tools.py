@@ -20,7 +20,9 @@ WRITE = ToolSpec(
     effect="write",
     path_args=("path",),
 )
-PEEK = ToolSpec("peek", "read a file", {"type": "object", "properties": _PATH}, path_args=("path",))
+PEEK = ToolSpec(
+    "peek", "read a file", {"type": "object", "properties": _PATH}, "read", path_args=("path",)
+)
 
 
 def tool_box(cwd: Path) -> LocalToolBox:

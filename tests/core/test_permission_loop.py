@@ -154,7 +154,9 @@ async def test_a_path_outside_the_folder_asks_even_for_a_read(
         FakeReply(text=["ok"]),
     )
     assert (await one_turn(app, "read it")).ok
-    assert "peek outside the working folder needs the user's permission" in tool_message(srv)
+    told = tool_message(srv)
+    assert told.startswith("permission denied: peek on ../secret.txt (")
+    assert "outside the working folder, needs the user's permission" in told
     (decided,) = of(events, ev.PermissionDecided)
     assert (decided.tool_name, decided.how) == ("peek", "headless")
 

@@ -11,7 +11,8 @@ import pytest
 
 from milk_tui.agents.base import PermissionQuestion, ToolSpec
 from milk_tui.agents.round_backend import ToolCall
-from milk_tui.agents.tool_permission import outside_paths, question_for
+from milk_tui.agents.tool_permission import question_for
+from milk_tui.agents.tools.paths import outside_paths
 from milk_tui.engine.permission_policy import decide, preview_for, runs_freely
 from milk_tui.model.edit_preview import edit_preview
 from milk_tui.storage.permission_grants import GrantStore
@@ -35,27 +36,33 @@ def test_a_read_inside_the_folder_runs_freely_anything_else_is_checked() -> None
 
 
 def test_skip_allows_before_anything_else() -> None:
-    d = decide(q(), skip=True, granted=frozenset(), can_ask=False)
+    d = decide(q(), root=Path("/"), skip=True, granted=frozenset(), can_ask=False)
     assert d is not None and (d.allowed, d.how) == (True, "skip")
 
 
 def test_a_grant_for_the_tool_allows_without_asking() -> None:
-    d = decide(q(), skip=False, granted=frozenset({"write_file"}), can_ask=True)
+    d = decide(q(), root=Path("/"), skip=False, granted=frozenset({"write_file"}), can_ask=True)
     assert d is not None and (d.allowed, d.how) == (True, "grant")
     assert (
-        decide(q("bash", "run"), skip=False, granted=frozenset({"write_file"}), can_ask=True)
+        decide(
+            q("bash", "run"),
+            root=Path("/"),
+            skip=False,
+            granted=frozenset({"write_file"}),
+            can_ask=True,
+        )
         is None
     )
 
 
 def test_no_one_to_ask_denies_with_a_reason() -> None:
-    d = decide(q(), skip=False, granted=frozenset(), can_ask=False)
+    d = decide(q(), root=Path("/"), skip=False, granted=frozenset(), can_ask=False)
     assert d is not None and not d.allowed and d.how == "headless"
     assert "--allow-tools" in d.reason and "permissions grant write_file" in d.reason
 
 
 def test_otherwise_the_user_is_asked() -> None:
-    assert decide(q(), skip=False, granted=frozenset(), can_ask=True) is None
+    assert decide(q(), root=Path("/"), skip=False, granted=frozenset(), can_ask=True) is None
 
 
 # ----- paths outside the folder -------------------------------------------------------------
@@ -81,13 +88,15 @@ def test_paths_outside_the_folder_via_dotdot_absolute_home_and_symlink(tmp_path:
 
 def test_question_for_a_call_carries_effect_and_outside_paths(tmp_path: Path) -> None:
     call = ToolCall("c1", "read_file", json.dumps({"path": "../secret"}))
-    got = question_for("llama", str(tmp_path), READ, call)
+    got, _ = question_for("llama", tmp_path.resolve(), READ, call)
     assert (got.effect, got.outside_paths, got.tool_input) == (
         "read",
         ("../secret",),
         {"path": "../secret"},
     )
-    bad = question_for("llama", str(tmp_path), WRITE, ToolCall("c2", "write_file", "{not json"))
+    bad, _ = question_for(
+        "llama", tmp_path.resolve(), WRITE, ToolCall("c2", "write_file", "{not json")
+    )
     assert bad.effect == "write" and bad.tool_input == {}
 
 

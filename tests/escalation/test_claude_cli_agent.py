@@ -113,7 +113,14 @@ async def test_permission_question_round_trip(
     events = await _collect(_agent(fake_cli), _req(tmp_path, ask_permission=ask))
     # no suggestion from the CLI: "Always" would store the bare tool name
     assert asked == [
-        ab.PermissionQuestion("claude", "Write", {"file_path": "x.txt"}, always_rules=("Write",))
+        ab.PermissionQuestion(
+            "claude",
+            "Write",
+            {"file_path": "x.txt"},
+            always_rules=("Write",),
+            resolved_paths=(str(tmp_path.resolve() / "x.txt"),),
+            grant="Write",
+        )
     ]
     resp = fake_cli.calls[0]["control_response"]["response"]
     assert resp["subtype"] == "success" and resp["request_id"].startswith("req_")

@@ -1,9 +1,12 @@
 """The tools of ready MCP servers as a ``ToolBox``: each named ``mcp__<server>__<tool>``
 (the server in the name, so two servers never collide; only the characters and the length
 every provider accepts), with the server's JSON schema; a call is asked about like a tool
-that runs something (docs/adr/0011-permissions-in-one-place.md).  At most ``MAX_TOOLS_TOTAL``
-tools in all (``limits.py``); a result has every credential of the servers masked, so a tool
-that echoes its key or environment gives the model, the screen and the store ``***``."""
+that runs something (docs/adr/0011-permissions-in-one-place.md).  Arguments the schema
+shows to be paths (``path_args_of``) are resolved like the built-in tools' paths, so one
+outside the working folder is asked about even when the tool is granted
+(docs/adr/0033-path-first-permissions.md).  At most ``MAX_TOOLS_TOTAL`` tools in all
+(``limits.py``); a result has every credential of the servers masked, so a tool that echoes
+its key or environment gives the model, the screen and the store ``***``."""
 
 from __future__ import annotations
 
@@ -24,6 +27,13 @@ if TYPE_CHECKING:
 MAX_NAME = 64
 """OpenAI and Anthropic both refuse tool names longer than this."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+PATH_NAMES = frozenset(
+    "path paths file files filename filepath file_path dir directory folder source "
+    "destination src dst dest target root cwd notebook_path".split()
+)
+"""Argument names that, in MCP servers' schemas (the reference filesystem server's
+``path``/``paths``/``source``/``destination`` among them), hold filesystem paths."""
+PATH_SUFFIXES = ("_path", "_paths", "_file", "_dir", "_directory", "_folder")
 
 
 def tool_name(server: str, tool: str) -> str:
@@ -83,4 +93,26 @@ def _spec(name: str, server: str, tool: Any) -> ToolSpec:
         description=f"[MCP server {server}] {description}",
         parameters=schema,
         effect="run",
+        path_args=path_args_of(schema),
     )
+
+
+def path_args_of(schema: dict[str, Any]) -> tuple[str, ...]:
+    """The properties that declare a path: ``"format": "path"``, or a path-like name, with
+    a string (or string array) type."""
+    props = schema.get("properties")
+    out: list[str] = []
+    for key, prop in (props if isinstance(props, dict) else {}).items():
+        if not isinstance(prop, dict):
+            continue
+        kind = prop.get("type")
+        items = prop.get("items")
+        is_text = kind == "string" or (
+            kind == "array" and isinstance(items, dict) and items.get("type") == "string"
+        )
+        low = str(key).lower()
+        if is_text and (
+            prop.get("format") == "path" or low in PATH_NAMES or low.endswith(PATH_SUFFIXES)
+        ):
+            out.append(str(key))
+    return tuple(out)

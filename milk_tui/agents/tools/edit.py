@@ -2,6 +2,8 @@
 
 Paths resolve through ``Workspace`` (``paths.py``); whether the change may happen at all is
 decided before the call by the permission check (these tools have the ``write`` effect).
+Files and folders are then opened without following a symlink swapped in since the check
+(``nofollow.py``), so the change lands where the check said.
 edit_file replaces an exact substring and refuses a guess: no match, or several matches
 without ``replace_all``, is an error that says how many.
 """
@@ -10,7 +12,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 
+from milk_tui.agents.tools.nofollow import folder_of, lstat_in, open_file
 from milk_tui.agents.tools.paths import ToolFailure, Workspace
 
 EDIT_MAX_BYTES = 10 * 1024 * 1024
@@ -21,9 +25,9 @@ def write_file(ws: Workspace, path: str, content: str) -> str:
     target = ws.path(path)
     if target.is_dir():
         raise ToolFailure(f"{path}: is a directory")
-    target.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode()
-    with open(target, "wb") as f:
+    fd = open_file(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, create_folders=True)
+    with os.fdopen(fd, "wb") as f:
         f.write(data)
     return f"wrote {ws.show(target)} ({len(data)} bytes)"
 
@@ -36,9 +40,11 @@ def edit_file(
     target = ws.path(path)
     if not target.is_file():
         raise ToolFailure(f"{path}: no such file")
-    if target.stat().st_size > EDIT_MAX_BYTES:
-        raise ToolFailure(f"{path}: too large to edit ({target.stat().st_size} bytes)")
-    raw = target.read_bytes()
+    with os.fdopen(open_file(target, os.O_RDONLY), "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > EDIT_MAX_BYTES:
+            raise ToolFailure(f"{path}: too large to edit ({size} bytes)")
+        raw = f.read()
     if b"\x00" in raw[:8192]:
         raise ToolFailure(f"{path}: binary file; edit_file changes text only")
     text = raw.decode(errors="surrogateescape")
@@ -55,7 +61,7 @@ def edit_file(
         if replace_all
         else text.replace(old_string, new_string, 1)
     )
-    with open(target, "wb") as f:
+    with os.fdopen(open_file(target, os.O_WRONLY | os.O_TRUNC), "wb") as f:
         f.write(new.encode(errors="surrogateescape"))
     extra = f" ({found} replacements)" if found > 1 else ""
     return f"edited {ws.show(target)}{extra}"
@@ -63,11 +69,13 @@ def edit_file(
 
 def delete_file(ws: Workspace, path: str) -> str:
     target = ws.entry(path)
-    if not target.is_symlink() and target.is_dir():
-        raise ToolFailure(f"{path}: is a directory; delete_file removes files only")
-    if not target.is_symlink() and not target.exists():
-        raise ToolFailure(f"{path}: no such file")
-    target.unlink()
+    try:
+        with folder_of(target) as folder:
+            if stat.S_ISDIR(lstat_in(folder, target.name).st_mode):
+                raise ToolFailure(f"{path}: is a directory; delete_file removes files only")
+            os.unlink(target.name, dir_fd=folder)
+    except FileNotFoundError:
+        raise ToolFailure(f"{path}: no such file") from None
     return f"deleted {ws.show(target)}"
 
 
@@ -78,11 +86,11 @@ def move_file(ws: Workspace, source: str, destination: str) -> str:
         raise ToolFailure(f"{source}: no such file or directory")
     if dst.is_dir() and not dst.is_symlink():
         raise ToolFailure(f"{destination}: is an existing directory; give the full new path")
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.replace(src, dst)
-    except OSError as e:
-        if e.errno != 18:  # EXDEV: another file system, so copy then remove
-            raise
-        shutil.move(src, dst)
+    with folder_of(src) as src_folder, folder_of(dst, create=True) as dst_folder:
+        try:
+            os.replace(src.name, dst.name, src_dir_fd=src_folder, dst_dir_fd=dst_folder)
+        except OSError as e:
+            if e.errno != 18:  # EXDEV: another file system, so copy then remove
+                raise
+            shutil.move(src, dst)
     return f"moved {ws.show(src)} → {ws.show(dst)}"

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import BinaryIO
 
+from milk_tui.agents.tools.nofollow import open_file
 from milk_tui.agents.tools.paths import ToolFailure, Workspace
 
 READ_DEFAULT_LINES = 500
@@ -51,7 +52,7 @@ def read_file(ws: Workspace, path: str, offset: int = 0, limit: int | None = Non
         raise ToolFailure(f"{path}: not a regular file")
     start = max(offset, 0)
     count = limit if limit and limit > 0 else READ_DEFAULT_LINES
-    with open(target, "rb") as f:
+    with os.fdopen(open_file(target, os.O_RDONLY), "rb") as f:
         if b"\x00" in f.read(8192):
             size = os.fstat(f.fileno()).st_size
             raise ToolFailure(f"{path}: binary file ({size} bytes); read_file shows text only")

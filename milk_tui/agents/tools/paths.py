@@ -3,14 +3,19 @@
 Model output is untrusted, so every path is resolved the same way (``~`` expanded, relative
 to the cwd, symlinks followed) before a tool touches it.  Whether a path outside the cwd
 may be used is a policy: with ``confine`` on, the tool refuses it; with it off, the
-permission check in the tool loop asks the user first (it uses ``outside_paths`` on the
-tool's ``ToolSpec.path_args``, which resolves exactly as the tools do).
+permission check in the tool loop decides first (``call_paths`` on the tool's
+``ToolSpec.path_args``, which resolves exactly as the tools do).
+
+What the check decided is pinned for the call (``pin``): when the tool acts it resolves
+each path again, and one that now points elsewhere (a file swapped for a symlink while the
+question was open) is refused (docs/adr/0033-path-first-permissions.md).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,25 +37,78 @@ def resolve(cwd: Path, path: str) -> Path:
 
 
 def is_inside(cwd: Path, target: Path) -> bool:
-    return target == cwd or target.is_relative_to(cwd)
+    return within(str(cwd), str(target))
+
+
+def within(root: str, path: str) -> bool:
+    """``path`` is ``root`` or under it; both absolute and resolved (a string test: this
+    runs for every path of every tool call)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+@dataclass(frozen=True, slots=True)
+class CallPath:
+    """One path argument of a call: as given, resolved as the tool will resolve it (the
+    given text when it cannot be resolved: a NUL byte, a symlink loop), and whether that
+    is inside the working folder."""
+
+    raw: str
+    resolved: str
+    inside: bool
+
+
+def call_paths(root: Path, args: Mapping[str, Any], names: tuple[str, ...]) -> tuple[CallPath, ...]:
+    """Every value of the path arguments ``names`` (a string, or a list of strings) against
+    the working folder ``root`` (already resolved)."""
+    out: list[CallPath] = []
+    for name in names:
+        value = args.get(name)
+        values = value if isinstance(value, list) else [value]
+        for raw in values:
+            if not isinstance(raw, str) or not raw:
+                continue
+            try:
+                target = resolve(root, raw)
+            except (ToolFailure, OSError, RuntimeError):
+                out.append(CallPath(raw, raw, False))  # unresolvable: treated as outside
+                continue
+            out.append(CallPath(raw, str(target), is_inside(root, target)))
+    return tuple(out)
 
 
 def outside_paths(
     cwd: str | Path, args: Mapping[str, Any], names: tuple[str, ...]
 ) -> tuple[str, ...]:
     """The values of the path arguments ``names`` that resolve outside ``cwd``."""
-    root = Path(cwd).resolve()
-    out = []
-    for name in names:
-        value = args.get(name)
-        if not isinstance(value, str) or not value:
-            continue
-        try:
-            if not is_inside(root, resolve(root, value)):
-                out.append(value)
-        except (ToolFailure, OSError, RuntimeError):
-            out.append(value)  # unresolvable (NUL, symlink loop): treat as outside
-    return tuple(out)
+    return tuple(p.raw for p in call_paths(Path(cwd).resolve(), args, names) if not p.inside)
+
+
+_PINNED: ContextVar[Mapping[str, str] | None] = ContextVar("milk_pinned_paths", default=None)
+"""For the running tool call: each path argument as given → the resolved path the
+permission check decided on (set by the check in the call's own context)."""
+
+
+def pin(paths: Mapping[str, str]) -> None:
+    """Pin what the permission check decided for the tool call running in this context."""
+    _PINNED.set(dict(paths))
+
+
+def check_pinned(cwd: Path, raw: str, target: Path) -> None:
+    """Refuse ``target`` when it is not where the decision on ``raw`` said it would be (a
+    path not decided on must be inside the folder)."""
+    pinned = _PINNED.get()
+    if pinned is None:
+        return
+    decided = pinned.get(raw)
+    if decided is None:
+        if not is_inside(cwd, target):
+            raise ToolFailure(f"path {raw!r} resolves outside the working directory; not touched")
+        return
+    if str(target) != decided:
+        raise ToolFailure(
+            f"path {raw!r} changed after it was allowed: it was {decided}, it now resolves to "
+            f"{target}; not touched"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +123,7 @@ class Workspace:
         target = resolve(self.cwd, raw)
         if self.confine and not is_inside(self.cwd, target):
             raise ToolFailure(f"path {raw!r} is outside the working directory")
+        check_pinned(self.cwd, raw, target)
         return target
 
     def entry(self, raw: str) -> Path:
@@ -76,6 +135,9 @@ class Workspace:
         parent = resolve(self.cwd, str(p.parent))
         if self.confine and not is_inside(self.cwd, parent):
             raise ToolFailure(f"path {raw!r} is outside the working directory")
+        # The decision followed the last component (what a symlink points to), so that
+        # is what must still match; the act itself is on the entry.
+        check_pinned(self.cwd, raw, (parent / p.name).resolve())
         return parent / p.name
 
     def show(self, p: Path) -> str:

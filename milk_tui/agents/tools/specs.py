@@ -22,7 +22,7 @@ def _spec(
     description: str,
     props: dict[str, Any],
     required: list[str],
-    effect: ToolEffect = "read",
+    effect: ToolEffect,
     path_args: tuple[str, ...] = (),
 ) -> ToolSpec:
     return ToolSpec(name, description, _obj(props, required), effect, path_args)
@@ -37,12 +37,14 @@ SPECS: dict[str, ToolSpec] = {
             "multi-file refactors or work beyond your capability. Ends your turn.",
             {"reason": _str("brief for the escalation agent")},
             ["reason"],
+            "read",
         ),
         _spec(
             "current_need",
             "Record the user's current goal whenever they state a new one.",
             {"goal": _str("the goal in one sentence")},
             ["goal"],
+            "read",
         ),
         _spec(
             "record_memory",
@@ -56,6 +58,7 @@ SPECS: dict[str, ToolSpec] = {
                 },
             },
             ["content"],
+            "read",
         ),
         _spec(
             "read_file",
@@ -63,6 +66,7 @@ SPECS: dict[str, ToolSpec] = {
             "page through long files.",
             {"path": _str(), "offset": {"type": "integer"}, "limit": {"type": "integer"}},
             ["path"],
+            "read",
             path_args=("path",),
         ),
         _spec(
@@ -70,6 +74,7 @@ SPECS: dict[str, ToolSpec] = {
             "List one directory (top level only).",
             {"path": _str("default .")},
             [],
+            "read",
             path_args=("path",),
         ),
         _spec(
@@ -78,6 +83,7 @@ SPECS: dict[str, ToolSpec] = {
             "path:line:text.",
             {"pattern": _str(), "path": _str()},
             ["pattern"],
+            "read",
             path_args=("path",),
         ),
         _spec(
@@ -85,6 +91,7 @@ SPECS: dict[str, ToolSpec] = {
             "Find files by name glob (e.g. *.py) under a folder; skips .git, .venv, node_modules.",
             {"path": _str("folder to search, e.g. ."), "pattern": _str("glob, e.g. *.py")},
             ["path", "pattern"],
+            "read",
             path_args=("path",),
         ),
         _spec(

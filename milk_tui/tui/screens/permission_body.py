@@ -140,14 +140,28 @@ def _what(request: PermissionRequested, wide: bool) -> tuple[str, str]:
     if request.always_rules:
         rules = ", ".join(request.always_rules)
         return rules, f"the rule {rules}"
-    tool, _, prefix = (request.grant or request.tool_name).partition(":")
-    if prefix:
-        what = f"`{prefix} …`" if _is_shell(tool) else f"{tool} `{prefix} …`"
-        return what, f"only commands starting with {what}"
-    if request.outside_paths:
-        where = ", ".join(request.outside_paths)
-        return f"{tool} here and at {where}", f"every {tool} call, also outside it ({where})"
-    return tool, f"every {tool} call"
+    keys = [k for k in (request.grant or request.tool_name).split("\n") if k]
+    parts = [_one_grant(k) for k in keys] or [
+        (request.tool_name, f"every {request.tool_name} call")
+    ]
+    return "; ".join(p[0] for p in parts), "; ".join(p[1] for p in parts)
+
+
+def _one_grant(key: str) -> tuple[str, str]:
+    """One grant key in words (the forms are in docs/interfaces.md, "Permissions"):
+    ``TOOL``, ``TOOL:/abs/path`` (that path only), ``bash:WORDS`` (a command prefix) and
+    ``bash=COMMAND`` (exactly that command)."""
+    cut = min((i for i in (key.find(":"), key.find("=")) if i > 0), default=-1)
+    if cut < 0:
+        return key, f"every {key} call"
+    tool, mark, rest = key[:cut], key[cut], key[cut + 1 :]
+    if mark == "=":
+        return f"exactly `{rest}`", f"only the command `{rest}`"
+    if _is_shell(tool):
+        return f"`{rest} …`", f"only commands starting with `{rest} …`"
+    if rest.startswith("/"):
+        return f"{tool} on {rest}", f"{tool} on {rest} only"
+    return f"{tool} `{rest} …`", f"only {tool} calls starting with `{rest} …`"
 
 
 def grant_text(request: PermissionRequested, *, wide: bool = False) -> str:

@@ -2,7 +2,7 @@
 file and lists what it allows; "Trust" passes them on until a file changes, anything else
 (the default focus, Escape, Ctrl+C) leaves them out.  No letter answers it: a prompt typed
 while it opens never trusts a file by accident
-(docs/adr/0033-project-files-never-widen-permissions.md)."""
+(docs/adr/0034-project-files-never-widen-permissions.md)."""
 
 from __future__ import annotations
 
