@@ -85,6 +85,9 @@ class TextCallDetector:
         """The part of ``text`` (with what was held before) that may be shown now."""
         if self.idle and not may_open(text):
             return text  # the common case: no delimiter can start in this chunk
+        if self._code and not self._held and "`" not in text:
+            if self._code >= 3 or "\n" not in text:
+                return text  # inside code: only a backtick (or a blank line) can end it
         shown = self._scan(self._held + text)
         self.idle = self._block is None and not self._held and not self._start and not self._code
         return shown
