@@ -112,10 +112,19 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
     t("kill-server")
 
 
-def _seed(project: Path, env: dict[str, str]) -> None:
-    """A stored turn (reply, session title), a fact and an input history entry."""
-    r = run_milk("-p", "first " + ARG, "--session", ARG, cwd=project, env=env)
+def _seed(project: Path, env: dict[str, str], srv: FakeOpenAIServer) -> None:
+    """A stored turn (reply, session title, an attached file, an MCP tool's result), a
+    fact and an input history entry."""
+    attached = project / (payload_for("filename")[:80] + ".txt")
+    attached.write_text("notes\n")
+    srv.enqueue(FakeReply(tool_calls=[FakeToolCall("mcp__hostile__plain", "{}")]))
+    r = run_milk(
+        "-p", "first " + ARG, "--session", ARG, "--attach", str(attached), "--allow-tools",
+        cwd=project, env=env,
+    )  # fmt: skip
     assert r.returncode == 0, r.stderr
+    sent = srv.chat_requests[1].json["messages"]
+    assert any(PAYLOAD[:20] in str(m.get("content")) for m in sent), "the tool's result"
     r = run_milk("memory", "add", "fact " + ARG, "--scope", "global", cwd=project, env=env)
     assert r.returncode == 0, r.stderr
     with sqlite3.connect(database_file()) as con:  # a prompt typed in an earlier run
@@ -142,7 +151,7 @@ def test_every_screen_shows_outside_text_inert(tmux: Tmux, tmp_path: Path, milk_
         }
         for k in ("NO_COLOR", "FORCE_COLOR", "TEXTUAL"):
             env.pop(k, None)
-        _seed(project, env)
+        _seed(project, env, srv)
         call = FakeToolCall("bash", json.dumps({"command": "echo " + PAYLOAD}))
         srv.enqueue(FakeReply(tool_calls=[call], model=PAYLOAD))  # the next prompt's turn
 
