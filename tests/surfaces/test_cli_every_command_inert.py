@@ -122,6 +122,7 @@ class Walk:
         return r
 
 
+@pytest.mark.timeout(900)  # some forty runs of the CLI, a third of them starting MCP servers
 def test_every_command_writes_outside_text_inert(tmp_path: Path, milk_home: Path) -> None:
     project = tmp_path / payload_for("filename")
     project.mkdir()

@@ -135,6 +135,7 @@ def _seed(project: Path, env: dict[str, str], srv: FakeOpenAIServer) -> None:
         )
 
 
+@pytest.mark.timeout(600)  # a dozen screens, each waited for with its own deadline
 def test_every_screen_shows_outside_text_inert(tmux: Tmux, tmp_path: Path, milk_home: Path) -> None:
     project = tmp_path / payload_for("filename")
     project.mkdir()
