@@ -21,6 +21,7 @@ from milk_tui.testing.mcp_peers import START_S, _env
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.screens.agent_screen import AgentScreen
 from milk_tui.tui.screens.mcp_screen import McpScreen
+from milk_tui.tui.widgets.welcome import Welcome
 
 pytestmark = pytest.mark.real_peer
 
@@ -34,7 +35,7 @@ def cells(app: MilkApp) -> list[str]:
     return [r.plain if isinstance(r, Text) else str(r) for r in shown]
 
 
-async def test_mcp_and_agent_cells_are_inert_text_not_markup() -> None:
+async def test_welcome_mcp_and_agent_cells_are_inert_text_not_markup() -> None:
     import sys
 
     server = McpServerConfig(
@@ -42,8 +43,11 @@ async def test_mcp_and_agent_cells_are_inert_text_not_markup() -> None:
         env=_env(), connect_timeout=START_S,
     )  # fmt: skip
     agent = AgentConfig(name="a[b]" + NAME, provider="local", url="http://u:pw@127.0.0.1:9")
-    app = make_app(config=MilkConfig(mcp_servers=[server], agents=[agent]))
+    config = MilkConfig(mcp_servers=[server], agents=[agent], agent=agent.name)
+    app = make_app(config=config, demo=False)
     async with app.run_test(size=(160, 40)) as pilot:
+        welcome = str(app.screen.query_one(Welcome).render())  # a new session's welcome
+        assert inert(agent.name) in welcome and "\x1b" not in welcome
 
         def settled(a: Any) -> bool:
             return "starting" not in [s.state for s in cast(MilkApp, a).facade.mcp.statuses()]
