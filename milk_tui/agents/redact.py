@@ -43,6 +43,19 @@ _PATTERNS = (
 )
 """Secret-looking ``key: value`` pairs and bearer tokens we were never told about."""
 
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#@\"'<>]+@")
+"""The ``user:password@`` of a URL (RFC 3986 section 3.2.1): an agent's ``url`` may carry
+one, and every line that quotes the URL (the wire log, an error) would show it."""
+
+
+def mask_url_userinfo(text: str) -> str:
+    """``text`` with the user and password of every URL in it written ``***``:
+    ``http://u:pw@host/v1`` → ``http://***@host/v1``."""
+    if "@" not in text or "://" not in text:
+        return text
+    return _URL_USERINFO.sub(r"\1***@", text)
+
+
 _KNOWN: list[str] = []
 """Every secret value any ``Redactor`` learned in this process, longest first.  Mutated in
 place only, so a ``StreamMasker`` created before a ``token_cmd`` ran still sees its output."""
@@ -170,7 +183,7 @@ class Redactor:
 
     def __call__(self, text: str) -> str:
         """Known values and secret-looking pairs: for errors and the wire log."""
-        text = self.values(text)
+        text = mask_url_userinfo(self.values(text))
         for rx in _PATTERNS:
             text = rx.sub(_keep_key, text)
         return text

@@ -20,6 +20,14 @@ Formats, by opening and closing delimiter (``None``: the block runs to the reply
 With ``prefer`` set (a format already seen in this session), only that format counts and
 every other delimiter is ordinary text.  Unterminated blocks are released as text at the
 end of the reply.
+
+Code is data: a delimiter inside a backtick code span, inline or fenced, is text (a reply
+that explains the format, or quotes a call, runs nothing).  The spans are the tag
+parser's (docs/adr/0009-one-tag-parser.md): a run of backticks opens one, the same run
+closes it (a fence: a run at least as long), and an inline span (one or two backticks)
+also ends at a blank line, so a stray backtick cannot hide every later call.  The fenced
+formats above are themselves calls: a fence of exactly three backticks with the ``json``
+or ``tool_code`` info string opens a block, any other fence opens code.
 """
 
 from __future__ import annotations
@@ -64,6 +72,8 @@ class TextCallDetector:
         self._held = ""
         self._block: Delimiter | None = None
         self._body = ""
+        self._code = 0
+        """The length of the backtick run that opened the code span we are in (0: none)."""
         self.idle = not self._start
         """Nothing held back: a chunk without ``<``, a backtick or ``[`` (``may_open``) is
         shown as it is, so callers on a hot path may skip ``feed`` for it."""
@@ -75,8 +85,11 @@ class TextCallDetector:
         """The part of ``text`` (with what was held before) that may be shown now."""
         if self.idle and not may_open(text):
             return text  # the common case: no delimiter can start in this chunk
+        if self._code and not self._held and "`" not in text:
+            if self._code >= 3 or "\n" not in text:
+                return text  # inside code: only a backtick (or a blank line) can end it
         shown = self._scan(self._held + text)
-        self.idle = self._block is None and not self._held and not self._start
+        self.idle = self._block is None and not self._held and not self._start and not self._code
         return shown
 
     def finish(self) -> str:
@@ -90,6 +103,7 @@ class TextCallDetector:
             out = opening + body
         out, self._held = out + self._held, ""
         self._start = False
+        self._code = 0
         self.idle = True
         return out
 
@@ -103,12 +117,26 @@ class TextCallDetector:
                 shown, s = self._in_block(s)
                 out.append(shown)
                 continue
+            if self._code:
+                shown, s = self._in_code(s)
+                out.append(shown)
+                continue
             if self._start:
                 if not self._bare_start(s):
                     break
                 if self._block is not None:
                     continue
             i, found = self._find_open(s)
+            b = s.find("`", 0, len(s) if i < 0 else i)
+            if b >= 0:  # code opens before any delimiter
+                run = _run_length(s, b)
+                out.append(s[: b + run])
+                s = s[b + run :]
+                if not s:  # the run may go on in the next piece: its length decides
+                    out[-1], self._held = out[-1][:b], out[-1][b:]
+                    break
+                self._code = run
+                continue
             if i < 0:
                 out.append(s)
                 break
@@ -156,6 +184,33 @@ class TextCallDetector:
                     return j, None
         return best, found
 
+    def _in_code(self, s: str) -> tuple[str, str]:
+        """Text inside a code span, shown as it is: (text to show, the rest after the span).
+        Holds back a backtick run or (inline) a newline at the end of ``s``, whose meaning
+        depends on what comes next."""
+        opened, n, i = self._code, len(s), 0
+        while True:
+            j = s.find("`", i)
+            end = n if j < 0 else j
+            if opened < 3:
+                k = s.find("\n\n", i, end)
+                if k >= 0:  # a blank line ends an inline span (CommonMark paragraphs)
+                    self._code = 0
+                    return s[: k + 2], s[k + 2 :]
+                if j < 0 and s.endswith("\n"):
+                    self._held = "\n"
+                    return s[:-1], ""
+            if j < 0:
+                return s, ""
+            run = _run_length(s, j)
+            if j + run == n:
+                self._held = s[j:]
+                return s[:j], ""
+            if run == opened or (opened >= 3 and run > opened):
+                self._code = 0
+                return s[: j + run], s[j + run :]
+            i = j + run
+
     def _in_block(self, s: str) -> tuple[str, str]:
         """Add ``s`` to the open block: (text to show, the rest after the block)."""
         assert self._block is not None
@@ -180,6 +235,14 @@ class TextCallDetector:
         self.calls += calls
         self.format = fmt
         return True
+
+
+def _run_length(s: str, i: int) -> int:
+    """How many backticks follow one another from ``s[i]``."""
+    j = i
+    while j < len(s) and s[j] == "`":
+        j += 1
+    return j - i
 
 
 def may_open(text: str) -> bool:

@@ -292,7 +292,13 @@ def _read_stdin_prompt() -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # argparse's messages quote the command line (an unknown choice, a bad value): written
+    # inert like every other line.
+    with (
+        contextlib.redirect_stdout(inert_out(sys.stdout)),
+        contextlib.redirect_stderr(inert_out(sys.stderr)),
+    ):
+        args = parser.parse_args(argv)
     bad = _bad_text(args, {a.dest: "/".join(a.option_strings) for a in parser._actions})
     if bad:
         print(f"milk-tui: {bad}", file=sys.stderr)

@@ -8,6 +8,8 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, TextIO
 
+from milk_tui.cli.terminal_out import inert_out
+
 if TYPE_CHECKING:  # the MCP SDK's modules load when the command runs, not with the parser
     from milk_tui.facade.mcp import McpServers
 
@@ -27,7 +29,10 @@ def add_mcp_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    return asyncio.run(_run(args, out, err))
+    # Server names, tool names, descriptions and a dead server's stderr are the servers'
+    # text: every line is written inert (milk_tui/cli/terminal_out.py).
+    out = inert_out(out, json=getattr(args, "json", False))
+    return asyncio.run(_run(args, out, inert_out(err)))
 
 
 async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -94,7 +94,7 @@ class LocalServers:
             record.forget(self._data)
             record = None
         if record is None and state == "other":
-            where = urlsplit(cfg.url).netloc
+            where = urlsplit(cfg.url).netloc.rpartition("@")[2]  # never a password in a line
             return self._fail(
                 name,
                 f"agent '{name}': {where} is taken by something that is not its server "

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
+from milk_tui.agents.redact import mask_url_userinfo
 from milk_tui.config.agent_choice import SELECTOR_KEY, agent_choices, unknown_agent, with_choices
 from milk_tui.config.diff import config_diff
 from milk_tui.config.load import ConfigError, load_config
@@ -125,7 +126,7 @@ class Agents:
                     a.name,
                     a.provider or "local",
                     a.model,
-                    a.url,
+                    mask_url_userinfo(a.url),  # the screen shows it: no password on it
                     roles,
                     builtin=a.name.lower() == "claude" and "claude" not in in_file,
                 )

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from milk_tui.agents.redact import mask_url_userinfo
 from milk_tui.config.paths import data_dir
 from milk_tui.model import events as ev
 
@@ -36,7 +37,7 @@ def describe(s: ServerStatus) -> str:
     if s.pid:
         parts.append(f"pid {s.pid}")
     if s.url:
-        parts.append(s.url)
+        parts.append(mask_url_userinfo(s.url))
     if s.keep:
         parts.append("kept on exit")
     if s.log:

@@ -7,11 +7,16 @@ Grammar: ``<milk:KIND:NONCE>body</milk:KIND:NONCE>`` with KIND one of ``need``, 
 * backtick code spans (inline or fenced) are left alone; an inline span (one or two
   backticks) also ends at a blank line, so a stray backtick cannot expose every later tag;
 * a tag whose nonce is not the slot's is hidden but not recorded;
-* a nonce holds no whitespace and at most ``MAX_NONCE_LEN`` characters, so prose that
+* a nonce holds no whitespace, ``<`` or backtick and at most ``MAX_NONCE_LEN`` characters, so prose that
   merely mentions ``<milk:need:`` does not swallow the rest of the reply;
 * at end of stream a tag still open falls back to the first close of its kind with any
   nonce (hidden, not recorded) and the text after it is parsed again; with no close at
-  all the tag is dropped; a dangling partial prefix is emitted as text.
+  all the tag is dropped; a dangling partial prefix is emitted as text;
+* no nonce reaches the visible text: tags match in any letter case (``<Milk:Percept:…>``),
+  a tag nests inside one of its kind (the inner close does not end the outer tag), a
+  stray close (``</milk:need:…>``) is hidden, and so is a prefix followed by a would-be
+  nonce that turns out not to be a tag (``<milk:need:abc def``, or cut off by the end);
+  a prefix with nothing after it (prose about ``<milk:need:``) is shown as written.
 
 ``strip_tags`` (finished text) is this same machine fed the whole text at once.
 
@@ -28,7 +33,17 @@ KINDS = ("need", "percept", "escalate")
 markup must never reach the screen either."""
 
 _PREFIXES = tuple(f"<milk:{k}:" for k in KINDS)
-_MAX_PREFIX = max(len(p) for p in _PREFIXES)
+_CLOSES = tuple(f"</milk:{k}:" for k in KINDS)
+_MAX_PREFIX = max(len(p) for p in _CLOSES)
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def _lower(s: str) -> str:
+    """ASCII letters lowered, nothing else: the same length, so positions carry over
+    (``str.lower`` can lengthen a string: ``"İ".lower()`` is two characters)."""
+    return s.translate(_ASCII_LOWER)
+
 
 MAX_NONCE_LEN = 32
 """Our nonces are 8 characters (``model.nonce``); 32 leaves room for hand-made ones while stopping prose
@@ -38,7 +53,8 @@ TEXT, OPEN, TAG, CODE = 0, 1, 2, 3
 
 
 def _is_partial_prefix(s: str) -> bool:
-    return any(p.startswith(s) for p in _PREFIXES)
+    low = _lower(s)
+    return any(p.startswith(low) for p in (*_PREFIXES, *_CLOSES))
 
 
 class TagInterceptor:
@@ -58,7 +74,11 @@ class TagInterceptor:
         self._mode = TEXT
         self._buf = ""  # TEXT: partial prefix; OPEN: nonce so far; TAG: body so far
         self._kind = ""
-        self._close = ""
+        self._prefix = ""  # OPEN: the prefix as written (any case)
+        self._closing = False  # OPEN: the prefix is a close's (a stray close)
+        self._closes: list[str] = []  # TAG: the closes awaited, innermost last (lower case)
+        self._low = ""  # TAG: the body so far, lowered
+        self._seen = 0  # TAG: where in the body the search for opens and closes goes on
         self._open_nonce = ""
         self._bt_run = 0  # backticks seen in a row outside a code span (opening run)
         self._code_open = 0  # length of the run that opened the current code span
@@ -87,16 +107,16 @@ class TagInterceptor:
         """
         out: list[str] = []
         while self._mode == TAG:
-            held, self._mode, self._buf = self._buf, TEXT, ""
-            close = held.find(f"</milk:{self._kind}:")
+            held, low, self._mode, self._buf, self._closes = self._buf, self._low, TEXT, "", []
+            close = low.find(f"</milk:{self._kind}:")
             end = held.find(">", close) if close >= 0 else -1
             if end < 0:
                 break
             self._run(held[end + 1 :], out)
         if self._mode == TEXT:
             out.append(self._buf)
-        elif self._mode == OPEN:
-            out.append(f"<milk:{self._kind}:{self._buf}")
+        elif self._mode == OPEN and not self._buf:
+            out.append(self._prefix)  # a bare prefix: prose; with a would-be nonce: hidden
         self._mode, self._buf, self._bt_run, self._code_open, self._code_bt = TEXT, "", 0, 0, 0
         self._prev_nl = False
         self.plain = True
@@ -174,10 +194,13 @@ class TagInterceptor:
             return bt + 1
         out.append(s[i:lt])
         head = s[lt : lt + _MAX_PREFIX]
-        for kind, p in zip(KINDS, _PREFIXES, strict=True):
-            if head.startswith(p):
-                self._mode, self._kind, self._buf = OPEN, kind, ""
-                return lt + len(p)
+        low = _lower(head)
+        for closing, prefixes in ((False, _PREFIXES), (True, _CLOSES)):
+            for kind, p in zip(KINDS, prefixes, strict=True):
+                if low.startswith(p):
+                    self._mode, self._kind, self._buf = OPEN, kind, ""
+                    self._prefix, self._closing = head[: len(p)], closing
+                    return lt + len(p)
         if lt + len(head) == n and _is_partial_prefix(head):
             self._buf = head  # may complete in the next chunk
             return n
@@ -190,13 +213,18 @@ class TagInterceptor:
             c = s[j]
             if c == ">":
                 nonce = self._buf + s[i:j]
-                self._mode, self._buf = TAG, ""
-                self._close = f"</milk:{self._kind}:{nonce}>"
+                if self._closing:  # a stray close: hidden
+                    self._mode, self._buf = TEXT, ""
+                    return j + 1
+                self._mode, self._buf, self._low, self._seen = TAG, "", "", 0
+                self._closes = [f"</milk:{self._kind}:{_lower(nonce)}>"]
                 self._open_nonce = nonce
                 return j + 1
-            if c == "`" or c.isspace() or len(self._buf) + (j - i) >= MAX_NONCE_LEN:
-                # Not a tag after all: show what we held back and rescan from here.
-                out.append(f"<milk:{self._kind}:{self._buf}{s[i:j]}")
+            if c in "`<" or c.isspace() or len(self._buf) + (j - i) >= MAX_NONCE_LEN:
+                # Not a tag after all.  A bare prefix is prose, shown; a prefix with a
+                # would-be nonce after it may hold the real one: hidden.  Rescan from here.
+                if not self._buf and i == j:
+                    out.append(self._prefix)
                 self._mode, self._buf = TEXT, ""
                 return j
             j += 1
@@ -206,16 +234,53 @@ class TagInterceptor:
     def _in_tag(self, s: str, i: int, n: int) -> int:
         old = len(self._buf)
         self._buf += s[i:]
-        k = self._buf.find(self._close, max(0, old - len(self._close) + 1))
-        if k < 0:
-            return n
-        body = self._buf[:k].strip()
-        consumed = k + len(self._close) - old
-        self._mode, self._buf = TEXT, ""
+        self._low += _lower(s[i:])
+        low, opening, closes = self._low, _PREFIXES[KINDS.index(self._kind)], self._closes
+        pos = self._seen
+        while True:
+            k = low.find(closes[-1], pos)
+            o = low.find(opening, pos, k if k >= 0 else len(low))
+            if o >= 0:  # a tag of the same kind inside: its close does not end this one
+                nonce_end = _nonce_end(low, o + len(opening))
+                if nonce_end is None:  # cut off: look again with the next piece
+                    self._seen = o
+                    return n
+                if nonce_end > 0:
+                    closes.append(f"</milk:{self._kind}:{low[o + len(opening) : nonce_end]}>")
+                    pos = nonce_end + 1
+                else:
+                    pos = o + 1
+                continue
+            if k < 0:
+                self._seen = max(pos, len(low) - len(closes[-1]) + 1, 0)
+                return n
+            pos = k + len(closes.pop())
+            if not closes:
+                break
+        body = self._buf[:k]
+        self._mode, self._buf, self._low = TEXT, "", ""
         cb = self._callbacks.get(self._kind)
-        if body and cb is not None and self._open_nonce == self.nonce:
-            cb(body)
-        return i + consumed
+        if cb is not None and _lower(self._open_nonce) == self.nonce:
+            # What nested inside is hidden in the fact too.  ``strip_tags`` records nothing,
+            # so this recursion is one level deep however deep the nesting.
+            body = strip_tags(body)
+            if body:
+                cb(body)
+        return i + pos - old
+
+
+def _nonce_end(low: str, start: int) -> int | None:
+    """Where the ``>`` after a nonce beginning at ``start`` is; 0 when what follows is not
+    a nonce (whitespace, a backtick, too long, or empty); None when ``low`` ends first."""
+    j, limit = start, start + MAX_NONCE_LEN
+    while j < len(low):
+        c = low[j]
+        if c == ">":
+            return j if j > start else 0
+        if c in "`<" or c.isspace() or j >= limit:
+            return 0
+        j += 1
+    return None
 
 
 # ----- finished text ------------------------------------------------------------------
@@ -227,7 +292,8 @@ def strip_tags(text: str) -> str:
     The streaming machine fed the whole text at once, so it equals what a stream of the
     same text shows, however it was chunked.
     """
-    if "<milk:" not in text:  # no tag can open: the machine would return the text as is
+    low = _lower(text)
+    if "<milk:" not in low and "</milk:" not in low:  # the machine would change nothing
         return text.strip()
     machine = TagInterceptor("")
     return (machine.feed(text) + machine.flush()).strip()

@@ -137,6 +137,38 @@ async def test_what_is_not_a_call_is_shown_as_written(
     assert len(fake_openai.chat_requests) == 1
 
 
+QUOTED = [
+    f"Write it like `{BLOCKS['tool_call_tag']}` and I run it.",
+    f"Inline: ``{BLOCKS['gemma_special']}`` and `{BLOCKS['tools_tag']}`.",
+    f"A fence:\n```\n{BLOCKS['tool_call_tag']}\n```\nthat is all.",
+    f"```python\n# {BLOCKS['bracket_tool_calls']}\n```",
+    f"````markdown\n{BLOCKS['fenced_json']}\n````\ndone",
+    f"````\n{BLOCKS['tool_code']}\n````",
+    f"`{BLOCKS['bare_json']}`",
+]
+
+
+@pytest.mark.parametrize("text", QUOTED)
+async def test_a_call_quoted_in_code_is_text_and_runs_nothing(
+    fake_openai: FakeOpenAIServer, text: str
+) -> None:
+    fake_openai.enqueue(FakeReply(text=pieces(text, 3)))
+    seen: list[dict] = []
+    events = await run(agent_for(fake_openai), weather_box(seen))
+    assert text_of(events) == text  # shown as written
+    assert not any(isinstance(e, ab.ToolCallEvent) for e in events) and seen == []
+    assert len(fake_openai.chat_requests) == 1  # no tool round
+
+
+async def test_a_stray_backtick_hides_no_later_call(fake_openai: FakeOpenAIServer) -> None:
+    # An inline span ends at a blank line: a lone backtick does not make the rest data.
+    text = f"don't type ` here\n\n{BLOCKS['tool_call_tag']}"
+    fake_openai.enqueue(FakeReply(text=pieces(text, 5)), FakeReply(text=["sunny"]))
+    seen: list[dict] = []
+    events = await run(agent_for(fake_openai), weather_box(seen))
+    assert seen == [ARGS] and text_of(events) == "don't type ` here\n\nsunny"
+
+
 async def test_without_tools_markup_is_plain_text(fake_openai: FakeOpenAIServer) -> None:
     fake_openai.enqueue(FakeReply(text=pieces(BLOCKS["tool_call_tag"])))
     events = await run(agent_for(fake_openai), None)

@@ -75,6 +75,25 @@ def test_what_is_not_a_call_is_shown_unchanged(text: str) -> None:
     assert shown == text and d.calls == []
 
 
+@pytest.mark.parametrize("block", [b for b, _ in FORMATS])
+@pytest.mark.parametrize(
+    "quote",
+    ["see `{}` here", "``{}``", "```\n{}\n```\nafter", "```python\n{}\n```", "````\n{}\n````"],
+)
+def test_a_call_in_code_is_text(block: str, quote: str) -> None:
+    text = quote.format(block)
+    shown, d = run([text])
+    assert (shown, d.calls) == (text, [])
+    assert run(list(text))[0] == text  # one character at a time: the same
+
+
+def test_code_ends_and_a_later_call_counts() -> None:
+    call = FORMATS[0][0]
+    for text in (f"`x` {call}", f"```\ncode\n```\n{call}", f"a ` b\n\n{call}"):
+        shown, d = run(list(text))
+        assert d.calls == [CALL] and call not in shown, text
+
+
 def test_ordinary_chunks_are_not_held() -> None:
     d = TextCallDetector(TOOLS)
     assert d.feed("Hello") == "Hello"
@@ -112,7 +131,8 @@ def test_openai_function_wrapper_and_lists() -> None:
 # ----- any chunking gives the same result ---------------------------------------------
 
 PIECES = [
-    "Hello ", "world. ", "`code` ", "[x] ", "a < b ", "{", "}", "```", "\n", "json",
+    "Hello ", "world. ", "`code` ", "[x] ", "a < b ", "{", "}", "```", "\n", "json", "`",
+    "\n\n", "````", "``",
     FORMATS[0][0], FORMATS[1][0], FORMATS[2][0], FORMATS[5][0], FORMATS[6][0],
     "<tool_call>", "</tool_call>", "[TOOL_CALLS]", '{"name": "bash", "arguments": {}}',
     "<|tool_call>", "<tool_call|>", " ", '{"name":',

@@ -59,7 +59,8 @@ def test_code_spans_left_alone() -> None:
 def test_unclosed_tag_dropped_and_partial_prefix_emitted() -> None:
     assert run([f"prefix <milk:need:{N}>unclosed"])[0] == "prefix "
     assert run(["text <milk:pe"])[0] == "text <milk:pe"
-    assert run(["text <milk:percept:ab"])[0] == "text <milk:percept:ab"
+    # A would-be nonce after a prefix may be the real one, cut off: hidden with its prefix.
+    assert run(["text <milk:percept:ab"])[0] == "text "
 
 
 def test_nonce_less_and_prose_mentions_pass_through() -> None:
@@ -216,3 +217,69 @@ def test_stray_backtick_ends_at_blank_line() -> None:
     fenced = f"```\ncode\n\nmore <milk:need:{N}>x</milk:need:{N}>\n```"
     assert run([fenced]) == (fenced, [], [])  # fences survive blank lines
     assert strip_tags(text) == "don't type ` here\n\nok"
+
+
+# ----- no nonce reaches the visible text: any case, any nesting ---------------------------
+
+
+def test_capitalised_tags_are_hidden_and_recorded() -> None:
+    text = f"a<Milk:Percept:{N}>uses uv</Milk:Percept:{N}>b<MILK:NEED:{N}>g</milk:NEED:{N}>c"
+    assert run([text]) == ("abc", ["g"], ["uses uv"])
+    assert run(list(text)) == run([text])
+    assert strip_tags(text) == "abc"
+
+
+def test_a_nested_tag_does_not_end_its_outer_tag() -> None:
+    text = f"<milk:percept:{N}>a <milk:percept:{N}>b</milk:percept:{N}> c</milk:percept:{N}>after"
+    assert run([text]) == ("after", [], ["a  c"])  # the inner tag is hidden in the fact too
+    assert run(list(text)) == run([text])
+    other = f"<milk:percept:{N}>x <MILK:need:{N}>g</milk:need:{N}></milk:percept:{N}>!"
+    assert run([other]) == ("!", [], ["x"])
+    deep = f"<milk:need:{N}>1<milk:need:zz>2<milk:need:{N}>3</milk:need:{N}>4</milk:need:zz>5</milk:need:{N}>z"
+    assert run([deep]) == ("z", ["15"], [])
+
+
+def test_stray_closes_and_would_be_tags_hide_the_nonce() -> None:
+    assert run([f"a</milk:percept:{N}>b</MILK:need:x>c"])[0] == "abc"
+    assert run([f"a<milk:need:{N} and more"])[0] == "a and more"
+    assert run([f"cut <milk:percept:{N}"])[0] == "cut "
+    assert run(["prose about <milk:need: tags"])[0] == "prose about <milk:need: tags"
+
+
+_TAG_SOUP = [
+    f"<milk:{k}:{N}>" for k in ("need", "percept", "escalate")
+] + [f"</milk:{k}:{N}>" for k in ("need", "percept", "escalate")] + [
+    f"<milk:percept:{N}", f"<milk:need:{N[:4]}", f"{N[4:]}>", "<milk:percept:other>",
+    "</milk:percept:other>", "<milk:", "</milk:", "percept:", "need:", "<", ">", "/", " ",
+    "\n", "fact", "x", "@llama: ",
+]  # fmt: skip
+"""Tag fragments; the nonce occurs only where a tag would hold it (a bare nonce in prose is
+text the model chose to write, not a tag)."""
+
+
+@st.composite
+def tag_soup(draw: st.DrawFn) -> tuple[str, list[str]]:
+    text = "".join(draw(st.lists(st.sampled_from(_TAG_SOUP), max_size=40)))
+    rnd = draw(st.randoms(use_true_random=False))
+    text = "".join(c.upper() if rnd.random() < 0.3 else c for c in text)
+    cuts = sorted(rnd.sample(range(len(text) + 1), min(len(text) + 1, rnd.randint(0, 12))))
+    bounds = [0, *cuts, len(text)]
+    return text, [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(tag_soup())
+def test_the_nonce_never_reaches_the_visible_text(sc: tuple[str, list[str]]) -> None:
+    text, chunks = sc
+    shown, needs, facts = run(chunks)
+    assert (shown, needs, facts) == run([text])  # any chunking: the same
+    for visible in (shown, strip_tags(text), *needs, *facts):
+        assert N not in visible.lower(), (text, visible)
+
+
+def test_deep_nesting_is_no_recursion() -> None:
+    # Recording strips the inner tags with a machine that records nothing: one level.
+    inner = f"<milk:percept:{N}>" * 3000 + "core" + f"</milk:percept:{N}>" * 3000
+    deep = f"<milk:percept:{N}>outer {inner}</milk:percept:{N}>after"
+    assert run([deep]) == ("after", [], ["outer"])
+    assert strip_tags(deep) == "after"

@@ -9,6 +9,7 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -77,7 +78,7 @@ class AgentScreen(ModalScreen[None]):
         for r in self.rows:
             cells = (role_mark(r), r.name, self.reachable.get(r.name.lower(), CHECKING),
                      r.provider + (" (built in)" if r.builtin else ""), r.model, r.url)  # fmt: skip
-            table.add_row(*(inert(c) for c in cells), key=r.name.lower())
+            table.add_row(*(Text(inert(c)) for c in cells), key=r.name.lower())  # not markup
         if self.rows:
             table.move_cursor(row=min(max(cursor, 0), len(self.rows) - 1))
 

@@ -4,6 +4,7 @@ disable last for this run; the config file says what starts next time."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -11,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from milk_tui.facade.mcp import McpServers, ServerStatus, describe
+from milk_tui.model.terminal_text import inert
 
 REFRESH_S = 0.5
 """Servers change state in the background (starting → ready); the list follows."""
@@ -65,7 +67,8 @@ class McpScreen(ModalScreen[None]):
         cursor = table.cursor_row
         table.clear()
         for row in rows:
-            table.add_row(*row, key=row[0])
+            # A server's name and its error (stderr) are its own text: inert, never markup.
+            table.add_row(*(Text(inert(c)) for c in row), key=row[0])
         if rows:
             table.move_cursor(row=min(cursor, len(rows) - 1))
         else:
@@ -84,7 +87,8 @@ class McpScreen(ModalScreen[None]):
         return statuses[min(table.cursor_row, len(statuses) - 1)]
 
     def _detail(self, text: str) -> None:
-        self.query_one("#mcp-detail", Static).update(text)
+        """Tool names and descriptions, errors: the server's text, shown inert."""
+        self.query_one("#mcp-detail", Static).update(inert(text))
 
     def _act(self, verb: str, done: str) -> None:
         s = self._selected()

@@ -103,7 +103,7 @@ class QuestionModal(FormModal[Answers]):
         answers, missing = self.answers()
         if missing:
             self.query_one(".error", Label).update(
-                f"choose an option or type an answer for: {missing[0]}"
+                Text(f"choose an option or type an answer for: {missing[0]}")  # not markup
             )
             return
         self.dismiss(answers)

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from milk_tui.config.paths import config_dir
-from milk_tui.model.terminal_text import inert
+from milk_tui.model.terminal_text import inert, inert_copy
 
 if TYPE_CHECKING:
     from milk_tui.facade.views import StartupInfo
@@ -78,6 +78,7 @@ def _broken(note: str) -> bool:
 
 
 def welcome_for(info: StartupInfo) -> Text:
+    info = inert_copy(info)  # agent names and notes come from the config file and servers
     return welcome_text(
         primary=info.primary.name,
         primary_desc=info.primary.description,
