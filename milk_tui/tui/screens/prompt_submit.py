@@ -96,7 +96,8 @@ class PromptSubmitter:
             self.screen.query_one(Conversation).add_line("warning", f"input history not saved: {e}")
 
     def turn_done(self, task: asyncio.Task[TurnResult]) -> None:
-        if task.cancelled():
+        if task.cancelled():  # cancelled before its first step: no turn_failed comes
+            self.restore_prompt(self.as_typed(self.last_prompt))
             return
         exc = task.exception()
         if exc is not None:  # the dispatcher turns failures into turn_failed; this is a bug path
@@ -114,9 +115,12 @@ class PromptSubmitter:
         return prompt
 
     def restore_prompt(self, prompt: str) -> None:
+        """Put a failed or cancelled prompt back, selected: Enter sends it again, typing
+        replaces it (never glued in front of the next command).  A box the user has typed
+        in meanwhile is left alone; the prompt is in the history (Up) anyway."""
         box = self.screen.query_one(PromptInput)
         if prompt and not box.text.strip():
-            box.set_text(prompt)
+            box.set_text_selected(prompt)
 
 
 def take_sent(box: PromptInput, sent: str) -> None:

@@ -11,6 +11,7 @@ from textual import events
 from textual.binding import BindingType
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.widgets.text_area import Selection
 
 from milk_tui.tui.commands import completions, looks_like_command
 from milk_tui.tui.keymap import INPUT_BINDINGS
@@ -90,6 +91,11 @@ class PromptInput(TextArea):
     def set_text(self, text: str) -> None:
         self.text = text
         self.move_cursor(self.document.end)
+
+    def set_text_selected(self, text: str) -> None:
+        """``text`` in the box, all of it selected: the next key typed replaces it."""
+        self.text = text
+        self.selection = Selection(self.document.start, self.document.end)
 
     def remember(self, text: str) -> None:
         for hist in (self.prompt_history, self.global_prompt_history):
