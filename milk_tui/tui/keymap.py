@@ -57,7 +57,10 @@ INPUT_BINDINGS: list[Binding] = [
         "ctrl+down", "global_history(1)", "Global next", "milk.input.global_next", show=False
     ),
     priority_key("ctrl+r", "history_search", "Search history", "milk.input.search"),
-    priority_key("tab", "complete", "Complete", "milk.input.complete", show=False),
+    priority_key("tab", "complete(1)", "Complete", "milk.input.complete", show=False),
+    priority_key(
+        "shift+tab", "complete(-1)", "Complete (back)", "milk.input.complete_back", show=False
+    ),
     priority_key("ctrl+d", "eof", "Quit on an empty prompt", "milk.input.eof", show=False),
 ]
 

@@ -23,7 +23,7 @@ from textual.widgets import Static
 from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
 from milk_tui.model.terminal_text import inert_copy
-from milk_tui.tui.commands import completions, looks_like_command
+from milk_tui.tui.completion import command_hint, hint_rows, screen_names
 from milk_tui.tui.keymap import APP_BINDINGS, BEFORE_READY
 from milk_tui.tui.screens.agent_requests import ask_permission, ask_question, show_denials
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
@@ -127,6 +127,7 @@ class MainScreen(Screen[None]):
         self.load_session(self.view.session_view())
         self._painted_notes = (info := self.view.startup_info()).notes
         self._notes_said = welcome.say_start_notes(self.query_one(Conversation), info, 0)
+        self.query_one(PromptInput).completion_names = functools.partial(screen_names, self)
         text, entered = self.typed_ahead
         if text:
             self.query_one(PromptInput).set_text(text)
@@ -274,15 +275,13 @@ class MainScreen(Screen[None]):
     @on(PromptInput.PromptChanged)
     def _input_changed(self, event: PromptInput.PromptChanged) -> None:
         hint = self.query_one("#hint", Static)
-        if looks_like_command(event.text):
-            from milk_tui.tui.commands import BY_NAME
-
-            names = completions(event.text)
-            lines = [BY_NAME[n].usage + "  — " + BY_NAME[n].help for n in names if n in BY_NAME]
-            hint.update("\n".join(lines[:4]) or "no such command — /help")
-            hint.add_class("-shown")
-        else:
+        # The screen's width, not the hint's: hidden, the hint has none yet (padding 0 2).
+        text = command_hint(event.text, hint_rows(self.size.height), self.size.width - 4)
+        if text is None:
             self.hide_hint()
+        else:
+            hint.update(text)
+            hint.add_class("-shown")
 
     def hide_hint(self) -> None:
         self.query_one("#hint", Static).remove_class("-shown")
