@@ -24,6 +24,7 @@ from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
 from milk_tui.model.terminal_text import inert_copy
 from milk_tui.tui.completion import command_hint, hint_rows, screen_names
+from milk_tui.tui.copying import Copier, What
 from milk_tui.tui.keymap import APP_BINDINGS, BEFORE_READY
 from milk_tui.tui.screens.agent_requests import ask_permission, ask_question, show_denials
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
@@ -71,9 +72,9 @@ class MainScreen(Screen[None]):
         self._notes_said = 0
         self._painted_notes: tuple[str, ...] = ()
         self.submitter = PromptSubmitter(self)
+        self.copier = Copier(self)
         self.typed_ahead: tuple[str, bool] = ("", False)
-        """Typed on the startup screen (``screens/startup.py``): the prompt's text, and
-        whether Enter followed it."""
+        """Typed on the startup screen (``screens/startup.py``): its text; Enter followed?"""
 
     @functools.cached_property
     def slash(self) -> SlashHandler:
@@ -252,13 +253,7 @@ class MainScreen(Screen[None]):
             conv.add_line("notice", f"turn {event.turn_index} is not in this transcript")
 
     def action_grant_retry(self) -> None:
-        task = self.facade.grant_and_retry()
-        if task is None:
-            self.query_one(StatusLine).set_hint(
-                "agent is responding" if self.facade.busy else "nothing was refused to grant"
-            )
-            return
-        task.add_done_callback(self.submitter.turn_done)
+        self.submitter.grant_retry()
 
     # ----- input ------------------------------------------------------------------------
 
@@ -277,6 +272,7 @@ class MainScreen(Screen[None]):
         hint = self.query_one("#hint", Static)
         # The screen's width, not the hint's: hidden, the hint has none yet (padding 0 2).
         text = command_hint(event.text, hint_rows(self.size.height), self.size.width - 4)
+        self.copier.reset()
         if text is None:
             self.hide_hint()
         else:
@@ -286,8 +282,7 @@ class MainScreen(Screen[None]):
     def hide_hint(self) -> None:
         self.query_one("#hint", Static).remove_class("-shown")
 
-    @on(PromptInput.HistorySearch)
-    def _history_search(self) -> None:
+    def on_prompt_input_history_search(self) -> None:
         self.action_history_search()
 
     # ----- layout -----------------------------------------------------------------------
@@ -304,6 +299,8 @@ class MainScreen(Screen[None]):
         if a is not None and a.busy:
             a.cancel()
             status.set_hint("")
+            return
+        if self.copier.copy_selection():  # between turns, selected text: Ctrl+C copies
             return
         box = self.query_one(PromptInput)
         if box.text:
@@ -366,7 +363,11 @@ class MainScreen(Screen[None]):
         self.milk.cycle_theme()
 
     def action_focus_input(self) -> None:
+        self.clear_selection()
         self.query_one(PromptInput).focus()
+
+    def action_copy(self, what: What) -> None:
+        self.copier.copy(what)
 
     def action_focus_facts(self) -> None:
         """F3: into the facts pane's search box (Enter or Tab then moves to its table),

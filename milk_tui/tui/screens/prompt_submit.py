@@ -89,6 +89,16 @@ class PromptSubmitter:
         screen.run_worker(self._save_input(text), group="input-history")
         return True
 
+    def grant_retry(self) -> None:
+        """Ctrl+G: grant what the last turn was refused and run it again."""
+        task = self.screen.facade.grant_and_retry()
+        if task is None:
+            busy = self.screen.facade.busy
+            hint = "agent is responding" if busy else "nothing was refused to grant"
+            self.screen.query_one(StatusLine).set_hint(hint)
+            return
+        task.add_done_callback(self.turn_done)
+
     async def _save_input(self, text: str) -> None:
         try:
             await asyncio.to_thread(self.screen.facade.add_input, text)
