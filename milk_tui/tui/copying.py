@@ -139,5 +139,5 @@ class Copier:
 
 
 def _size(text: str) -> str:
-    lines = text.count("\n") + 1
+    lines = text.rstrip("\n").count("\n") + 1
     return f"{lines} line{'s' if lines != 1 else ''}, {len(text)} characters"

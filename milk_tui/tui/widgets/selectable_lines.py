@@ -9,6 +9,7 @@ painted in the theme's ``screen--selection`` style.
 from __future__ import annotations
 
 from rich.segment import Segment
+from rich.style import Style
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
@@ -29,7 +30,9 @@ def highlighted(strip: Strip, y: int, widget: Widget) -> Strip:
     end = length if end == -1 else min(end, length)
     if start >= end:
         return strip
-    style = widget.screen.get_component_rich_style("screen--selection")
+    # Its background only: the themes leave the selection's foreground "transparent" (the
+    # text keeps its colours), which a Rich style turns into the background colour.
+    style = Style(bgcolor=widget.screen.get_component_rich_style("screen--selection").bgcolor)
     before, chosen, after = strip.divide([start, end, length])
     chosen = Strip(Segment.apply_style(list(chosen), post_style=style), chosen.cell_length)
     return Strip.join([before, chosen, after])
