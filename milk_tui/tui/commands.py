@@ -39,7 +39,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/sessions", "list, switch, rename, delete sessions"),
     SlashCommand("/learn", "remember a fact for both agents", args="<fact>", busy_safe=True),
     SlashCommand("/forget", "delete a remembered fact", args="<id|text>", busy_safe=True),
-    SlashCommand("/memory", "browse and edit remembered facts", busy_safe=True),
+    SlashCommand(
+        "/memory",
+        "browse and edit remembered facts; a pattern searches them",
+        args="[pattern]",
+        busy_safe=True,
+    ),
     SlashCommand(
         "/need",
         "show the current need and the needs before it; with text, set it",
@@ -94,7 +99,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/attach", "send a file with the next prompt", args="<path>", busy_safe=True),
     SlashCommand("/paste", "attach the clipboard's image", busy_safe=True),
     SlashCommand("/detach", "unstage attached files", args="[N|name|all]", busy_safe=True),
-    SlashCommand("/think", "show or hide thinking", args="[on|off]", busy_safe=True),
+    SlashCommand(
+        "/think", "show or hide thinking; alone: say which", args="[on|off]", busy_safe=True
+    ),
     SlashCommand("/theme", "switch theme (no name: pick one)", args="[name]", busy_safe=True),
     SlashCommand(
         "/export",
