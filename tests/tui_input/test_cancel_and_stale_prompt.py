@@ -106,3 +106,28 @@ async def test_a_failed_prompt_comes_back_selected_and_typing_replaces_it() -> N
             await pilot.press("up")  # the failed prompt is still in the history
             await until(pilot, lambda: box.text == "hi")
             assert box.text == "hi"
+
+
+async def test_ctrl_c_before_the_agents_exist_drops_the_waiting_enter(tmp_path: Path) -> None:
+    """Enter in the first instants waits for the agents; Ctrl+C meanwhile must stop that
+    prompt from being sent once they are built, and keep its text in the box."""
+    from tui.test_two_part_startup import HeldOpening
+
+    from milk_tui.tui.app import MilkApp
+
+    held = HeldOpening(tmp_path)
+    app = MilkApp(runtime_factory=held)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, held.finish_started.is_set)
+        screen = app.screen
+        status = screen.query_one(StatusLine)
+        await pilot.press(*"hello", "enter")
+        await until(pilot, lambda: "starting the agents" in status.model.turn.hint)
+        assert "starting the agents" in status.model.turn.hint
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: "starting the agents" not in status.model.turn.hint)
+        held.release.set()
+        await until(pilot, lambda: app.application is not None)
+        await settle(pilot, app)
+        assert app.runtime.session.history == [], "the cancelled Enter was sent anyway"
+        assert screen.query_one(PromptInput).text == "hello"

@@ -159,8 +159,7 @@ class MainScreen(Screen[None]):
     # ----- session ----------------------------------------------------------------------
 
     def load_session(self, view: ev.SessionChanged) -> None:
-        """Show the live session (at start, after /new or a switch): transcript, panes, header,
-        prompt history."""
+        """Show the live session (at start, /new, a switch): transcript, panes, header, history."""
         view = inert_copy(view)  # read from the store, not through the bridge
         conv = self.query_one(Conversation)
         # Painted from its tail: a long session's older turns are read with the agents
@@ -300,7 +299,8 @@ class MainScreen(Screen[None]):
             a.cancel()
             status.set_hint("")
             return
-        if self.copier.copy_selection():  # between turns, selected text: Ctrl+C copies
+        # Not started yet (agents being built): dropped; between turns: selected text copied.
+        if self.submitter.cancel_pending() or self.copier.copy_selection():
             return
         box = self.query_one(PromptInput)
         if box.text:

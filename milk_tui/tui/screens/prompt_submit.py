@@ -61,6 +61,20 @@ class PromptSubmitter:
             return
         self.submit_prompt(text)
 
+    def cancel_pending(self) -> bool:
+        """Ctrl+C before the agents are built: the Enter waiting for them is dropped (its
+        text stays in the box, unsent)."""
+        waiting = [
+            w
+            for w in self.screen.app.workers
+            if w.node is self.screen and w.group == "startup-input" and not w.is_finished
+        ]
+        for worker in waiting:
+            worker.cancel()
+        if waiting:
+            self.screen.query_one(StatusLine).set_hint("")
+        return bool(waiting)
+
     async def _when_ready(self, text: str) -> None:
         await self.screen.milk.application_ready.wait()
         self.screen.query_one(StatusLine).set_hint("")
