@@ -92,6 +92,7 @@ async def exits_zero(argv: list[str], env: dict[str, str]) -> bool:
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
             env=env,
+            start_new_session=True,  # its own process group: kill_tree_now signals groups
         )
     except OSError:
         return False
@@ -100,3 +101,6 @@ async def exits_zero(argv: list[str], env: dict[str, str]) -> bool:
     except TimeoutError:
         kill_tree_now(proc)
         return False
+    except asyncio.CancelledError:  # Ctrl+C during the check: no probe left running
+        kill_tree_now(proc)
+        raise

@@ -100,6 +100,10 @@ class TurnRunner:
                 target, reason, rule, label = await self._route(prompt, force)
             except AgentError as e:
                 return self._fail(None, str(e), prompt=prompt)
+            except asyncio.CancelledError:
+                # Ctrl+C while the router or an availability probe (a ``claude --version``,
+                # a /health request, a server starting) runs: nothing was sent yet.
+                return self._cancelled(None, None, prompt)
             slot = st.agent(target)
             pub.publish(
                 ev.RouteDecided(
@@ -351,7 +355,10 @@ class TurnRunner:
         )
         return TurnOutcome(ok=False, slot=slot.slot if slot else None, error=error)
 
-    def _cancelled(self, slot: AgentSlot, snap: SessionSnapshot, prompt: str) -> TurnOutcome:
+    def _cancelled(
+        self, slot: AgentSlot | None, snap: SessionSnapshot | None, prompt: str
+    ) -> TurnOutcome:
+        """``slot``/``snap`` None: cancelled while routing, before any agent had the turn."""
         task = asyncio.current_task()
         if task is not None:
             with contextlib.suppress(AttributeError):
@@ -359,14 +366,16 @@ class TurnRunner:
         self._restore(snap)
         self._pub.publish(
             ev.TurnFailed(
-                slot=slot.slot,
-                agent_name=slot.name,
+                slot=slot.slot if slot else None,
+                agent_name=slot.name if slot else "",
                 error="cancelled",
                 cancelled=True,
                 prompt=prompt,
             )
         )
-        return TurnOutcome(ok=False, slot=slot.slot, error="cancelled", cancelled=True)
+        return TurnOutcome(
+            ok=False, slot=slot.slot if slot else None, error="cancelled", cancelled=True
+        )
 
 
 def _unreachable(e: Exception) -> bool:

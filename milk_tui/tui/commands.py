@@ -39,7 +39,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/sessions", "list, switch, rename, delete sessions"),
     SlashCommand("/learn", "remember a fact for both agents", args="<fact>", busy_safe=True),
     SlashCommand("/forget", "delete a remembered fact", args="<id|text>", busy_safe=True),
-    SlashCommand("/memory", "browse and edit remembered facts", busy_safe=True),
+    SlashCommand(
+        "/memory",
+        "browse and edit remembered facts; a pattern searches them",
+        args="[pattern]",
+        busy_safe=True,
+    ),
     SlashCommand(
         "/need",
         "show the current need and the needs before it; with text, set it",
@@ -94,7 +99,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/attach", "send a file with the next prompt", args="<path>", busy_safe=True),
     SlashCommand("/paste", "attach the clipboard's image", busy_safe=True),
     SlashCommand("/detach", "unstage attached files", args="[N|name|all]", busy_safe=True),
-    SlashCommand("/think", "show or hide thinking", args="[on|off]", busy_safe=True),
+    SlashCommand(
+        "/think", "show or hide thinking; alone: say which", args="[on|off]", busy_safe=True
+    ),
     SlashCommand("/theme", "switch theme (no name: pick one)", args="[name]", busy_safe=True),
     SlashCommand(
         "/export",
@@ -116,6 +123,21 @@ REDIRECTED = {
 """Go milk commands answered with one line saying what to use (tui/redirects.py); parsed so
 that their arguments never reach a model, left out of /help and completion."""
 ALIASES = {"/exit": "/quit", "/list": "/sessions"}
+SUBCOMMANDS: dict[str, tuple[str, ...]] = {
+    "/escalate": ("fresh",),
+    "/mcp": ("list", "tools", "enable", "disable", "reconnect", "auth"),
+    "/agent": ("list", "switch", "escalation", "add", "remove"),
+    "/config": ("open", "init"),
+    "/server": ("status", "start", "stop"),
+    "/usage": ("session", "folder", "all"),
+    "/think": ("on", "off"),
+    "/skip-permissions": ("on", "off"),
+    "/permissions": ("revoke", "grant"),
+    "/export": ("md", "json", "txt"),
+    "/detach": ("all",),
+}
+"""The words Tab completes after each command (``tui/completion.py``); the names that
+follow some of them (agents, MCP servers) are read from the running app."""
 
 
 def parse_slash(text: str) -> tuple[SlashCommand, str] | None:
@@ -172,12 +194,6 @@ def literal_prompt(text: str) -> str | None:
 def looks_like_command(text: str) -> bool:
     s = text.strip()
     return s.startswith("/") and " " not in s and "/" not in s[1:]
-
-
-def completions(prefix: str) -> list[str]:
-    p = prefix.strip().lower()
-    names = [c.name for c in COMMANDS] + list(ALIASES)
-    return [n for n in names if n.startswith(p)]
 
 
 def help_text() -> str:

@@ -32,6 +32,12 @@ APP_BINDINGS: list[Binding] = [
     priority_key("f8", "cycle_theme", "Theme", "milk.cycle_theme", show=False),
     priority_key("f3", "focus_facts", "Facts", "milk.focus_facts", show=False),
     priority_key("ctrl+g", "grant_retry", "Grant & retry", "milk.grant_retry", show=False),
+    priority_key(
+        "alt+c", "copy('reply')", "Copy reply (again: older)", "milk.copy_reply", show=False
+    ),
+    priority_key(
+        "alt+k", "copy('code')", "Copy code block (again: older)", "milk.copy_code", show=False
+    ),
     Binding("escape", "focus_input", "Input", id="milk.focus_input", show=False),
     priority_key("pageup", "scroll_conversation(-1)", "Page up", "milk.page_up", show=False),
     priority_key("pagedown", "scroll_conversation(1)", "Page down", "milk.page_down", show=False),
@@ -57,7 +63,10 @@ INPUT_BINDINGS: list[Binding] = [
         "ctrl+down", "global_history(1)", "Global next", "milk.input.global_next", show=False
     ),
     priority_key("ctrl+r", "history_search", "Search history", "milk.input.search"),
-    priority_key("tab", "complete", "Complete", "milk.input.complete", show=False),
+    priority_key("tab", "complete(1)", "Complete", "milk.input.complete", show=False),
+    priority_key(
+        "shift+tab", "complete(-1)", "Complete (back)", "milk.input.complete_back", show=False
+    ),
     priority_key("ctrl+d", "eof", "Quit on an empty prompt", "milk.input.eof", show=False),
 ]
 
@@ -76,7 +85,7 @@ APP_LEVEL_BINDINGS: list[Binding] = [
 BEFORE_READY = frozenset(
     {"focus_input", "focus_facts", "scroll_conversation", "conversation_top"}
     | {"conversation_bottom", "toggle_side", "toggle_thinking", "cycle_theme", "help"}
-    | {"show_context", "quit", "interrupt"}
+    | {"show_context", "quit", "interrupt", "copy"}
 )
 """Main-screen actions that work while the agents are still being built (the first instants
 after the main screen is painted; ``tui/app.py``): they move the view.  The rest act on the

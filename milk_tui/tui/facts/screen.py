@@ -8,7 +8,7 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
 
 from milk_tui.facade.facts import Facts
 from milk_tui.model.events import BusEvent
@@ -25,8 +25,10 @@ class FactsScreen(Screen[None]):
     BINDINGS = [Binding("escape,q", "close", "Close", id="facts_screen.close")]
 
     def __init__(self, facts: Facts, *, session_id: str | None, title: str = "Remembered facts",
-                 clock: Callable[[], float] | None = None) -> None:  # fmt: skip
+                 clock: Callable[[], float] | None = None, search: str = "") -> None:  # fmt: skip
         super().__init__()
+        self.search = search
+        """Typed in the search box at once (``/memory PATTERN``)."""
         self.facts = facts
         self.session_id = session_id
         self.title_text = title
@@ -39,6 +41,9 @@ class FactsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        if self.search:
+            self.query_one("#fact-search", Input).value = self.search
+            self.browser.requery()
         self.browser.focus_table()
 
     @property

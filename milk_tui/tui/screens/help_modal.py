@@ -75,8 +75,12 @@ class HelpModal(ModalScreen[None]):
         t.append(glossary_text() + "\n\n")
         t.append(
             "A prompt typed while a turn runs is refused (kept in the input); "
-            "Ctrl+C cancels the turn, twice quits.  An unknown /word is never sent; start "
-            "with // or a space to send a prompt that begins with /.",
+            "Ctrl+C cancels the turn, and between turns copies the text selected with the "
+            "mouse (or a reply Alt+C marked), else clears the input, twice quits.  Alt+C "
+            "copies the last reply, Alt+K its last code block; again, the one before.  "
+            "Tab completes commands, their words, names and @path; again, the next match.  "
+            "An unknown /word is never sent; start with // or a space to send a prompt "
+            "that begins with /.",
             style="dim",
         )
         with VerticalScroll():

@@ -23,7 +23,8 @@ from textual.widgets import Static
 from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
 from milk_tui.model.terminal_text import inert_copy
-from milk_tui.tui.commands import completions, looks_like_command
+from milk_tui.tui.completion import command_hint, hint_rows, screen_names
+from milk_tui.tui.copying import Copier, What
 from milk_tui.tui.keymap import APP_BINDINGS, BEFORE_READY
 from milk_tui.tui.screens import agent_requests
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
@@ -71,9 +72,9 @@ class MainScreen(Screen[None]):
         self._notes_said = 0
         self._painted_notes: tuple[str, ...] = ()
         self.submitter = PromptSubmitter(self)
+        self.copier = Copier(self)
         self.typed_ahead: tuple[str, bool] = ("", False)
-        """Typed on the startup screen (``screens/startup.py``): the prompt's text, and
-        whether Enter followed it."""
+        """Typed on the startup screen (``screens/startup.py``): its text; Enter followed?"""
 
     @functools.cached_property
     def slash(self) -> SlashHandler:
@@ -127,6 +128,7 @@ class MainScreen(Screen[None]):
         self.load_session(self.view.session_view())
         self._painted_notes = (info := self.view.startup_info()).notes
         self._notes_said = welcome.say_start_notes(self.query_one(Conversation), info, 0)
+        self.query_one(PromptInput).completion_names = functools.partial(screen_names, self)
         text, entered = self.typed_ahead
         if text:
             self.query_one(PromptInput).set_text(text)
@@ -158,8 +160,7 @@ class MainScreen(Screen[None]):
     # ----- session ----------------------------------------------------------------------
 
     def load_session(self, view: ev.SessionChanged) -> None:
-        """Show the live session (at start, after /new or a switch): transcript, panes, header,
-        prompt history."""
+        """Show the live session (at start, /new, a switch): transcript, panes, header, history."""
         view = inert_copy(view)  # read from the store, not through the bridge
         conv = self.query_one(Conversation)
         # Painted from its tail: a long session's older turns are read with the agents
@@ -252,13 +253,7 @@ class MainScreen(Screen[None]):
             conv.add_line("notice", f"turn {event.turn_index} is not in this transcript")
 
     def action_grant_retry(self) -> None:
-        task = self.facade.grant_and_retry()
-        if task is None:
-            self.query_one(StatusLine).set_hint(
-                "agent is responding" if self.facade.busy else "nothing was refused to grant"
-            )
-            return
-        task.add_done_callback(self.submitter.turn_done)
+        self.submitter.grant_retry()
 
     # ----- input ------------------------------------------------------------------------
 
@@ -275,21 +270,19 @@ class MainScreen(Screen[None]):
     @on(PromptInput.PromptChanged)
     def _input_changed(self, event: PromptInput.PromptChanged) -> None:
         hint = self.query_one("#hint", Static)
-        if looks_like_command(event.text):
-            from milk_tui.tui.commands import BY_NAME
-
-            names = completions(event.text)
-            lines = [BY_NAME[n].usage + "  — " + BY_NAME[n].help for n in names if n in BY_NAME]
-            hint.update("\n".join(lines[:4]) or "no such command — /help")
-            hint.add_class("-shown")
-        else:
+        # The screen's width, not the hint's: hidden, the hint has none yet (padding 0 2).
+        text = command_hint(event.text, hint_rows(self.size.height), self.size.width - 4)
+        self.copier.reset()
+        if text is None:
             self.hide_hint()
+        else:
+            hint.update(text)
+            hint.add_class("-shown")
 
     def hide_hint(self) -> None:
         self.query_one("#hint", Static).remove_class("-shown")
 
-    @on(PromptInput.HistorySearch)
-    def _history_search(self) -> None:
+    def on_prompt_input_history_search(self) -> None:
         self.action_history_search()
 
     # ----- layout -----------------------------------------------------------------------
@@ -306,6 +299,9 @@ class MainScreen(Screen[None]):
         if a is not None and a.busy:
             a.cancel()
             status.set_hint("")
+            return
+        # Not started yet (agents being built): dropped; between turns: selected text copied.
+        if self.submitter.cancel_pending() or self.copier.copy_selection():
             return
         box = self.query_one(PromptInput)
         if box.text:
@@ -368,7 +364,11 @@ class MainScreen(Screen[None]):
         self.milk.cycle_theme()
 
     def action_focus_input(self) -> None:
+        self.clear_selection()
         self.query_one(PromptInput).focus()
+
+    def action_copy(self, what: What) -> None:
+        self.copier.copy(what)
 
     def action_focus_facts(self) -> None:
         """F3: into the facts pane's search box (Enter or Tab then moves to its table),

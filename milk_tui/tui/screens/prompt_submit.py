@@ -61,6 +61,20 @@ class PromptSubmitter:
             return
         self.submit_prompt(text)
 
+    def cancel_pending(self) -> bool:
+        """Ctrl+C before the agents are built: the Enter waiting for them is dropped (its
+        text stays in the box, unsent)."""
+        waiting = [
+            w
+            for w in self.screen.app.workers
+            if w.node is self.screen and w.group == "startup-input" and not w.is_finished
+        ]
+        for worker in waiting:
+            worker.cancel()
+        if waiting:
+            self.screen.query_one(StatusLine).set_hint("")
+        return bool(waiting)
+
     async def _when_ready(self, text: str) -> None:
         await self.screen.milk.application_ready.wait()
         self.screen.query_one(StatusLine).set_hint("")
@@ -89,6 +103,16 @@ class PromptSubmitter:
         screen.run_worker(self._save_input(text), group="input-history")
         return True
 
+    def grant_retry(self) -> None:
+        """Ctrl+G: grant what the last turn was refused and run it again."""
+        task = self.screen.facade.grant_and_retry()
+        if task is None:
+            busy = self.screen.facade.busy
+            hint = "agent is responding" if busy else "nothing was refused to grant"
+            self.screen.query_one(StatusLine).set_hint(hint)
+            return
+        task.add_done_callback(self.turn_done)
+
     async def _save_input(self, text: str) -> None:
         try:
             await asyncio.to_thread(self.screen.facade.add_input, text)
@@ -96,7 +120,8 @@ class PromptSubmitter:
             self.screen.query_one(Conversation).add_line("warning", f"input history not saved: {e}")
 
     def turn_done(self, task: asyncio.Task[TurnResult]) -> None:
-        if task.cancelled():
+        if task.cancelled():  # cancelled before its first step: no turn_failed comes
+            self.restore_prompt(self.as_typed(self.last_prompt))
             return
         exc = task.exception()
         if exc is not None:  # the dispatcher turns failures into turn_failed; this is a bug path
@@ -114,9 +139,12 @@ class PromptSubmitter:
         return prompt
 
     def restore_prompt(self, prompt: str) -> None:
+        """Put a failed or cancelled prompt back, selected: Enter sends it again, typing
+        replaces it (never glued in front of the next command).  A box the user has typed
+        in meanwhile is left alone; the prompt is in the history (Up) anyway."""
         box = self.screen.query_one(PromptInput)
         if prompt and not box.text.strip():
-            box.set_text(prompt)
+            box.set_text_selected(prompt)
 
 
 def take_sent(box: PromptInput, sent: str) -> None:

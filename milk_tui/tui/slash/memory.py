@@ -55,13 +55,14 @@ class MemoryCommands(SlashGroup):
         )
 
     async def cmd_memory(self, arg: str) -> None:
-        await self.open_memory()
+        await self.open_memory(arg.strip())
 
-    async def open_memory(self) -> None:
+    async def open_memory(self, search: str = "") -> None:
+        """The facts screen; ``search`` (``/memory PATTERN``) is typed in its search box."""
         from milk_tui.tui.facts.screen import FactsScreen
 
         self.screen.app.push_screen(
-            FactsScreen(self.facade.facts, session_id=self.facade.session_id)
+            FactsScreen(self.facade.facts, session_id=self.facade.session_id, search=search)
         )
 
     async def cmd_need(self, arg: str) -> None:

@@ -13,7 +13,11 @@ class PresentationCommands(SlashGroup):
         elif a in ("off", "hide", "false", "0"):
             self.screen.set_thinking(False)
         elif not a:
-            self.screen.set_thinking(not self.screen.milk.ui_state.show_thinking)
+            shown = self.screen.milk.ui_state.show_thinking
+            self.say(
+                f"thinking is {'shown' if shown else 'hidden'} — /think "
+                f"{'off hides' if shown else 'on shows'} it; Ctrl+T toggles"
+            )
         else:
             raise ValueError("usage: /think [on|off]")
 

@@ -1,18 +1,22 @@
 """The multi-line prompt: Enter sends, Shift+Enter / Alt+Enter / Ctrl+J / Ctrl+N insert a
 newline, Up/Down walk this session's history (Ctrl+Up/Down the global one) when the
-cursor is on the first/last row, Tab completes slash commands, Ctrl+R searches history."""
+cursor is on the first/last row, Tab/Shift+Tab complete and cycle (commands, their
+words, names, ``@path``; ``tui/completion.py``), Ctrl+R searches history."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from textual import events
 from textual.binding import BindingType
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.widgets.text_area import Selection
 
-from milk_tui.tui.commands import completions, looks_like_command
+from milk_tui.tui.completion import Names, common_prefix, complete
 from milk_tui.tui.keymap import INPUT_BINDINGS
 
 
@@ -50,7 +54,9 @@ class PromptInput(TextArea):
         self._pos: int | None = None
         self._global_pos: int | None = None
         self._draft = ""
-        self._completion_cycle: list[str] = []
+        self._cycle: _Cycle | None = None
+        self.completion_names: Callable[[], Names] | None = None
+        """The names Tab offers (agents, servers, the session folder); set by the screen."""
         self.paste_hook: Callable[[str], bool] | None = None
         """Sees each paste first; True: it took the paste (a file path, attached instead)."""
         self.placeholder = "Type a prompt · Enter sends · Shift+Enter newline · / for commands"
@@ -90,6 +96,11 @@ class PromptInput(TextArea):
     def set_text(self, text: str) -> None:
         self.text = text
         self.move_cursor(self.document.end)
+
+    def set_text_selected(self, text: str) -> None:
+        """``text`` in the box, all of it selected: the next key typed replaces it."""
+        self.text = text
+        self.selection = Selection(self.document.start, self.document.end)
 
     def remember(self, text: str) -> None:
         for hist in (self.prompt_history, self.global_prompt_history):
@@ -134,25 +145,52 @@ class PromptInput(TextArea):
     def action_history_search(self) -> None:
         self.post_message(self.HistorySearch())
 
-    def action_complete(self) -> None:
-        self.call_later(self._complete_now)
+    def action_complete(self, step: int = 1) -> None:
+        self.call_later(self._complete_now, step)
 
-    def _complete_now(self) -> None:
-        text = self.text
-        if not looks_like_command(text):
-            self.app.action_focus_next()
+    def _complete_now(self, step: int) -> None:
+        """Tab: complete the word at the cursor; with several matches, first to their common
+        prefix, then one match per Tab (Shift+Tab goes back), as a shell does."""
+        row, col = self.cursor_location
+        before = self.document.get_line(row)[:col]
+        cycle = self._cycle
+        if cycle is not None and cycle.text == self.text and cycle.at == (row, col):
+            cycle.index = (cycle.index + step) % len(cycle.options)
+            self._put(cycle, cycle.options[cycle.index])
             return
-        if self._completion_cycle and text in self._completion_cycle:
-            i = (self._completion_cycle.index(text) + 1) % len(self._completion_cycle)
-            self.set_text(self._completion_cycle[i])
+        self._cycle = None
+        names = self.completion_names() if self.completion_names else Names(Path.cwd())
+        found = complete(before, names, first_line=row == 0)
+        if found is None:
+            if step > 0:
+                self.app.action_focus_next()
+            else:
+                self.app.action_focus_previous()
             return
-        options = completions(text)
-        if not options:
+        if not found.options:
+            self.app.bell()
             return
-        self._completion_cycle = options
-        self.set_text(options[0] if len(options) == 1 else _common_prefix(options) or options[0])
-        if len(options) == 1:
-            self.insert(" ")
+        word = before[found.start :]
+        state = _Cycle(row, found.start, col, found.options)
+        if len(found.options) == 1:
+            self._put(state, found.options[0])
+            return
+        shared = common_prefix(found.options)
+        if len(shared) > len(word):
+            self._put(state, shared)  # the next Tab starts the cycle from here
+            state.index = -1 if step > 0 else 0
+        else:
+            state.index = 0 if step > 0 else len(found.options) - 1
+            self._put(state, found.options[state.index])
+        self._cycle = state
+
+    def _put(self, cycle: _Cycle, word: str) -> None:
+        """Replace the word being completed by ``word``, the cursor after it."""
+        start, end = (cycle.row, cycle.start), (cycle.row, cycle.end)
+        result = self.replace(word, start, end, maintain_selection_offset=False)
+        cycle.end = cycle.start + len(word)
+        self.move_cursor(result.end_location)
+        cycle.text, cycle.at = self.text, self.cursor_location
 
     async def _on_paste(self, event: events.Paste) -> None:
         # Runs before TextArea's own paste handler; stopping the default keeps the text out.
@@ -163,11 +201,14 @@ class PromptInput(TextArea):
         self.post_message(self.PromptChanged(self.text))
 
 
-def _common_prefix(words: list[str]) -> str:
-    if not words:
-        return ""
-    first, last = min(words), max(words)
-    i = 0
-    while i < len(first) and i < len(last) and first[i] == last[i]:
-        i += 1
-    return first[:i] if i > len(first) - 1 or i > 1 else ""
+@dataclass
+class _Cycle:
+    """The matches of the last Tab, valid while the box is as that Tab left it."""
+
+    row: int
+    start: int
+    end: int
+    options: list[str]
+    index: int = 0
+    text: str = ""
+    at: tuple[int, int] = (0, 0)

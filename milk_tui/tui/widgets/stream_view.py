@@ -10,10 +10,10 @@ as a one-shot render — so finishing renders only what was still open.
 No frame holds the event loop long: a frame's text beyond a few lines, and closed blocks
 that do not fit in the frame's budget, are left to the view's worker, which consumes and
 renders them in slices that never run next to a screen update (``stream_work.py``,
-``block_queue.py``), closed blocks shown as plain text meanwhile; an open block too big to re-render within ``OPEN_BUDGET_S`` streams as
-incrementally wrapped plain text until it closes (``plain_open.py``), as plain streams
-(thinking blocks) always do.  Painting touches only the visible lines.
-"""
+``block_queue.py``), closed blocks shown as plain text meanwhile; an open block too big
+to re-render within ``OPEN_BUDGET_S`` streams as incrementally wrapped plain text until it
+closes (``plain_open.py``), as plain streams (thinking blocks) always do.  Painting
+touches only the visible lines; the mouse selects them (``selectable_lines.py``)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ import time
 from rich.style import Style
 from textual.geometry import Region, Size
 from textual.strip import Strip
-from textual.widget import Widget
 
 from milk_tui.tui.widgets.block_queue import SYNC_BUDGET_S, Block, BlockQueue
 from milk_tui.tui.widgets.block_scan import BlockScan
@@ -31,6 +30,7 @@ from milk_tui.tui.widgets.md_render import Palette, render_markdown
 from milk_tui.tui.widgets.open_block import render_open, too_long
 from milk_tui.tui.widgets.plain_open import PlainOpen, plain_lines
 from milk_tui.tui.widgets.render_thread import in_thread
+from milk_tui.tui.widgets.selectable_lines import SelectableLines, highlighted, with_offsets
 from milk_tui.tui.widgets.stream_pace import FIRST_PIECE_CHARS, PIECE_CHARS, Backlog, painted
 from milk_tui.tui.widgets.stream_work import run_work
 
@@ -39,7 +39,7 @@ THREAD_RENDER_CHARS = 16_000
 thread: a 20,000-chunk reply takes ~0.1–0.3 s to render, longer than the key-wait budget."""
 
 
-class StreamView(Widget):
+class StreamView(SelectableLines):
     """Streaming text; ``markdown=False`` keeps everything plain (thinking blocks)."""
 
     DEFAULT_CSS = """
@@ -380,7 +380,7 @@ class StreamView(Widget):
         if y < n:
             cached = self._styled.get(y)
             if cached is not None and cached.cell_length == width:
-                return cached
+                return highlighted(cached, y, self)
             strip = self._fixed[y]
         elif y - n < len(self._tail):
             strip = self._tail[y - n]
@@ -388,7 +388,10 @@ class StreamView(Widget):
             return Strip.blank(width, base)
         if strip.cell_length != width:
             strip = strip.crop_extend(0, width, None)
-        strip = strip.apply_style(base)
+        strip = with_offsets(strip.apply_style(base), y)  # offsets: the mouse can select
         if y < n:
             self._styled[y] = strip  # stable lines are styled once, not once per frame
-        return strip
+        return highlighted(strip, y, self)
+
+    def painted_lines(self) -> list[Strip]:
+        return self._fixed + self._tail
