@@ -48,7 +48,8 @@ BASH = ev.PermissionRequested(
     tool_name="bash",
     tool_input={"command": "pytest -q tests/ && git status", "timeout_seconds": 120},
     effect="run",
-    outside_paths=("../shared/notes.md",),
+    grant="bash=pytest -q tests/ && git status",  # a chain: "Always" offers the exact command
+    grant_all="bash",
 )
 
 
