@@ -7,7 +7,10 @@ A grant is a string in the folder's grant file (``storage/permission_grants.py``
   folder is granted: only the paths the user said "Always" to);
 * ``bash:WORDS`` — a shell command whose leading whole words are ``WORDS`` (``bash:git
   status`` allows ``git status -s``, not ``git push``); a command that chains, pipes,
-  redirects, substitutes or runs in the background never matches one;
+  redirects, substitutes or runs in the background never matches one, nor one holding a
+  character the shell may split words on differently (any control character or space
+  but `` `` and tab), nor a ``git`` command with an option that runs a program or writes
+  a file of its choosing (``RISKY_GIT``);
 * ``bash=COMMAND`` — exactly that command (what "Always" stores for a command no prefix
   can cover safely: a chain, a wrapper like ``sudo`` or ``env``, an assignment).
 
@@ -38,6 +41,20 @@ WRAPPERS = frozenset(
 """Programs that run whatever follows them: a prefix of one would grant every command."""
 
 
+RISKY_GIT = frozenset(
+    "-c --config --config-env --exec-path --git-dir --work-tree -C -o --output "
+    "--output-directory -O --open-files-in-pager --upload-pack --receive-pack --exec -x "
+    "--extcmd --tool --template --separate-git-dir --ext-diff --filter foreach run".split()
+)
+"""Words after ``git WORD`` that make it run a program or write a file the command names
+(git-config ``-c``, ``log --output``, ``grep -O``, ``fetch --upload-pack``, ``rebase -x``,
+``difftool -x``, ``clone --template``, ``submodule foreach``, ``bisect run``…,
+https://git-scm.com/docs): a prefix grant of a git command never covers them."""
+RISKY_GIT_SHORT = frozenset("coOxC")
+"""The short options of ``RISKY_GIT``, also when bundled (``-ofile``, ``-xc``): refused in
+any single-dash word; ``-u`` too after ``clone`` and ``ls-remote`` (``--upload-pack``)."""
+
+
 def escape(text: str) -> str:
     return text.replace("%", "%25").replace("\n", "%0A").replace("\r", "%0D")
 
@@ -47,7 +64,30 @@ def path_key(tool: str, resolved: str) -> str:
 
 
 def is_simple(command: str) -> bool:
-    return not any(mark in command for mark in CHAIN_MARKS)
+    """One simple command whose words Python's ``split`` finds as ``sh`` does: a no-break
+    space or a vertical tab splits a word for ``str.split`` but not for the shell, which
+    would let ``pytest\u00a0/../bin/sh`` pass a ``bash:pytest`` grant."""
+    return not any(mark in command for mark in CHAIN_MARKS) and all(
+        c == "\t" or c.isprintable() for c in command
+    )
+
+
+def _risky(words: list[str]) -> bool:
+    """A git command with an option or word of ``RISKY_GIT`` after its subcommand."""
+    if not words or words[0] != "git":
+        return False
+    short = RISKY_GIT_SHORT | ({"u"} if words[1:2] in (["clone"], ["ls-remote"]) else set())
+    for w in words[2:]:
+        name = w.split("=", 1)[0]
+        if name in RISKY_GIT:
+            return True
+        if name.startswith("--") and len(name) > 2:
+            # git takes any unambiguous start of a long option: --outp is --output
+            if any(r.startswith(name) for r in RISKY_GIT if r.startswith("--")):
+                return True
+        elif w.startswith("-") and set(w[1:]) & short:
+            return True
+    return False
 
 
 def command_prefix(command: str) -> str:
@@ -56,7 +96,7 @@ def command_prefix(command: str) -> str:
     if not is_simple(command):
         return ""
     words = command.split()
-    if not words or "=" in words[0] or words[0] in WRAPPERS:
+    if not words or "=" in words[0] or words[0] in WRAPPERS or _risky(words):
         return ""
     if words[0] not in MULTI_COMMAND:
         return words[0]
@@ -75,6 +115,8 @@ def command_granted(command: str, granted: Iterable[str]) -> bool:
     """Whether a grant covers the shell command ``command``."""
     exact = f"{SHELL_TOOL}={escape(command.strip())}"
     words = command.split() if is_simple(command) else None
+    if words is not None and _risky(words):
+        words = None
     for g in granted:
         if g == SHELL_TOOL or g == exact:
             return True

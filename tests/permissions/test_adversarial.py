@@ -1,0 +1,222 @@
+"""Adversarial cases for path-first permissions (docs/adr/0033-path-first-permissions.md):
+spellings of a path outside the folder the resolver must still see, files inside that lead
+outside (symlinks, hard links), and the built-in tools' own walks.  Every file tool is
+granted and the run says ``--allow-tools``: nothing outside may change or be read, and
+the model is told why.  The real built-in tools act on real files."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import subprocess
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeToolCall
+
+from .rig import Layout, call, layout, open_app, results, script
+
+GRANTED = [
+    "read_file", "list_dir", "grep", "find_files", "write_file", "edit_file", "delete_file",
+    "move_file", "bash",
+]  # fmt: skip
+
+
+@pytest.fixture
+def srv() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as s:
+        yield s
+
+
+@pytest.fixture
+def lay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
+    lay = layout(tmp_path, monkeypatch)
+    (lay.outside / "victim.txt").write_text("orig victim\n")
+    (lay.outside / "secret.txt").write_text("orig secret\n")
+    (lay.proj / "mine.txt").write_text("mine\n")
+    return lay
+
+
+@dataclass(frozen=True)
+class Case:
+    call: Callable[[Layout], FakeToolCall]
+    setup: Callable[[Layout], object] = lambda lay: None
+    told: str = "permission denied: "
+    """How what the model is told starts ("" for a call that runs)."""
+
+
+def _link(name: str, target: Callable[[Layout], Path]) -> Callable[[Layout], object]:
+    return lambda lay: (lay.proj / name).symlink_to(target(lay))
+
+
+def _hardlink(lay: Layout) -> None:
+    os.link(lay.outside / "victim.txt", lay.proj / "hl.txt")
+
+
+CASES: dict[str, Case] = {
+    "proc_self_root": Case(
+        lambda lay: call("write_file", "c", path=f"/proc/self/root{lay.outside}/victim.txt", content="HACK")
+    ),
+    "double_slash": Case(lambda lay: call("write_file", "c", path=f"/{lay.outside}/victim.txt", content="HACK")),
+    "dot_segments": Case(lambda lay: call("write_file", "c", path="./sub/.././../outside/./victim.txt", content="HACK")),
+    "trailing_slash_dot": Case(lambda lay: call("list_dir", "c", path="link/.")),
+    "tilde_user": Case(lambda lay: call("read_file", "c", path=f"~{getpass.getuser()}/secret.txt")),
+    "nul_byte": Case(lambda lay: call("write_file", "c", path="../outside/victim.txt\x00.md", content="HACK")),
+    "newline": Case(lambda lay: call("write_file", "c", path="../outside/vic\ntim.txt", content="HACK")),
+    "very_long": Case(
+        lambda lay: call("write_file", "c", path="a/" * 300 + "../" * 300 + "../outside/victim.txt", content="HACK")
+    ),
+    "symlink_loop": Case(lambda lay: call("write_file", "c", path="loop/x", content="HACK"), _link("loop", lambda lay: lay.proj / "loop")),
+    "new_folder_under_symlink": Case(lambda lay: call("write_file", "c", path="link/new/deep/w.txt", content="HACK")),
+    "move_onto_symlink_out": Case(
+        lambda lay: call("move_file", "c", source="mine.txt", destination="flink"),
+        _link("flink", lambda lay: lay.outside / "victim.txt"),
+    ),
+    "move_symlink_out_in": Case(
+        lambda lay: call("move_file", "c", source="flink", destination="got.txt"),
+        _link("flink", lambda lay: lay.outside / "victim.txt"),
+    ),
+    "edit_symlink_out": Case(
+        lambda lay: call("edit_file", "c", path="flink", old_string="orig", new_string="HACK"),
+        _link("flink", lambda lay: lay.outside / "victim.txt"),
+    ),
+    "write_symlink_out": Case(
+        lambda lay: call("write_file", "c", path="flink", content="HACK"),
+        _link("flink", lambda lay: lay.outside / "victim.txt"),
+    ),
+    "read_symlink_out": Case(
+        lambda lay: call("read_file", "c", path="flink"),
+        _link("flink", lambda lay: lay.outside / "secret.txt"),
+    ),
+    "list_dir_root": Case(lambda lay: call("list_dir", "c", path="/")),
+    "grep_outside_root": Case(lambda lay: call("grep", "c", pattern="orig", path="..")),
+    "find_outside_root": Case(lambda lay: call("find_files", "c", path="../outside", pattern="*")),
+    "read_path_as_list": Case(lambda lay: call("read_file", "c", path=["mine.txt", "../outside/secret.txt"])),
+    "duplicate_json_key": Case(
+        lambda lay: FakeToolCall("read_file", '{"path": "mine.txt", "path": "../outside/secret.txt"}', id="c")
+    ),
+    "grep_walk_skips_symlink_out": Case(lambda lay: call("grep", "c", pattern="orig", path="."), told=""),
+    "find_pattern_climbs": Case(lambda lay: call("find_files", "c", path=".", pattern="../../**"), told=""),
+    "unicode_slash_stays_inside": Case(
+        lambda lay: call("write_file", "c", path="..\u2215outside\u2215victim.txt", content="HACK"), told=""
+    ),
+    "hardlink_write": Case(lambda lay: call("write_file", "c", path="hl.txt", content="HACK"), _hardlink, told="hl.txt: "),
+    "hardlink_edit": Case(
+        lambda lay: call("edit_file", "c", path="hl.txt", old_string="orig", new_string="HACK"), _hardlink, told="hl.txt: "
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", CASES)
+async def test_no_spelling_of_an_outside_path_gets_past_a_grant(
+    srv: FakeOpenAIServer, lay: Layout, name: str
+) -> None:
+    case = CASES[name]
+    case.setup(lay)
+    app, _ = open_app(srv, lay.proj, "allow")
+    app.permissions.grant(GRANTED)
+    script(srv, case.call(lay))
+    try:
+        assert (await app.run_turn("attack", force="primary")).ok
+    finally:
+        await app.aclose()
+    assert (lay.outside / "victim.txt").read_text() == "orig victim\n"
+    assert sorted(p.name for p in lay.outside.iterdir()) == ["secret.txt", "victim.txt"]
+    told = results(srv)["c"]
+    assert "orig secret" not in told and "orig victim" not in told, told
+    assert told.startswith(case.told), told
+
+
+# --- shell prefix grants -------------------------------------------------------------
+
+GIT_GRANTS = ("bash:git status", "bash:git log", "bash:git grep", "bash:git fetch")
+HELD_SHELL = {
+    "git_status_granted": ("git status", True),
+    "double_space": ("git  status", True),
+    "tab_between_words": ("git\tstatus -s", True),
+    "comment": ("git status # note", True),
+    "dollar_ifs_semicolon": ("git status$IFS;id", False),
+    "tab_and": ("git status\t&& id", False),
+    "here_string": ("git status <<< x", False),
+    "carriage_return": ("git status\rid", False),
+    "config_before_command": ("git -c core.pager=evil status", False),
+    "dash_C_before_command": ("git -C /elsewhere status", False),
+    "assignment_first": ("GIT_DIR=/x git status", False),
+    "quoted_command": ('git "status"', False),
+    "arith_substitution": ("git status $((1))", False),
+}
+ESCAPED_SHELL = {
+    "nbsp_splits_for_python_only": "git\u00a0status -s",
+    "vertical_tab": "git\x0bstatus",
+    "line_separator": "git status\u2028id",
+    "zero_width_space": "git\u200bstatus",
+    "log_output_file": "git log --output=/etc/x",
+    "grep_pager_abbreviated": "git grep --open-files=sh x",
+    "log_output_separate": "git log --output /etc/x",
+    "status_output": "git status --output=/etc/x",
+    "grep_pager": "git grep -Osh x",
+    "grep_pager_long": "git grep --open-files-in-pager=sh x",
+    "fetch_upload_pack": "git fetch --upload-pack=evil origin",
+    "fetch_config_after": "git fetch -c core.sshCommand=evil origin",
+    "log_ext_diff": "git log --ext-diff -p",
+}
+
+
+@pytest.mark.parametrize("name", [*HELD_SHELL, *ESCAPED_SHELL])
+def test_a_git_prefix_grant_covers_only_what_it_names(name: str) -> None:
+    from milk_tui.agents.grant_keys import command_granted, shell_grant
+
+    command, expected = HELD_SHELL.get(name) or (ESCAPED_SHELL[name], False)
+    assert command_granted(command, GIT_GRANTS) is expected
+    if name in ESCAPED_SHELL:  # "Always" on it stores that exact command, nothing wider
+        assert shell_grant(command).startswith("bash=")
+
+
+async def test_a_no_break_space_does_not_smuggle_a_program_past_a_prefix_grant(
+    srv: FakeOpenAIServer, lay: Layout
+) -> None:
+    """``sh`` reads ``pytest<NBSP>/../…/bin/touch`` as one path to a program; Python's
+    ``split`` read it as ``pytest`` and a ``bash:pytest`` grant ran ``touch``."""
+    (lay.proj / "pytest\u00a0").mkdir()
+    climb = "/.." * (len(lay.proj.parts) + 2)
+    command = f"pytest\u00a0{climb}/usr/bin/touch ../outside/pwned"
+    app, events = open_app(srv, lay.proj, "deny")
+    app.permissions.grant(["bash:pytest"])
+    script(srv, call("bash", "c", command=command))
+    try:
+        assert (await app.run_turn("attack", force="primary")).ok
+    finally:
+        await app.aclose()
+    assert not (lay.outside / "pwned").exists()
+    assert results(srv)["c"].startswith("permission denied: bash needs the user's permission")
+
+
+async def test_a_git_log_grant_does_not_write_a_file_outside(
+    srv: FakeOpenAIServer, lay: Layout
+) -> None:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    for argv in (["init", "-q"], ["add", "."], ["commit", "-qm", "one"]):
+        subprocess.run(
+            ["git", *argv],
+            cwd=lay.proj,
+            check=True,
+            env={**os.environ, **env, "GIT_COMMITTER_EMAIL": "t@t"},
+        )
+    app, events = open_app(srv, lay.proj, "deny")
+    app.permissions.grant(["bash:git log"])
+    script(
+        srv,
+        call("bash", "ok", command="git log --oneline"),
+        call("bash", "c", command="git log -p --output=../outside/leak.txt"),
+    )
+    try:
+        assert (await app.run_turn("attack", force="primary")).ok
+    finally:
+        await app.aclose()
+    told = results(srv)
+    assert "one" in told["ok"]
+    assert not (lay.outside / "leak.txt").exists()
+    assert told["c"].startswith("permission denied: bash needs the user's permission")
