@@ -12,6 +12,7 @@ import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -220,3 +221,85 @@ async def test_a_git_log_grant_does_not_write_a_file_outside(
     assert "one" in told["ok"]
     assert not (lay.outside / "leak.txt").exists()
     assert told["c"].startswith("permission denied: bash needs the user's permission")
+
+
+# --- MCP path arguments the schema names in other ways ----------------------------------
+
+MCP_SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "camel_case_name": ({"outputPath": {"type": "string"}}, {"outputPath": "../outside/o"}),
+    "camel_case_suffix": ({"targetFile": {"type": "string"}}, {"targetFile": "/etc/passwd"}),
+    "type_list": ({"path": {"type": ["string", "null"]}}, {"path": "../outside/o"}),
+    "any_of": ({"dest": {"anyOf": [{"type": "string"}, {"type": "null"}]}}, {"dest": "~/o"}),
+    "file_uri": ({"uri": {"type": "string"}}, {"uri": "file:///etc/passwd"}),
+    "file_uri_format": ({"ref": {"type": "string", "format": "uri"}}, {"ref": "file:/etc/x"}),
+    "url_file_scheme": ({"url": {"type": "string"}}, {"url": "file:///etc/shadow"}),
+    "file_uri_other_host": ({"uri": {"type": "string"}}, {"uri": "file://evil/etc/x"}),
+    "location": ({"location": {"type": "string"}}, {"location": "/etc"}),
+    "nested_object": (
+        {"options": {"type": "object", "properties": {"path": {"type": "string"}}}},
+        {"options": {"path": "../outside/o"}},
+    ),
+    "array_of_objects": (
+        {
+            "edits": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"file_path": {"type": "string"}}},
+            }
+        },
+        {"edits": [{"file_path": "in.txt"}, {"file_path": "link/o"}]},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", MCP_SCHEMAS)
+def test_a_granted_mcp_tool_is_denied_an_outside_path_however_its_schema_names_it(
+    lay: Layout, name: str
+) -> None:
+    from types import SimpleNamespace
+
+    from milk_tui.agents.mcp.toolbox import _spec
+    from milk_tui.agents.tool_permission import path_question
+    from milk_tui.agents.tools.paths import call_paths
+    from milk_tui.engine.permission_policy import decide
+
+    props, args = MCP_SCHEMAS[name]
+    tool = SimpleNamespace(
+        name="t", title=None, description="d", input_schema={"type": "object", "properties": props}
+    )
+    spec = _spec("mcp__s__t", "s", tool)
+    assert spec.path_args == tuple(props)
+    q = path_question("a", spec.name, args, call_paths(lay.proj, args, spec.path_args))
+    d = decide(q, root=lay.proj, skip=True, granted=frozenset({spec.name}), can_ask=False)
+    assert d is not None and not d.allowed and "outside the working folder" in d.reason
+
+
+def test_an_https_url_or_a_plain_word_of_an_mcp_call_stays_inside(lay: Layout) -> None:
+    from milk_tui.agents.tools.paths import call_paths
+
+    args = {"url": "https://example.com/a/../../b", "target": "notes", "opts": {"n": "3"}}
+    assert all(p.inside for p in call_paths(lay.proj, args, ("url", "target", "opts")))
+
+
+# --- Claude CLI control questions ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("pattern", ["../outside/**", "/etc/*", "~/**/*.env"])
+async def test_a_claude_glob_with_a_pattern_outside_is_decided_path_first(
+    lay: Layout, pattern: str
+) -> None:
+    from milk_tui.facade.application import start
+
+    from .rig import config
+    from .test_mcp_and_claude_paths import answer, can_use_tool
+
+    app = start(
+        cwd=str(lay.proj), config=config("http://127.0.0.1:9/v1"), permission_policy="allow"
+    )
+    app.permissions.grant(["Glob"])
+    try:
+        out = await answer(app, lay.proj, can_use_tool("Glob", {"pattern": pattern}, ""))
+        inside = await answer(app, lay.proj, can_use_tool("Glob", {"pattern": "src/**/*.py"}, ""))
+    finally:
+        await app.aclose()
+    assert out["behavior"] == "deny" and "outside the working folder" in out["message"]
+    assert inside["behavior"] == "allow"
