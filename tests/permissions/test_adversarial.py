@@ -303,3 +303,41 @@ async def test_a_claude_glob_with_a_pattern_outside_is_decided_path_first(
         await app.aclose()
     assert out["behavior"] == "deny" and "outside the working folder" in out["message"]
     assert inside["behavior"] == "allow"
+
+
+class _Conn:
+    """Just enough of an MCP connection to see which arguments reach the server."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        from types import SimpleNamespace
+
+        self.name = "s"
+        self.tools = [SimpleNamespace(name="t", title=None, description="d", input_schema=schema)]
+        self.got: list[dict[str, Any]] = []
+
+    async def call(self, tool: str, args: dict[str, Any]) -> Any:
+        from milk_tui.agents.mcp.connection import McpCallError
+
+        self.got.append(args)
+        raise McpCallError("recorded")
+
+
+async def test_an_mcp_server_never_gets_an_argument_its_schema_does_not_declare(
+    lay: Layout,
+) -> None:
+    """The check resolves the path arguments the schema names; an undeclared ``path`` the
+    model adds would reach the server unchecked, so it is not passed."""
+    import json
+
+    from milk_tui.agents.mcp.toolbox import McpToolBox
+
+    closed = _Conn({"type": "object", "properties": {"text": {"type": "string"}}})
+    await McpToolBox([closed]).call("mcp__s__t", json.dumps({"text": "x", "path": "/etc/x"}))  # type: ignore[list-item]
+    assert closed.got == [{"text": "x"}]
+    open_ = _Conn({"type": "object", "additionalProperties": True})
+    box = McpToolBox([open_])  # type: ignore[list-item]
+    (spec,) = box.specs()
+    args = {"text": "x", "path": "/etc/x"}
+    from milk_tui.agents.tools.paths import call_paths
+
+    assert [p.raw for p in call_paths(lay.proj, args, spec.path_args) if not p.inside] == ["/etc/x"]

@@ -20,6 +20,7 @@ from milk_tui.agents.base import ToolOutcome, ToolSpec
 from milk_tui.agents.mcp.limits import MAX_TOOLS_TOTAL
 from milk_tui.agents.mcp.results import outcome_of
 from milk_tui.agents.redact import Redactor
+from milk_tui.agents.tools.paths import ANY_ARG
 
 if TYPE_CHECKING:
     from milk_tui.agents.mcp.connection import McpConnection
@@ -54,7 +55,7 @@ def tool_name(server: str, tool: str) -> str:
 class McpToolBox:
     def __init__(self, conns: Iterable[McpConnection], redact: Redactor | None = None) -> None:
         self._redact = redact or Redactor()
-        self._tools: dict[str, tuple[McpConnection, str]] = {}
+        self._tools: dict[str, tuple[McpConnection, str, dict[str, Any]]] = {}
         self._specs: list[ToolSpec] = []
         self.dropped: dict[str, int] = {}
         """Server → how many of its tools were past ``MAX_TOOLS_TOTAL``."""
@@ -66,8 +67,9 @@ class McpToolBox:
                 name = tool_name(c.name, t.name)
                 if name in self._tools:  # two names that differ only in unsafe characters
                     name = tool_name(c.name, t.name + "\0" + str(len(self._tools)))[:MAX_NAME]
-                self._tools[name] = (c, t.name)
-                self._specs.append(_spec(name, c.name, t))
+                spec = _spec(name, c.name, t)
+                self._tools[name] = (c, t.name, spec.parameters)
+                self._specs.append(spec)
 
     def specs(self) -> list[ToolSpec]:
         return list(self._specs)
@@ -78,16 +80,29 @@ class McpToolBox:
         owner = self._tools.get(name)
         if owner is None:
             return ToolOutcome(f"unknown tool {name!r}", is_error=True)
-        conn, tool = owner
+        conn, tool, schema = owner
         try:
             args = json.loads(arguments or "{}")
-            result = await conn.call(tool, args if isinstance(args, dict) else {})
+            result = await conn.call(tool, declared(schema, args))
         except McpCallError as e:
             return ToolOutcome(self._redact.values(str(e)), is_error=True)
         except ValueError as e:
             return ToolOutcome(f"invalid JSON arguments for tool {name!r}: {e}", is_error=True)
         out = outcome_of(conn.name, result)
         return ToolOutcome(self._redact.values(out.content), is_error=out.is_error)
+
+
+def declared(schema: dict[str, Any], args: Any) -> dict[str, Any]:
+    """The arguments the schema declares: the permission check resolved the path arguments
+    the schema names, so a server must not get a ``path`` it never declared.  A schema
+    open to more (``additionalProperties``) passes everything; its every string is then
+    taken as a path (``path_args_of``)."""
+    if not isinstance(args, dict):
+        return {}
+    if schema.get("additionalProperties"):
+        return args
+    props = schema.get("properties")
+    return {k: v for k, v in args.items() if isinstance(props, dict) and k in props}
 
 
 def _spec(name: str, server: str, tool: Any) -> ToolSpec:
@@ -108,7 +123,10 @@ def path_args_of(schema: dict[str, Any]) -> tuple[str, ...]:
     """The properties that hold a path: ``"format": "path"`` or ``"uri"``, or a path-like
     name (``outputPath`` read as ``output_path``), with a string or string-array type (a
     type list or ``anyOf`` naming one counts); or an object, or array of objects, with
-    such a property somewhere inside (``call_paths`` then takes every string in it)."""
+    such a property somewhere inside (``call_paths`` then takes every string in it).  A
+    schema open to undeclared arguments gives ``ANY_ARG``: every argument's strings."""
+    if schema.get("additionalProperties"):
+        return (ANY_ARG,)
     props = schema.get("properties")
     out: list[str] = []
     for key, prop in (props if isinstance(props, dict) else {}).items():

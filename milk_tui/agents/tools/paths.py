@@ -58,13 +58,17 @@ class CallPath:
     inside: bool
 
 
+ANY_ARG = "*"
+"""As a path argument name: every argument (an MCP schema open to undeclared ones)."""
+
+
 def call_paths(root: Path, args: Mapping[str, Any], names: tuple[str, ...]) -> tuple[CallPath, ...]:
     """Every value of the path arguments ``names`` (a string, or every string inside a list
     or object: MCP tools nest paths) against the working folder ``root`` (already
     resolved); a ``file:`` URI is taken as the path it names."""
     out: list[CallPath] = []
     for name in names:
-        for raw in _strings(args.get(name), 0):
+        for raw in _strings(dict(args) if name == ANY_ARG else args.get(name), 0):
             try:
                 target = resolve(root, _uri_path(raw))
             except (ToolFailure, OSError, RuntimeError, ValueError):
