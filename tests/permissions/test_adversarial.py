@@ -104,6 +104,17 @@ CASES: dict[str, Case] = {
     "unicode_slash_stays_inside": Case(
         lambda lay: call("write_file", "c", path="..\u2215outside\u2215victim.txt", content="HACK"), told=""
     ),
+    "move_dotdot_of_symlink": Case(lambda lay: call("move_file", "c", source="link/..", destination="up")),
+    "delete_symlinked_folder": Case(lambda lay: call("delete_file", "c", path="link")),
+    "http_get_file_url": Case(
+        lambda lay: call("http_get", "c", url=f"file://{lay.outside}/secret.txt"), told="http_get: only"
+    ),
+    "dollar_home_is_literal": Case(
+        lambda lay: call("write_file", "c", path="$HOME/victim.txt", content="HACK"), told=""
+    ),
+    "bash_cwd_argument_ignored": Case(
+        lambda lay: call("bash", "c", command="cat victim.txt", cwd=str(lay.outside)), told=""
+    ),
     "hardlink_write": Case(lambda lay: call("write_file", "c", path="hl.txt", content="HACK"), _hardlink, told="hl.txt: "),
     "hardlink_edit": Case(
         lambda lay: call("edit_file", "c", path="hl.txt", old_string="orig", new_string="HACK"), _hardlink, told="hl.txt: "
@@ -341,3 +352,54 @@ async def test_an_mcp_server_never_gets_an_argument_its_schema_does_not_declare(
     from milk_tui.agents.tools.paths import call_paths
 
     assert [p.raw for p in call_paths(lay.proj, args, spec.path_args) if not p.inside] == ["/etc/x"]
+
+
+async def test_a_symlink_made_earlier_in_the_same_reply_is_not_written_through(
+    srv: FakeOpenAIServer, lay: Layout
+) -> None:
+    """Every call of a reply is checked before any runs: ``made/w.txt`` was decided inside
+    (``made`` did not exist); the ``ln`` that runs first makes it lead outside, and the
+    write refuses the path that now resolves elsewhere."""
+    app, _ = open_app(srv, lay.proj, "allow")
+    app.permissions.grant(GRANTED)
+    script(
+        srv,
+        call("bash", "ln", command="ln -s ../outside made"),
+        call("write_file", "c", path="made/victim.txt", content="HACK"),
+    )
+    try:
+        assert (await app.run_turn("attack", force="primary")).ok
+    finally:
+        await app.aclose()
+    assert (lay.outside / "victim.txt").read_text() == "orig victim\n"
+    told = results(srv)["c"]
+    assert "not touched" in told or told.startswith("wrote made/victim.txt"), told
+
+
+@pytest.mark.parametrize(
+    ("grant", "path"),
+    [
+        ("write_file:/", "{out}/victim.txt"),  # a path grant is one path, never a prefix
+        ("write_file:{out}", "{out}/victim.txt"),
+        ("write_file:{out}/../outside/victim.txt", "{out}/victim.txt"),  # never resolved
+        ("write_file:{out}/victim.txt%0A", "{out}/victim.txt"),
+        ("read_file:{out}/victim.txt", "{out}/victim.txt"),  # another tool's grant
+        ("write_file:{out}/Victim.txt", "{out}/victim.txt"),
+    ],
+)
+def test_a_tampered_path_grant_covers_no_other_path(lay: Layout, grant: str, path: str) -> None:
+    from milk_tui.agents.tool_permission import path_question
+    from milk_tui.agents.tools.paths import call_paths
+    from milk_tui.engine.permission_policy import decide
+
+    out = str(lay.outside)
+    args = {"path": path.format(out=out), "content": "x"}
+    q = path_question(
+        "a", "write_file", args, call_paths(lay.proj, args, ("path",)), effect="write"
+    )
+    granted = frozenset({grant.format(out=out), "write_file", "bash"})
+    d = decide(q, root=lay.proj, skip=True, granted=granted, can_ask=False)
+    assert d is not None and not d.allowed
+    exact = frozenset({f"write_file:{out}/victim.txt"})
+    ok = decide(q, root=lay.proj, skip=False, granted=exact, can_ask=False)
+    assert ok is not None and ok.allowed  # the exact grant is what allows it
