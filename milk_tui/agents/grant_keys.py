@@ -10,7 +10,8 @@ A grant is a string in the folder's grant file (``storage/permission_grants.py``
   redirects, substitutes or runs in the background never matches one, nor one holding a
   character the shell may split words on differently (any control character or space
   but `` `` and tab), nor a ``git`` command with an option that runs a program or writes
-  a file of its choosing (``RISKY_GIT``);
+  a file of its choosing (``RISKY_GIT``), nor one with an argument that leads outside
+  the working folder (``leaves``: the prefix covers the program, never a path outside);
 * ``bash=COMMAND`` — exactly that command (what "Always" stores for a command no prefix
   can cover safely: a chain, a wrapper like ``sudo`` or ``env``, an assignment).
 
@@ -21,6 +22,9 @@ one grant is always one line.  docs/adr/0033-path-first-permissions.md.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
+
+from milk_tui.agents.tools.paths import ToolFailure, resolve, within
 
 SHELL_TOOL = "bash"
 """The built-in shell tool's name (``agents/tools/specs.py``)."""
@@ -111,11 +115,32 @@ def shell_grant(command: str) -> str:
     return f"{SHELL_TOOL}:{prefix}" if prefix else f"{SHELL_TOOL}={escape(command.strip())}"
 
 
-def command_granted(command: str, granted: Iterable[str]) -> bool:
-    """Whether a grant covers the shell command ``command``."""
+def leaves(root: Path, words: list[str]) -> bool:
+    """Whether an argument may name a path outside the folder ``root`` (resolved): one that
+    resolves there (``/``, ``~``, ``..``, a symlink inside), also as an option's value
+    (``--out=/x``, ``-o/x``), or one holding an expansion the shell makes (``$``)."""
+    for w in words:
+        if "$" in w or w.startswith(".*"):  # .* matches .. in sh
+            return True
+        forms = [w]
+        if w.startswith("-"):
+            forms = [w.split("=", 1)[1]] if "=" in w else [w[2:]] if w[1:2] != "-" else []
+        for form in forms:
+            try:
+                target = str(resolve(root, form)) if form else str(root)
+            except (ToolFailure, OSError, RuntimeError):
+                return True
+            if not within(str(root), target):
+                return True
+    return False
+
+
+def command_granted(command: str, granted: Iterable[str], root: Path | None = None) -> bool:
+    """Whether a grant covers the shell command ``command``; with the working folder
+    ``root``, a prefix grant covers it only while no argument leads outside (``leaves``)."""
     exact = f"{SHELL_TOOL}={escape(command.strip())}"
     words = command.split() if is_simple(command) else None
-    if words is not None and _risky(words):
+    if words is not None and (_risky(words) or (root is not None and leaves(root, words[1:]))):
         words = None
     for g in granted:
         if g == SHELL_TOOL or g == exact:

@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
+from milk_tui.model import events as ev
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeToolCall
 
-from .rig import Layout, call, layout, open_app, results, script
+from .rig import Layout, answering, call, layout, of, open_app, results, script
 
 GRANTED = [
     "read_file", "list_dir", "grep", "find_files", "write_file", "edit_file", "delete_file",
@@ -403,3 +404,56 @@ def test_a_tampered_path_grant_covers_no_other_path(lay: Layout, grant: str, pat
     exact = frozenset({f"write_file:{out}/victim.txt"})
     ok = decide(q, root=lay.proj, skip=False, granted=exact, can_ask=False)
     assert ok is not None and ok.allowed  # the exact grant is what allows it
+
+
+OUTSIDE_ARGS = {
+    "rm_dotdot": ("bash:rm", "rm ../outside/victim.txt"),
+    "rm_absolute": ("bash:rm", "rm -f {out}/victim.txt"),
+    "rm_home": ("bash:rm", "rm ~/victim.txt"),
+    "rm_symlinked_folder": ("bash:rm", "rm link/victim.txt"),
+    "cat_secret": ("bash:cat", "cat /etc/passwd"),
+    "sed_in_place_outside": ("bash:sed", "sed -i s/orig/HACK/ ../outside/victim.txt"),
+    "find_root_delete": ("bash:find", "find / -name victim.txt -delete"),
+    "cp_option_value": ("bash:cp", "cp mine.txt --target-directory={out}"),
+    "tar_short_option_value": ("bash:tar", "tar -C/etc -cf x.tar passwd"),
+    "dollar_expansion": ("bash:cat", "cat $HOME/secret.txt"),
+    "dot_star_glob": ("bash:chmod", "chmod -R 777 .*"),
+}
+
+
+@pytest.mark.parametrize("name", OUTSIDE_ARGS)
+def test_a_prefix_grant_never_covers_an_argument_outside_the_folder(lay: Layout, name: str) -> None:
+    from milk_tui.agents.grant_keys import command_granted
+
+    grant, command = OUTSIDE_ARGS[name]
+    command = command.format(out=lay.outside)
+    assert command_granted(command.split(" ", 1)[0] + " mine.txt", [grant], lay.proj)
+    assert not command_granted(command, [grant], lay.proj)
+    assert command_granted(command, [f"bash={command}"], lay.proj)  # the exact grant does
+
+
+async def test_always_on_rm_inside_does_not_let_rm_reach_outside(
+    srv: FakeOpenAIServer, lay: Layout
+) -> None:
+    (lay.proj / "a.txt").write_text("a\n")
+    (lay.proj / "b.txt").write_text("b\n")
+    app, events = open_app(srv, lay.proj, "ask")
+    answers = iter([{"allow": True, "always": True}, {"allow": False}, {"allow": False}])
+    answering(app, lambda q: next(answers))
+    script(srv, call("bash", "first", command="rm a.txt"))
+    script(
+        srv,
+        call("bash", "in", command="rm b.txt"),
+        call("bash", "c", command="rm ../outside/victim.txt"),
+        call("bash", "link", command="rm -f link/secret.txt"),
+    )
+    try:
+        for prompt in ("one", "two"):
+            assert (await app.run_turn(prompt, force="primary")).ok
+    finally:
+        await app.aclose()
+    assert app.permissions.show().tools == ("bash:rm",)
+    assert not (lay.proj / "a.txt").exists() and not (lay.proj / "b.txt").exists()
+    assert sorted(p.name for p in lay.outside.iterdir()) == ["secret.txt", "victim.txt"]
+    asked = [q.tool_input["command"] for q in of(events, ev.PermissionRequested)]
+    assert asked == ["rm a.txt", "rm ../outside/victim.txt", "rm -f link/secret.txt"]
