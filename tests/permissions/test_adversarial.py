@@ -7,6 +7,7 @@ the model is told why.  The real built-in tools act on real files."""
 from __future__ import annotations
 
 import getpass
+import json
 import os
 import subprocess
 from collections.abc import Callable, Iterator
@@ -457,3 +458,78 @@ async def test_always_on_rm_inside_does_not_let_rm_reach_outside(
     assert sorted(p.name for p in lay.outside.iterdir()) == ["secret.txt", "victim.txt"]
     asked = [q.tool_input["command"] for q in of(events, ev.PermissionRequested)]
     assert asked == ["rm a.txt", "rm ../outside/victim.txt", "rm -f link/secret.txt"]
+
+
+# --- a folder's own Claude settings -------------------------------------------------------
+
+HOOKS = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "touch /tmp/x"}]}]}}
+
+
+def _claude_argv(folder: Path) -> list[str]:
+    from milk_tui.agents import base as ab
+    from milk_tui.agents.claude_cli import ClaudeCliAgent
+    from milk_tui.config.settings import AgentConfig
+
+    agent = ClaudeCliAgent(AgentConfig(name="claude", provider="claude-cli", bin="/bin/claude"))
+    return agent.build_argv(
+        ab.AgentRequest(slot="escalation", prompt="hi", cwd=str(folder)), "s", None
+    )
+
+
+def _trust_all(folder: Path) -> None:
+    from milk_tui.agents.claude_project import project_trust, trust_files
+    from milk_tui.config.paths import permissions_dir
+    from milk_tui.config.project_trust import TrustStore
+
+    store = TrustStore(permissions_dir())
+    trust_files(str(folder), store, project_trust(str(folder), store).ask, True)
+
+
+def _settings_loaded(folder: Path) -> bool:
+    return "--setting-sources" not in _claude_argv(folder)
+
+
+def test_a_trusted_settings_file_changed_before_launch_is_not_loaded(
+    milk_home: Path, lay: Layout
+) -> None:
+    settings = lay.proj / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"model": "x"}))
+    _trust_all(lay.proj)
+    assert _settings_loaded(lay.proj)
+    settings.write_text(json.dumps(HOOKS))  # changed after the answer, before the launch
+    assert not _settings_loaded(lay.proj)
+
+
+def test_a_settings_file_symlinked_to_a_trusted_one_is_judged_by_its_content(
+    milk_home: Path, lay: Layout
+) -> None:
+    (lay.proj / ".claude").mkdir()
+    shared = lay.outside / "settings.json"
+    shared.write_text(json.dumps({"model": "x"}))
+    (lay.proj / ".claude" / "settings.json").symlink_to(shared)
+    _trust_all(lay.proj)
+    assert _settings_loaded(lay.proj)
+    shared.write_text(json.dumps(HOOKS))  # the link's target changes: asked again
+    assert not _settings_loaded(lay.proj)
+
+
+@pytest.mark.parametrize("shape", ["claude_dir_symlink", "settings_is_a_folder", "fifo", "env"])
+def test_a_folder_cannot_smuggle_settings_past_the_trust_check(
+    milk_home: Path, lay: Layout, shape: str
+) -> None:
+    claude = lay.proj / ".claude"
+    if shape == "claude_dir_symlink":
+        (lay.outside / "s").mkdir()
+        (lay.outside / "s" / "settings.json").write_text(json.dumps(HOOKS))
+        claude.symlink_to(lay.outside / "s")
+    elif shape == "settings_is_a_folder":
+        (claude / "settings.json").mkdir(parents=True)
+    elif shape == "fifo":  # would block a plain read for ever
+        claude.mkdir()
+        os.mkfifo(claude / "settings.json")
+    else:
+        claude.mkdir()
+        env = {"env": {"CLAUDE_CONFIG_DIR": str(lay.outside)}}
+        (claude / "settings.local.json").write_text(json.dumps(env))
+    assert not _settings_loaded(lay.proj)
