@@ -10,8 +10,10 @@ A grant is a string in the folder's grant file (``storage/permission_grants.py``
   redirects, substitutes or runs in the background never matches one, nor one holding a
   character the shell may split words on differently (any control character or space
   but `` `` and tab), nor a ``git`` command with an option that runs a program or writes
-  a file of its choosing (``RISKY_GIT``), nor one with an argument that leads outside
-  the working folder (``leaves``: the prefix covers the program, never a path outside);
+  a file of its choosing (``RISKY_GIT``; ``find -exec``, ``tar -I``…: ``RISKY_OPTIONS``),
+  nor one with an argument that leads outside the working folder (``leaves``: the prefix
+  covers the program, never a path outside); a prefix naming a wrapper or interpreter
+  (``WRAPPERS``: ``sudo``, ``awk``) covers nothing;
 * ``bash=COMMAND`` — exactly that command (what "Always" stores for a command no prefix
   can cover safely: a chain, a wrapper like ``sudo`` or ``env``, an assignment).
 
@@ -40,9 +42,23 @@ MULTI_COMMAND = frozenset(
 
 WRAPPERS = frozenset(
     "sudo doas su env nohup nice ionice timeout time watch xargs exec eval command "
-    "builtin source . sh bash zsh dash fish ksh python python3 node perl ruby".split()
+    "builtin source . sh bash zsh dash fish ksh python python3 node perl ruby awk gawk "
+    "mawk nawk sed busybox php lua tclsh expect".split()
 )
-"""Programs that run whatever follows them: a prefix of one would grant every command."""
+"""Programs that run whatever follows them, or a program their script names (``awk
+'BEGIN{system(…)}'``, ``sed '1e …'``): a prefix of one would grant every command."""
+
+RISKY_OPTIONS = {
+    "find": frozenset("-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls".split()),
+    "tar": frozenset(
+        "--to-command -I --use-compress-program --checkpoint-action --rsh-command -F "
+        "--info-script --new-volume-script".split()
+    ),
+    "rsync": frozenset("-e --rsh --rsync-path".split()),
+}
+"""For programs a prefix grant may name, the options that run another program or delete
+(``find -exec``, ``tar -I``, ``rsync -e``): a prefix grant never covers a command holding
+one."""
 
 
 RISKY_GIT = frozenset(
@@ -77,9 +93,15 @@ def is_simple(command: str) -> bool:
 
 
 def _risky(words: list[str]) -> bool:
-    """A git command with an option or word of ``RISKY_GIT`` after its subcommand."""
-    if not words or words[0] != "git":
+    """A git command with an option or word of ``RISKY_GIT`` after its subcommand, or a
+    command with one of its program's ``RISKY_OPTIONS``."""
+    if not words:
         return False
+    if words[0] != "git":
+        risky = RISKY_OPTIONS.get(words[0], frozenset())
+        return any(
+            w.split("=", 1)[0] in risky or (len(w) > 2 and w[:2] in risky) for w in words[1:]
+        )
     short = RISKY_GIT_SHORT | ({"u"} if words[1:2] in (["clone"], ["ls-remote"]) else set())
     for w in words[2:]:
         name = w.split("=", 1)[0]
@@ -147,6 +169,7 @@ def command_granted(command: str, granted: Iterable[str], root: Path | None = No
             return True
         if words is not None and g.startswith(SHELL_TOOL + ":"):
             prefix = g[len(SHELL_TOOL) + 1 :].split()
-            if prefix and words[: len(prefix)] == prefix:
+            # a stored prefix of a wrapper or interpreter (bash:awk) would cover any program
+            if prefix and prefix[0] not in WRAPPERS and words[: len(prefix)] == prefix:
                 return True
     return False

@@ -413,7 +413,7 @@ OUTSIDE_ARGS = {
     "rm_home": ("bash:rm", "rm ~/victim.txt"),
     "rm_symlinked_folder": ("bash:rm", "rm link/victim.txt"),
     "cat_secret": ("bash:cat", "cat /etc/passwd"),
-    "sed_in_place_outside": ("bash:sed", "sed -i s/orig/HACK/ ../outside/victim.txt"),
+    "cp_onto_outside": ("bash:cp", "cp mine.txt ../outside/victim.txt"),
     "find_root_delete": ("bash:find", "find / -name victim.txt -delete"),
     "cp_option_value": ("bash:cp", "cp mine.txt --target-directory={out}"),
     "tar_short_option_value": ("bash:tar", "tar -C/etc -cf x.tar passwd"),
@@ -533,3 +533,28 @@ def test_a_folder_cannot_smuggle_settings_past_the_trust_check(
         env = {"env": {"CLAUDE_CONFIG_DIR": str(lay.outside)}}
         (claude / "settings.local.json").write_text(json.dumps(env))
     assert not _settings_loaded(lay.proj)
+
+
+RUNS_A_PROGRAM = {
+    "awk_system": ("bash:awk", "awk 'BEGIN{system(\"id\")}'"),
+    "sed_e_command": ("bash:sed", "sed 1e\\ id mine.txt"),
+    "find_exec_plus": ("bash:find", "find . -exec id {} +"),
+    "find_delete": ("bash:find", "find . -name x -delete"),
+    "tar_compress_program": ("bash:tar", "tar -Iid -cf x.tar mine.txt"),
+    "tar_to_command": ("bash:tar", "tar --to-command=id -xf x.tar"),
+    "rsync_remote_shell": ("bash:rsync", "rsync -e id a b"),
+    "stored_sudo_prefix": ("bash:sudo", "sudo id"),
+}
+
+
+@pytest.mark.parametrize("name", RUNS_A_PROGRAM)
+def test_a_prefix_grant_never_covers_an_option_that_runs_another_program(
+    lay: Layout, name: str
+) -> None:
+    from milk_tui.agents.grant_keys import command_granted, shell_grant
+
+    grant, command = RUNS_A_PROGRAM[name]
+    assert not command_granted(command, [grant], lay.proj)
+    assert shell_grant(command).startswith("bash=")  # "Always" stores the exact command
+    if grant not in ("bash:awk", "bash:sed", "bash:sudo"):
+        assert command_granted(f"{grant[5:]} mine.txt", [grant], lay.proj)
