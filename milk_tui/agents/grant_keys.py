@@ -23,6 +23,10 @@ one grant is always one line.  docs/adr/0033-path-first-permissions.md.
 
 from __future__ import annotations
 
+import glob
+import itertools
+import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -140,21 +144,40 @@ def shell_grant(command: str) -> str:
 def leaves(root: Path, words: list[str]) -> bool:
     """Whether an argument may name a path outside the folder ``root`` (resolved): one that
     resolves there (``/``, ``~``, ``..``, a symlink inside), also as an option's value
-    (``--out=/x``, ``-o/x``), or one holding an expansion the shell makes (``$``)."""
+    (``--out=/x``, ``-o/x``) or as what a glob matches now (``l*/x`` when ``link`` leads
+    out), or one holding an expansion the shell makes (``$``)."""
     for w in words:
-        if "$" in w or w.startswith(".*"):  # .* matches .. in sh
+        if "$" in w or _DOT_GLOB.search(w):  # .* and ..* match .. in sh
             return True
         forms = [w]
         if w.startswith("-"):
             forms = [w.split("=", 1)[1]] if "=" in w else [w[2:]] if w[1:2] != "-" else []
         for form in forms:
-            try:
-                target = str(resolve(root, form)) if form else str(root)
-            except (ToolFailure, OSError, RuntimeError):
-                return True
-            if not within(str(root), target):
+            if any(not _inside(root, f) for f in _expanded(root, form)):
                 return True
     return False
+
+
+_DOT_GLOB = re.compile(r"(^|/)\.[^/]*[*?\[]")
+_GLOB_LIMIT = 1000
+
+
+def _expanded(root: Path, form: str) -> list[str]:
+    """``form`` and, for a glob, what it matches from ``root`` (at most ``_GLOB_LIMIT``,
+    past which the glob itself stands for them: it is checked as a path)."""
+    if not form or not any(c in form for c in "*?["):
+        return [form]
+    base = os.path.expanduser(form) if form.startswith("~") else form
+    found = list(itertools.islice(glob.iglob(base, root_dir=root), _GLOB_LIMIT + 1))
+    return [form, *found] if len(found) <= _GLOB_LIMIT else [form, "/"]
+
+
+def _inside(root: Path, form: str) -> bool:
+    try:
+        target = str(resolve(root, form)) if form else str(root)
+    except (ToolFailure, OSError, RuntimeError):
+        return False
+    return within(str(root), target)
 
 
 def command_granted(command: str, granted: Iterable[str], root: Path | None = None) -> bool:

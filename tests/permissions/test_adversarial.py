@@ -419,6 +419,9 @@ OUTSIDE_ARGS = {
     "tar_short_option_value": ("bash:tar", "tar -C/etc -cf x.tar passwd"),
     "dollar_expansion": ("bash:cat", "cat $HOME/secret.txt"),
     "dot_star_glob": ("bash:chmod", "chmod -R 777 .*"),
+    "dot_dot_star_glob": ("bash:chmod", "chmod -R 777 ..*"),
+    "glob_through_symlink": ("bash:rm", "rm l*/victim.txt"),
+    "bracket_glob": ("bash:cat", "cat [l]ink/secret.txt"),
 }
 
 
