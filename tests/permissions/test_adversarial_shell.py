@@ -205,3 +205,31 @@ def test_a_prefix_grant_never_covers_an_option_that_runs_another_program(
     assert shell_grant(command).startswith("bash=")  # "Always" stores the exact command
     if grant not in ("bash:awk", "bash:sed", "bash:sudo"):
         assert command_granted(f"{grant[5:]} mine.txt", [grant], lay.proj)
+
+
+def test_print_mode_a_stored_rm_grant_removes_inside_only(lay: Layout, tmp_path: Path) -> None:
+    """The user's view: ``milk-tui -p`` as a real process, with ``bash:rm`` granted."""
+    from milk_tui.testing.cli_run import run_milk
+    from milk_tui.testing.fake_openai import FakeReply
+
+    home = tmp_path / "milk-home"
+    env = {**os.environ, "MILK_HOME": str(home), "HOME": str(lay.outside)}
+    with FakeOpenAIServer() as srv:
+        (home / "config.toml").write_text(
+            f'agent = "fake"\nescalation_agent = "fake"\n[[agents]]\nname = "fake"\n'
+            f'provider = "local"\nurl = "{srv.url}"\nmodel = "m"\n'
+        )
+        calls = [
+            call("bash", "in", command="rm mine.txt"),
+            call("bash", "home", command="rm ~/victim.txt"),
+            call("bash", "glob", command="rm l*/secret.txt"),
+        ]
+        srv.enqueue(FakeReply(tool_calls=calls), FakeReply(text=["done"]))
+        assert run_milk("permissions", "grant", "bash:rm", cwd=lay.proj, env=env).returncode == 0
+        r = run_milk("-p", "clean up", "--primary", cwd=lay.proj, env=env)
+        told = results(srv)
+    assert r.returncode == 0, r.stderr
+    assert not (lay.proj / "mine.txt").exists()
+    assert sorted(p.name for p in lay.outside.iterdir()) == ["secret.txt", "victim.txt"]
+    for cid in ("home", "glob"):
+        assert told[cid].startswith("permission denied: bash needs the user's permission"), told
