@@ -160,6 +160,14 @@ MCP_SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         {"options": {"type": "object", "properties": {"path": {"type": "string"}}}},
         {"options": {"path": "../outside/o"}},
     ),
+    "pydantic_ref_model": (
+        {"opts": {"$ref": "#/$defs/Opts"}},
+        {"opts": {"target_dir": "/etc"}},
+    ),
+    "optional_ref_model": (
+        {"opts": {"anyOf": [{"$ref": "#/$defs/Opts"}, {"type": "null"}]}},
+        {"opts": {"target_dir": "../outside"}},
+    ),
     "array_of_objects": (
         {
             "edits": {
@@ -184,9 +192,9 @@ def test_a_granted_mcp_tool_is_denied_an_outside_path_however_its_schema_names_i
     from milk_tui.engine.permission_policy import decide
 
     props, args = MCP_SCHEMAS[name]
-    tool = SimpleNamespace(
-        name="t", title=None, description="d", input_schema={"type": "object", "properties": props}
-    )
+    defs = {"Opts": {"type": "object", "properties": {"target_dir": {"type": "string"}}}}
+    schema = {"type": "object", "properties": props, "$defs": defs}
+    tool = SimpleNamespace(name="t", title=None, description="d", input_schema=schema)
     spec = _spec("mcp__s__t", "s", tool)
     assert spec.path_args == tuple(props)
     q = path_question("a", spec.name, args, call_paths(lay.proj, args, spec.path_args))

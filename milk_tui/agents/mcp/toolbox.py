@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from milk_tui.agents.base import ToolOutcome, ToolSpec
 from milk_tui.agents.mcp.limits import MAX_TOOLS_TOTAL
+from milk_tui.agents.mcp.path_args import path_args_of
 from milk_tui.agents.mcp.results import outcome_of
 from milk_tui.agents.redact import Redactor
-from milk_tui.agents.tools.paths import ANY_ARG
 
 if TYPE_CHECKING:
     from milk_tui.agents.mcp.connection import McpConnection
@@ -28,20 +28,6 @@ if TYPE_CHECKING:
 MAX_NAME = 64
 """OpenAI and Anthropic both refuse tool names longer than this."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-PATH_NAMES = frozenset(
-    "path paths file files filename filepath file_path dir directory folder source "
-    "destination src dst dest target root cwd workdir notebook_path uri url location "
-    "output".split()
-)
-"""Argument names that, in MCP servers' schemas (the reference filesystem server's
-``path``/``paths``/``source``/``destination`` among them), hold filesystem paths or
-URIs that can name one (``file:///…``; an ``https:`` one resolves inside the folder and
-so decides nothing)."""
-PATH_SUFFIXES = (
-    "_path", "_paths", "_file", "_files", "_dir", "_dirs", "_directory", "_folder", "_uri",
-    "_location", "_url",
-)  # fmt: skip
-_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 
 
 def tool_name(server: str, tool: str) -> str:
@@ -116,57 +102,4 @@ def _spec(name: str, server: str, tool: Any) -> ToolSpec:
         parameters=schema,
         effect="run",
         path_args=path_args_of(schema),
-    )
-
-
-def path_args_of(schema: dict[str, Any]) -> tuple[str, ...]:
-    """The properties that hold a path: ``"format": "path"`` or ``"uri"``, or a path-like
-    name (``outputPath`` read as ``output_path``), with a string or string-array type (a
-    type list or ``anyOf`` naming one counts); or an object, or array of objects, with
-    such a property somewhere inside (``call_paths`` then takes every string in it).  A
-    schema open to undeclared arguments gives ``ANY_ARG``: every argument's strings."""
-    if schema.get("additionalProperties"):
-        return (ANY_ARG,)
-    props = schema.get("properties")
-    out: list[str] = []
-    for key, prop in (props if isinstance(props, dict) else {}).items():
-        if isinstance(prop, dict) and (_holds_path(str(key), prop) or _nests_path(prop, 0)):
-            out.append(str(key))
-    return tuple(out)
-
-
-def _types(prop: dict[str, Any]) -> set[str]:
-    kind = prop.get("type")
-    kinds = {kind} if isinstance(kind, str) else set(kind) if isinstance(kind, list) else set()
-    for alt in (*(prop.get("anyOf") or ()), *(prop.get("oneOf") or ())):
-        if isinstance(alt, dict):
-            kinds |= _types(alt)
-    return {k for k in kinds if isinstance(k, str)}
-
-
-def _items(prop: dict[str, Any]) -> dict[str, Any]:
-    items = prop.get("items")
-    return items if isinstance(items, dict) else {}
-
-
-def _path_name(key: str) -> bool:
-    low = _CAMEL.sub(r"\1_\2", key).lower()
-    return low in PATH_NAMES or low.replace("_", "") in PATH_NAMES or low.endswith(PATH_SUFFIXES)
-
-
-def _holds_path(key: str, prop: dict[str, Any]) -> bool:
-    kinds = _types(prop)
-    text = "string" in kinds or ("array" in kinds and "string" in _types(_items(prop)))
-    return text and (prop.get("format") in ("path", "uri") or _path_name(key))
-
-
-def _nests_path(prop: dict[str, Any], depth: int) -> bool:
-    if depth > 4:
-        return False
-    kinds = _types(prop)
-    inner = _items(prop) if "array" in kinds else prop if "object" in kinds else {}
-    nested = inner.get("properties")
-    return isinstance(nested, dict) and any(
-        isinstance(p, dict) and (_holds_path(str(k), p) or _nests_path(p, depth + 1))
-        for k, p in nested.items()
     )
