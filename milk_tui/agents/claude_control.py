@@ -29,6 +29,9 @@ PATH_INPUTS = ("file_path", "path", "notebook_path")
 """The CLI's tool inputs that name a file or folder (Read/Write/Edit, Glob/Grep/LS,
 NotebookEdit): resolved like milk's own tools' paths, so one outside the working folder is
 decided path first (docs/adr/0033-path-first-permissions.md)."""
+GLOB_TOOL, GLOB_PATTERN = "Glob", ("pattern",)
+"""Glob's pattern may itself be absolute or climb (``/etc/**``, ``../../**/*.env``): it is
+a path too (``src/**/*.py`` resolves inside)."""
 
 
 async def answer_control(
@@ -92,7 +95,8 @@ def claude_question(
 ) -> PermissionQuestion:
     """The CLI's own rules are what "Always" stores, except for a path outside the folder:
     that is a milk grant of the tool on exactly the resolved path."""
-    paths = call_paths(Path(cwd).resolve(), tool_input, PATH_INPUTS)
+    names = PATH_INPUTS + (GLOB_PATTERN if tool_name == GLOB_TOOL else ())
+    paths = call_paths(Path(cwd).resolve(), tool_input, names)
     outside = any(not p.inside for p in paths)
     return path_question(
         agent_name, tool_name, tool_input, paths, always_rules=() if outside else rules

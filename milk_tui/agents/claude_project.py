@@ -14,8 +14,11 @@ permission mode or environment from the folder) and, when the folder has an untr
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,11 +101,21 @@ def _mcp_items(data: dict[str, Any]) -> list[str]:
     return items
 
 
+def _read_regular(path: Path) -> bytes:
+    """The file's bytes; a FIFO or device (which a plain read would block on, or the CLI
+    read differently) is an error, never waited for."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return f.read()
+
+
 def read_project_file(cwd: str, name: str, milk: frozenset[str]) -> ProjectFile | None:
     """The file as the CLI would see it; None when there is none."""
     path = Path(cwd) / name
     try:
-        raw = path.read_bytes()
+        raw = _read_regular(path)
     except FileNotFoundError:
         return None
     except OSError as e:

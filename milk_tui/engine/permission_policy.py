@@ -52,20 +52,21 @@ def decide(
         return None
     if skip:
         return Decision(True, "skip")
-    if is_granted(q, granted):
+    if is_granted(q, granted, root):
         return Decision(True, "grant")
     if not can_ask:
         return Decision(False, "headless", headless_reason(q, root))
     return None
 
 
-def is_granted(q: PermissionQuestion, granted: Iterable[str]) -> bool:
-    """A milk grant of the tool (for ``bash``, one covering the command), or every rule the
-    backend would store for "Always" (``granted`` then holds the backend's stored rules as
-    well).  Says nothing about paths outside the folder (``paths_granted``)."""
+def is_granted(q: PermissionQuestion, granted: Iterable[str], root: Path) -> bool:
+    """A milk grant of the tool (for ``bash``, one covering the command, a prefix only
+    while no argument leads outside ``root``), or every rule the backend would store for
+    "Always" (``granted`` then holds the backend's stored rules as well).  Says nothing
+    about the call's path arguments outside the folder (``paths_granted``)."""
     command = q.tool_input.get("command")
     if q.tool_name == SHELL_TOOL and isinstance(command, str):
-        return command_granted(command, granted)
+        return command_granted(command, granted, root)
     return q.tool_name in granted or bool(q.always_rules and set(q.always_rules) <= set(granted))
 
 
@@ -74,7 +75,7 @@ def paths_granted(
 ) -> bool:
     """Every resolved path of the call is granted for the tool by name; a path inside the
     folder may instead be covered as the call would be without outside paths."""
-    inside_ok = q.effect == "read" or skip or is_granted(q, granted)
+    inside_ok = q.effect == "read" or skip or is_granted(q, granted, root)
     top = str(root)
     for p in q.resolved_paths:
         if path_key(q.tool_name, p) in granted:

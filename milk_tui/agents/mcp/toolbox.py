@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from milk_tui.agents.base import ToolOutcome, ToolSpec
 from milk_tui.agents.mcp.limits import MAX_TOOLS_TOTAL
+from milk_tui.agents.mcp.path_args import path_args_of
 from milk_tui.agents.mcp.results import outcome_of
 from milk_tui.agents.redact import Redactor
 
@@ -27,13 +28,6 @@ if TYPE_CHECKING:
 MAX_NAME = 64
 """OpenAI and Anthropic both refuse tool names longer than this."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-PATH_NAMES = frozenset(
-    "path paths file files filename filepath file_path dir directory folder source "
-    "destination src dst dest target root cwd notebook_path".split()
-)
-"""Argument names that, in MCP servers' schemas (the reference filesystem server's
-``path``/``paths``/``source``/``destination`` among them), hold filesystem paths."""
-PATH_SUFFIXES = ("_path", "_paths", "_file", "_dir", "_directory", "_folder")
 
 
 def tool_name(server: str, tool: str) -> str:
@@ -47,7 +41,7 @@ def tool_name(server: str, tool: str) -> str:
 class McpToolBox:
     def __init__(self, conns: Iterable[McpConnection], redact: Redactor | None = None) -> None:
         self._redact = redact or Redactor()
-        self._tools: dict[str, tuple[McpConnection, str]] = {}
+        self._tools: dict[str, tuple[McpConnection, str, dict[str, Any]]] = {}
         self._specs: list[ToolSpec] = []
         self.dropped: dict[str, int] = {}
         """Server → how many of its tools were past ``MAX_TOOLS_TOTAL``."""
@@ -59,8 +53,9 @@ class McpToolBox:
                 name = tool_name(c.name, t.name)
                 if name in self._tools:  # two names that differ only in unsafe characters
                     name = tool_name(c.name, t.name + "\0" + str(len(self._tools)))[:MAX_NAME]
-                self._tools[name] = (c, t.name)
-                self._specs.append(_spec(name, c.name, t))
+                spec = _spec(name, c.name, t)
+                self._tools[name] = (c, t.name, spec.parameters)
+                self._specs.append(spec)
 
     def specs(self) -> list[ToolSpec]:
         return list(self._specs)
@@ -71,16 +66,29 @@ class McpToolBox:
         owner = self._tools.get(name)
         if owner is None:
             return ToolOutcome(f"unknown tool {name!r}", is_error=True)
-        conn, tool = owner
+        conn, tool, schema = owner
         try:
             args = json.loads(arguments or "{}")
-            result = await conn.call(tool, args if isinstance(args, dict) else {})
+            result = await conn.call(tool, declared(schema, args))
         except McpCallError as e:
             return ToolOutcome(self._redact.values(str(e)), is_error=True)
         except ValueError as e:
             return ToolOutcome(f"invalid JSON arguments for tool {name!r}: {e}", is_error=True)
         out = outcome_of(conn.name, result)
         return ToolOutcome(self._redact.values(out.content), is_error=out.is_error)
+
+
+def declared(schema: dict[str, Any], args: Any) -> dict[str, Any]:
+    """The arguments the schema declares: the permission check resolved the path arguments
+    the schema names, so a server must not get a ``path`` it never declared.  A schema
+    open to more (``additionalProperties``) passes everything; its every string is then
+    taken as a path (``path_args_of``)."""
+    if not isinstance(args, dict):
+        return {}
+    if schema.get("additionalProperties"):
+        return args
+    props = schema.get("properties")
+    return {k: v for k, v in args.items() if isinstance(props, dict) and k in props}
 
 
 def _spec(name: str, server: str, tool: Any) -> ToolSpec:
@@ -95,24 +103,3 @@ def _spec(name: str, server: str, tool: Any) -> ToolSpec:
         effect="run",
         path_args=path_args_of(schema),
     )
-
-
-def path_args_of(schema: dict[str, Any]) -> tuple[str, ...]:
-    """The properties that declare a path: ``"format": "path"``, or a path-like name, with
-    a string (or string array) type."""
-    props = schema.get("properties")
-    out: list[str] = []
-    for key, prop in (props if isinstance(props, dict) else {}).items():
-        if not isinstance(prop, dict):
-            continue
-        kind = prop.get("type")
-        items = prop.get("items")
-        is_text = kind == "string" or (
-            kind == "array" and isinstance(items, dict) and items.get("type") == "string"
-        )
-        low = str(key).lower()
-        if is_text and (
-            prop.get("format") == "path" or low in PATH_NAMES or low.endswith(PATH_SUFFIXES)
-        ):
-            out.append(str(key))
-    return tuple(out)

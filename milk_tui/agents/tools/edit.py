@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from pathlib import Path
 
 from milk_tui.agents.tools.nofollow import folder_of, lstat_in, open_file
 from milk_tui.agents.tools.paths import ToolFailure, Workspace
@@ -26,8 +27,7 @@ def write_file(ws: Workspace, path: str, content: str) -> str:
     if target.is_dir():
         raise ToolFailure(f"{path}: is a directory")
     data = content.encode()
-    fd = open_file(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, create_folders=True)
-    with os.fdopen(fd, "wb") as f:
+    with os.fdopen(_open_to_replace(target, path, create=True), "wb") as f:
         f.write(data)
     return f"wrote {ws.show(target)} ({len(data)} bytes)"
 
@@ -61,10 +61,35 @@ def edit_file(
         if replace_all
         else text.replace(old_string, new_string, 1)
     )
-    with os.fdopen(open_file(target, os.O_WRONLY | os.O_TRUNC), "wb") as f:
+    with os.fdopen(_open_to_replace(target, path), "wb") as f:
         f.write(new.encode(errors="surrogateescape"))
     extra = f" ({found} replacements)" if found > 1 else ""
     return f"edited {ws.show(target)}{extra}"
+
+
+def _open_to_replace(target: Path, path: str, *, create: bool = False) -> int:
+    """``target`` opened to be written from empty, refused unless it is one regular file:
+    a hard link shares its content with another name, which may be outside the working
+    folder (a path check sees only this name), and a FIFO or device would block or act
+    elsewhere.  Checked on the open descriptor, before anything is truncated."""
+    flags = os.O_WRONLY | os.O_NONBLOCK | (os.O_CREAT if create else 0)
+    fd = open_file(target, flags, create_folders=create)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ToolFailure(f"{path}: not a regular file; not written")
+        if st.st_nlink > 1:
+            raise ToolFailure(
+                f"{path}: has {st.st_nlink} hard links, and writing it would change the same "
+                "file under its other names, which may be outside the working folder; not "
+                "written (copy it to a new file first)"
+            )
+        os.set_blocking(fd, True)
+        os.ftruncate(fd, 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def delete_file(ws: Workspace, path: str) -> str:

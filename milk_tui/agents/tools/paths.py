@@ -19,6 +19,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 SKIP_DIRS = frozenset({".git", ".claude", "__pycache__", "node_modules", ".venv"})
 """Folders a search never enters: version control, caches and installed dependencies."""
@@ -57,23 +58,44 @@ class CallPath:
     inside: bool
 
 
+ANY_ARG = "*"
+"""As a path argument name: every argument (an MCP schema open to undeclared ones)."""
+
+
 def call_paths(root: Path, args: Mapping[str, Any], names: tuple[str, ...]) -> tuple[CallPath, ...]:
-    """Every value of the path arguments ``names`` (a string, or a list of strings) against
-    the working folder ``root`` (already resolved)."""
+    """Every value of the path arguments ``names`` (a string, or every string inside a list
+    or object: MCP tools nest paths) against the working folder ``root`` (already
+    resolved); a ``file:`` URI is taken as the path it names."""
     out: list[CallPath] = []
     for name in names:
-        value = args.get(name)
-        values = value if isinstance(value, list) else [value]
-        for raw in values:
-            if not isinstance(raw, str) or not raw:
-                continue
+        for raw in _strings(dict(args) if name == ANY_ARG else args.get(name), 0):
             try:
-                target = resolve(root, raw)
-            except (ToolFailure, OSError, RuntimeError):
+                target = resolve(root, _uri_path(raw))
+            except (ToolFailure, OSError, RuntimeError, ValueError):
                 out.append(CallPath(raw, raw, False))  # unresolvable: treated as outside
                 continue
             out.append(CallPath(raw, str(target), is_inside(root, target)))
     return tuple(out)
+
+
+def _strings(value: Any, depth: int) -> Iterator[str]:
+    if isinstance(value, str):
+        if value:
+            yield value
+    elif depth < 8 and isinstance(value, list | dict):
+        for v in value.values() if isinstance(value, dict) else value:
+            yield from _strings(v, depth + 1)
+
+
+def _uri_path(raw: str) -> str:
+    """The path of a ``file:`` URI (RFC 8089), else ``raw``; a URI naming another host
+    cannot be resolved here (ValueError)."""
+    if raw[:5].lower() != "file:":
+        return raw
+    uri = urlsplit(raw)
+    if uri.netloc not in ("", "localhost"):
+        raise ValueError(f"file URI on host {uri.netloc!r}")
+    return unquote(uri.path) or "/"
 
 
 def outside_paths(

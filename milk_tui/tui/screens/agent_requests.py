@@ -17,8 +17,11 @@ if TYPE_CHECKING:
 
 def ask_permission(screen: MainScreen, e: ev.PermissionRequested) -> None:
     from milk_tui.tui.screens.permission_modal import DENY, PermissionModal  # when first asked
+    from milk_tui.tui.widgets.prompt_input import PromptInput
 
-    modal = PermissionModal(e, screen.facade.cwd)
+    prompt = screen.query_one(PromptInput)
+    typing = screen.app.focused is prompt and bool(prompt.text.strip())
+    modal = PermissionModal(e, screen.facade.cwd, typing=typing)
 
     def answered(choice: PermissionChoice | None) -> None:
         c = choice or DENY

@@ -6,7 +6,9 @@ It cannot be answered by accident: focus starts on the scrollable body, not on a
 the letter keys (y yes, a always, n no) answer only while no text box has focus — the
 reason box takes letters as text (Textual's ``Input.check_consume_key``), and a printable
 key that answers nothing moves focus into the reason box and types there, so a reason typed
-without first focusing the box ("please no") never presses a button.  ``r`` or Tab (from
+without first focusing the box ("please no") never presses a button.  When the question
+opens while the user is typing a prompt, even y, a and n are text until they press Tab:
+the "a" of "and" must not grant anything.  ``r`` or Tab (from
 the body) reaches the reason box in one key; Enter in it is No with that reason; Escape is
 No.  The wider grant (``grant_all``: every shell command) has no key at all.
 
@@ -64,7 +66,9 @@ class PermissionModal(MilkModal[PermissionChoice]):
         Binding("escape", "answer('no')", "No", id="milk.permission.cancel"),
     ]
 
-    def __init__(self, request: PermissionRequested, cwd: str = "") -> None:
+    def __init__(
+        self, request: PermissionRequested, cwd: str = "", *, typing: bool = False
+    ) -> None:
         request = inert_copy(request)  # tool names, arguments, paths, diffs: the model's text
         super().__init__(f"{request.agent_name} wants to use {request.tool_name}")
         self.request = request
@@ -72,6 +76,10 @@ class PermissionModal(MilkModal[PermissionChoice]):
         self._to_reason = False
         """A stray key sent focus to the reason box and the move has not landed yet: keys
         arriving in the same burst (a terminal delivers a typed word at once) are text."""
+        self._typing = typing
+        """The user was typing a prompt when the question opened: their next letter is
+        text for the reason box, never an answer (an ``a`` of "and" must not grant
+        anything), until they move focus with Tab (Enter, which sent the prompt, does not count)."""
 
     def compose_body(self) -> ComposeResult:
         with PermissionBody(classes="perm-body"):
@@ -97,9 +105,13 @@ class PermissionModal(MilkModal[PermissionChoice]):
         # Keys reach here before the bindings.  A printable key that answers nothing (keys
         # may be remapped) starts the reason; while focus moves there, every key is text.
         reason = self.query_one("#reason", Input)
-        if self.focused is reason or not event.is_printable or not event.character:
+        if not event.is_printable or not event.character:
+            if event.key in ("tab", "shift+tab"):
+                self._typing = False  # moving focus on purpose: the user is looking
             return
-        if not self._to_reason and event.key in self.active_bindings:
+        if self.focused is reason:
+            return
+        if not self._to_reason and not self._typing and event.key in self.active_bindings:
             return  # y, a, n, r: the binding answers
         event.stop()
         event.prevent_default()
