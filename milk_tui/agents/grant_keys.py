@@ -180,10 +180,15 @@ def _inside(root: Path, form: str) -> bool:
     return within(str(root), target)
 
 
+def exact_grant(command: str) -> str:
+    """The grant of exactly the shell command ``command`` (``bash=COMMAND``)."""
+    return f"{SHELL_TOOL}={escape(command.strip())}"
+
+
 def command_granted(command: str, granted: Iterable[str], root: Path | None = None) -> bool:
     """Whether a grant covers the shell command ``command``; with the working folder
     ``root``, a prefix grant covers it only while no argument leads outside (``leaves``)."""
-    exact = f"{SHELL_TOOL}={escape(command.strip())}"
+    exact = exact_grant(command)
     words = command.split() if is_simple(command) else None
     if words is not None and (_risky(words) or (root is not None and leaves(root, words[1:]))):
         words = None

@@ -23,8 +23,9 @@ from milk_tui.agents.base import (
     ToolOutcome,
     ToolSpec,
 )
-from milk_tui.agents.grant_keys import SHELL_TOOL, path_key, shell_grant
+from milk_tui.agents.grant_keys import SHELL_TOOL, exact_grant, path_key, shell_grant
 from milk_tui.agents.round_backend import ToolCall
+from milk_tui.agents.shell_paths import outside_words
 from milk_tui.agents.tool_calls import BeforeTool
 from milk_tui.agents.tools.paths import CallPath, call_paths, pin
 
@@ -57,9 +58,13 @@ def path_question(
     wider choice)."""
     outside = tuple(p.raw for p in paths if not p.inside)
     grant_all = ""
-    if outside:
+    command = args.get("command")
+    if outside and tool_name == SHELL_TOOL and isinstance(command, str):
+        # a path grant "bash:/x" would read as a prefix grant: only this command, exactly
+        grant = exact_grant(command)
+    elif outside:
         grant = "\n".join(dict.fromkeys(path_key(tool_name, p.resolved) for p in paths))
-    elif tool_name == SHELL_TOOL and isinstance(command := args.get("command"), str):
+    elif tool_name == SHELL_TOOL and isinstance(command, str):
         grant, grant_all = shell_grant(command), SHELL_TOOL
     else:
         grant = tool_name
@@ -87,6 +92,8 @@ def question_for(
         parsed = None  # the tool box reports the bad JSON; the effect still decides
     args: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
     paths = call_paths(root, args, spec.path_args)
+    if call.name == SHELL_TOOL and isinstance(command := args.get("command"), str):
+        paths += outside_words(root, command)
     return path_question(agent_name, call.name, args, paths, effect=effect_of(spec)), paths
 
 

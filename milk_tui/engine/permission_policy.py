@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from milk_tui.agents.base import PermissionQuestion
-from milk_tui.agents.grant_keys import SHELL_TOOL, command_granted, path_key
+from milk_tui.agents.grant_keys import SHELL_TOOL, command_granted, exact_grant, path_key
 from milk_tui.agents.tools.paths import ToolFailure, resolve, within
 from milk_tui.model.edit_preview import edit_preview, edited_path
 from milk_tui.model.events import PermissionHow
@@ -75,6 +75,9 @@ def paths_granted(
 ) -> bool:
     """Every resolved path of the call is granted for the tool by name; a path inside the
     folder may instead be covered as the call would be without outside paths."""
+    command = q.tool_input.get("command")
+    if q.tool_name == SHELL_TOOL and isinstance(command, str):
+        return exact_grant(command) in granted  # see agents/shell_paths.py
     inside_ok = q.effect == "read" or skip or is_granted(q, granted, root)
     top = str(root)
     for p in q.resolved_paths:
@@ -103,6 +106,8 @@ def headless_reason(q: PermissionQuestion, root: Path) -> str:
             for raw, r in zip(q.outside_paths, resolved, strict=False)
         )
         keys = " ".join(f"'{path_key(q.tool_name, r)}'" for r in resolved)
+        if q.tool_name == SHELL_TOOL and isinstance(command := q.tool_input.get("command"), str):
+            keys = f"'{exact_grant(command)}'"
         return (
             f"{q.tool_name} on {where}, outside the working folder, needs the user's "
             "permission and no one can answer in this headless run (--allow-tools does not "

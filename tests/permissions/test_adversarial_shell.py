@@ -95,7 +95,7 @@ async def test_a_no_break_space_does_not_smuggle_a_program_past_a_prefix_grant(
     finally:
         await app.aclose()
     assert not (lay.outside / "pwned").exists()
-    assert results(srv)["c"].startswith("permission denied: bash needs the user's permission")
+    assert results(srv)["c"].startswith("permission denied: bash ")
 
 
 async def test_a_git_log_grant_does_not_write_a_file_outside(
@@ -123,7 +123,7 @@ async def test_a_git_log_grant_does_not_write_a_file_outside(
     told = results(srv)
     assert "one" in told["ok"]
     assert not (lay.outside / "leak.txt").exists()
-    assert told["c"].startswith("permission denied: bash needs the user's permission")
+    assert told["c"].startswith("permission denied: bash ")
 
 
 OUTSIDE_ARGS = {
@@ -232,4 +232,4 @@ def test_print_mode_a_stored_rm_grant_removes_inside_only(lay: Layout, tmp_path:
     assert not (lay.proj / "mine.txt").exists()
     assert sorted(p.name for p in lay.outside.iterdir()) == ["secret.txt", "victim.txt"]
     for cid in ("home", "glob"):
-        assert told[cid].startswith("permission denied: bash needs the user's permission"), told
+        assert told[cid].startswith("permission denied: bash "), told
