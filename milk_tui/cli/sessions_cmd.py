@@ -67,7 +67,8 @@ def _sessions_in(args: argparse.Namespace, out: TextIO, sessions: SessionCatalog
                 f"{r.current_need[:50]}\n"
             )
         return EXIT_OK
-    sid = sessions.find(os.getcwd(), args.id, any_folder=args.any_folder)
+    # Showing reads only: a full id means one session wherever its folder is.
+    sid = sessions.find(os.getcwd(), args.id, any_folder=args.any_folder, full_id_anywhere=True)
     s = sessions.load(sid) if sid else None
     err = inert_out(sys.stderr)  # a session name or a warning may quote untrusted text
     for warning in sessions.take_warnings():

@@ -179,10 +179,12 @@ class SessionStore:
         if bad and warning not in self.warnings:
             self.warnings.append(warning)
 
-    def find(self, cwd: str, name: str = "", *, any_folder: bool = False) -> str | None:
+    def find(
+        self, cwd: str, name: str = "", *, any_folder: bool = False, full_id_anywhere: bool = False
+    ) -> str | None:
         """The session ``name`` addresses (storage/session_lookup.py), or the folder's most
         recent when ``name`` is "".  Raises ``SessionLookupError`` for an ambiguous prefix."""
-        return lookup(self.db.query, cwd, name, any_folder)
+        return lookup(self.db.query, cwd, name, any_folder, full_id_anywhere)
 
     def resume(
         self,
