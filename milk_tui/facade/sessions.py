@@ -27,12 +27,17 @@ class SessionCatalog:
     def __init__(self, store: SessionStore) -> None:
         self._store = store
 
-    def recent(self, cwd: str | None, limit: int = LIST_LIMIT) -> list[SessionSummary]:
-        """Sessions of ``cwd`` (every folder when None), most recently used first."""
-        return self._store.list(cwd, limit)
+    def recent(
+        self, cwd: str | None, limit: int = LIST_LIMIT, keep: str = ""
+    ) -> list[SessionSummary]:
+        """Sessions of ``cwd`` (every folder when None), most recently used first; an empty
+        unnamed one only when it is ``keep`` (``SessionStore.list``)."""
+        return self._store.list(cwd, limit, keep)
 
-    async def arecent(self, cwd: str | None, limit: int = LIST_LIMIT) -> list[SessionSummary]:
-        return await asyncio.to_thread(self._store.list, cwd, limit)
+    async def arecent(
+        self, cwd: str | None, limit: int = LIST_LIMIT, keep: str = ""
+    ) -> list[SessionSummary]:
+        return await asyncio.to_thread(self._store.list, cwd, limit, keep)
 
     def find(
         self,

@@ -1,4 +1,5 @@
-"""Which session a user means: ``--session NAME``, ``sessions show KEY``.
+"""Which session a user means: ``--session NAME``, ``sessions show KEY``, or none (the
+folder's latest session with a turn, else its latest).
 
 A key is a session name, a full id, or an id prefix of at least ``MIN_ID_PREFIX``
 characters, looked up in the current folder only — another folder's session is reached
@@ -33,8 +34,13 @@ def lookup(
     ""), or None; raises ``SessionLookupError`` for an ambiguous id prefix.
     ``full_id_anywhere``: a full id finds its session in any folder."""
     if not key:
+        # The latest session with a turn: one left without a question (``--new`` quit at
+        # once, a failed first turn) would otherwise hide the conversation a plain start
+        # should resume.  A session named and left empty is reached by its name.
         rows = query(
-            "SELECT id FROM sessions WHERE cwd = ? ORDER BY last_used DESC LIMIT 1", (cwd,)
+            "SELECT id FROM sessions s WHERE cwd = ? ORDER BY EXISTS ("
+            "SELECT 1 FROM turns t WHERE t.session_id = s.id) DESC, last_used DESC LIMIT 1",
+            (cwd,),
         )
         return rows[0][0] if rows else None
     scope, sp = ("", ()) if any_folder else (" AND cwd = ?", (cwd,))
