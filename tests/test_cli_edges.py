@@ -55,7 +55,7 @@ def test_sessions_list_has_a_header_row(tmp_path: Path):
     assert milk("-p", "hello", "--demo", cwd=tmp_path).returncode == 0
     lines = milk("sessions", "list", cwd=tmp_path).stdout.splitlines()
     assert lines[0].split()[:3] == ["ID", "LAST", "USED"]
-    assert "TURNS" in lines[0] and "NAME" in lines[0] and "NEED" in lines[0]
+    assert "QUESTIONS" in lines[0] and "NAME" in lines[0] and "NEED" in lines[0]
     assert len(lines) == 2
 
 

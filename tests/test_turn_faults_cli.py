@@ -1,7 +1,8 @@
 """Turns that go wrong on the wire, through the real ``milk -p`` process and the fake servers:
-a wrong-typed chunk, an empty reply, a server that drips bytes for ever, an escalation agent
-that is missing.  Each ends with ONE line naming the agent (and the field or the limit),
-exit status 1, no traceback, and nothing recorded; the next turn works as usual."""
+a wrong-typed chunk, an empty reply, an escalation agent that is missing.  Each ends with
+ONE line naming the agent (and the field), exit status 1, no traceback, and nothing
+recorded; the next turn works as usual.  (A server dripping bytes past turn_timeout_secs is
+warned about, not stopped: tests/day_small/test_turn_timeout.py.)"""
 
 from __future__ import annotations
 
@@ -80,21 +81,6 @@ def test_an_empty_reply_is_an_error_and_records_nothing(tmp_path: Path, milk_hom
         srv.enqueue(FakeReply(text=[]))
         line = one_error_line(milk("-p", "say nothing at all", "--primary", cwd=tmp_path))
         assert "agent 'fake'" in line and "empty reply" in line, line
-        assert turns(milk_home) == 0
-
-
-def test_a_server_dripping_bytes_is_stopped_at_turn_timeout_secs(
-    tmp_path: Path, milk_home: Path
-) -> None:
-    with FakeOpenAIServer() as srv:
-        openai_config(milk_home, srv.url, "[agents.limits]\nturn_timeout_secs = 2\n")
-        # ~100 s of body at 20 bytes a second: the 30 s read timeout never trips.
-        srv.enqueue(FakeReply(text=["drip "] * 12, drip=0.05))
-        line = one_error_line(milk("-p", "take your time", "--primary", cwd=tmp_path, timeout=40))
-        assert line == (
-            "milk-tui: agent 'fake': no complete answer within 2s (turn_timeout_secs); "
-            "nothing recorded"
-        ), line
         assert turns(milk_home) == 0
 
 

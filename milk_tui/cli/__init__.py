@@ -268,7 +268,12 @@ def _run_tui(args: argparse.Namespace) -> int:
 def _bad_text(args: argparse.Namespace, flags: dict[str, str]) -> str:
     """One line for an argument or ``MILK_*`` variable holding bytes that are not UTF-8
     (Python hands them over as lone surrogates, which no file, database or server takes)."""
-    named = [(flags.get(k, k), v) for k, v in vars(args).items() if isinstance(v, str)]
+    named = [
+        (flags.get(k, k), w)
+        for k, v in vars(args).items()
+        for w in (v if isinstance(v, list) else [v])  # nargs="+" words (memory add/edit)
+        if isinstance(w, str)
+    ]
     named += [(k, v) for k, v in os.environ.items() if k.upper().startswith("MILK_")]
     for name, value in named:
         try:

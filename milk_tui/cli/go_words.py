@@ -56,6 +56,16 @@ class Parser(argparse.ArgumentParser):
         self.argv = list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(self.argv, namespace)
 
+    def parse_args(  # type: ignore[override]  # typeshed overloads on namespace
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> argparse.Namespace:
+        """As argparse's, except that words left over after a subcommand are refused with
+        that subcommand's usage (``milk-tui memory edit 1 a b``), not the top level's."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            _chosen(self, parsed).error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
+
     def error(self, message: str) -> NoReturn:
         if self.go_words:
             sub = self._subparsers._group_actions[0] if self._subparsers else None
@@ -63,3 +73,13 @@ class Parser(argparse.ArgumentParser):
             if hint:
                 self.exit(2, f"milk-tui: {hint}\n")
         super().error(message)
+
+
+def _chosen(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> argparse.ArgumentParser:
+    """The deepest (sub)parser the parsed command line went through."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and action.dest:
+            sub = action.choices.get(getattr(ns, action.dest, None) or "")
+            if sub is not None:
+                return _chosen(sub, ns)
+    return parser

@@ -42,14 +42,15 @@ def add_memory_parser(subparsers: argparse._SubParsersAction) -> None:
     ls.add_argument("--search", metavar="Q", default="", help="only facts containing these words")
     ls.add_argument("--limit", type=int, default=200)
     ad = sub("add", "remember a fact (as the user)")
-    ad.add_argument("content")
+    ad.add_argument("content", nargs="+", metavar="TEXT", help="the fact (quotes optional)")
     ad.add_argument("--scope", choices=("session", "global"), default=DEFAULT_SCOPE,
                     help=f"default: {DEFAULT_SCOPE} (as in the TUI's add dialog)")  # fmt: skip
     ad.add_argument("--consumer", choices=("all", "primary", "escalation"), default="all")
     ad.add_argument("--pin", action="store_true", help="pinned: never decays, always global")
     ed = sub("edit", "change a fact (undoable in the TUI)")
     ed.add_argument("id")
-    ed.add_argument("--content")
+    ed.add_argument("text", nargs="*", metavar="TEXT", help="the new content (or --content)")
+    ed.add_argument("--content", help="the new content (the same as TEXT)")
     ed.add_argument("--consumer", choices=("all", "primary", "escalation"))
     ed.add_argument("--weight", type=_weight, help="0 to 1")
     ed.add_argument("--scope", choices=("session", "global"))
@@ -84,6 +85,15 @@ def _pid(raw: str) -> int:
     if not ref.isdigit():
         raise ValueError(f"'{raw}' is not a fact id (use e.g. 12 or #12)")
     return int(ref)
+
+
+def _edit_content(args: argparse.Namespace) -> str | None:
+    """``memory edit ID TEXT…`` (its words joined, as ``memory add``'s) and ``--content
+    TEXT`` are one thing; both at once must agree."""
+    text = " ".join(args.text) if args.text else None
+    if text is not None and args.content is not None and text != args.content:
+        raise ValueError("give the new text once: as TEXT or as --content, not both")
+    return text if text is not None else args.content
 
 
 def _table(rows: list[Percept], out: TextIO) -> None:
@@ -154,7 +164,7 @@ def run_memory(
             if args.scope == "session" and not session_id:
                 err.write("milk-tui: no session in this folder yet; use --scope global\n")
                 return EXIT_FAILED
-            p = facts.remember(args.content, consumer=args.consumer, scope=args.scope,
+            p = facts.remember(" ".join(args.content), consumer=args.consumer, scope=args.scope,
                                session_id=session_id if args.scope == "session" else "",
                                core=args.pin)  # fmt: skip
             if p is None:
@@ -163,7 +173,10 @@ def run_memory(
             _show(p, args, out, "remembered")
             return EXIT_OK
         if cmd == "edit":
-            p = facts.edit(_pid(args.id), content=args.content, consumer=args.consumer,
+            content = _edit_content(args)
+            if content is None and args.consumer is args.weight is args.scope is None:
+                raise ValueError("nothing to change: give TEXT, --consumer, --weight or --scope")
+            p = facts.edit(_pid(args.id), content=content, consumer=args.consumer,
                            weight=args.weight, scope=args.scope)  # fmt: skip
             _show(p, args, out, "updated")
             return EXIT_OK

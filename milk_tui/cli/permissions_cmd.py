@@ -9,7 +9,7 @@ from typing import TextIO
 
 from milk_tui.cli.terminal_out import inert_out
 
-EXIT_OK = 0
+EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def add_permissions_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -37,9 +37,13 @@ def run_permissions(args: argparse.Namespace, cwd: str, out: TextIO, err: TextIO
         out.write(f"granted in {perms.cwd}: {', '.join(tools)}\n")
         return EXIT_OK
     if args.permissions_cmd == "revoke":
-        tools = perms.revoke(args.tools)
-        out.write(f"granted in {perms.cwd}: {', '.join(tools) or '(none)'}\n")
-        return EXIT_OK
+        result = perms.revoke(args.tools)
+        for line in result.lines(perms.cwd):
+            if line.startswith("not granted"):  # nothing changed for these: said on stderr
+                err.write(f"milk-tui: {line}\n")
+            else:
+                out.write(f"{line}\n")
+        return EXIT_OK if result.revoked else EXIT_FAILED
     listed = perms.show()
     for warning in listed.warnings:
         err.write(f"milk-tui: warning: {warning}\n")

@@ -59,15 +59,16 @@ def _sessions_in(args: argparse.Namespace, out: TextIO, sessions: SessionCatalog
             out.write("no sessions for this folder (use --all for every folder)\n")
             return EXIT_OK
         width = max(len(r.id) for r in rows)
-        out.write(f"{'ID':<{width}}  {'LAST USED':<16}  {'TURNS':>5}  {'NAME':<16} NEED\n")
+        out.write(f"{'ID':<{width}}  {'LAST USED':<16}  {'QUESTIONS':>9}  {'NAME':<16} NEED\n")
         for r in rows:
             when = dt.datetime.fromtimestamp(r.last_used).strftime("%Y-%m-%d %H:%M")
             out.write(
-                f"{r.id:<{width}}  {when:<16}  {r.turns:>5}  {r.name or '-':<16} "
+                f"{r.id:<{width}}  {when:<16}  {r.questions:>9}  {r.name or '-':<16} "
                 f"{r.current_need[:50]}\n"
             )
         return EXIT_OK
-    sid = sessions.find(os.getcwd(), args.id, any_folder=args.any_folder)
+    # Showing reads only: a full id means one session wherever its folder is.
+    sid = sessions.find(os.getcwd(), args.id, any_folder=args.any_folder, full_id_anywhere=True)
     s = sessions.load(sid) if sid else None
     err = inert_out(sys.stderr)  # a session name or a warning may quote untrusted text
     for warning in sessions.take_warnings():
@@ -83,7 +84,7 @@ def _sessions_in(args: argparse.Namespace, out: TextIO, sessions: SessionCatalog
     out.write(
         f"session:   {s.id}\nname:      {s.name}\ncwd:       {s.cwd}\n"
         f"state:     {STATE_WORDS.get(s.state, s.state.value)}\n"
-        f"questions: {s.user_turn_count()}\nneed:      {s.current_need}\n"
+        f"questions: {s.question_count()}\nneed:      {s.current_need}\n"
     )
     for t in s.history:
         who = "user" if t.role == "user" else (t.agent_name or t.agent)

@@ -349,8 +349,8 @@ class MilkConfig(BaseModel):
         return float(per or DEFAULT_TOOL_TIMEOUT_SECS)
 
     def resolve_turn_timeout(self, ac: AgentConfig | None) -> float | None:
-        """Seconds after which a turn of this agent is stopped (warned about at half of it);
-        None when ``turn_timeout_secs`` is negative (no limit)."""
+        """Seconds after which a turn of this agent is warned about (it goes on); None when
+        ``turn_timeout_secs`` is negative (no warning)."""
         per = ac.limits.turn_timeout_secs if ac else None
         if per is not None and per < 0:
             return None

@@ -250,19 +250,20 @@ class TurnRunner:
         )
 
     async def _consume(self, slot: AgentSlot, request: AgentRequest, scratch: TurnScratch) -> None:
-        """Run the agent's stream within its ``turn_timeout_secs``: a hard deadline besides
-        the per-read timeout (a server dripping a byte at a time never trips that one), with
-        one warning at half of it.  The deadline, a reply with nothing in it, or a fault of
-        ours while reading the stream end the turn as one AgentError naming the agent, so
-        the caller rolls the session back and records nothing."""
+        """Run the agent's stream, with one warning line once it has run for its
+        ``turn_timeout_secs``: the turn goes on, and Ctrl+C stops it (a long escalation is
+        normal work, and stopping it would throw that work away:
+        docs/adr/0035-turn-timeout-warns.md).  A reply with nothing in it, or a fault of ours
+        while reading the stream, ends the turn as one AgentError naming the agent, so the
+        caller rolls the session back and records nothing."""
         limit = self._state.config.resolve_turn_timeout(slot.config)
         warn = None
         if limit is not None:
             warn = asyncio.get_running_loop().call_later(
-                limit / 2,
+                limit,
                 self._pub.notice,
-                f"{slot.name} is taking long; it is stopped at {limit:g}s (turn_timeout_secs); "
-                "Ctrl+C cancels the turn now",
+                f"{slot.name} has been at this turn for {_duration(limit)} (turn_timeout_secs); "
+                "it goes on — Ctrl+C stops it",
                 "warning",
             )
         bus_publish, calls = self._state.bus.publish, [0]
@@ -272,28 +273,20 @@ class TurnRunner:
                 calls[0] += 1
             bus_publish(e)
 
-        deadline = asyncio.timeout(limit)
         try:
-            async with deadline:
-                await consume_stream(
-                    slot.agent,
-                    request,
-                    scratch,
-                    slot=slot.slot,
-                    fallback_model=slot.model,
-                    session_id=self._state.session.id,
-                    publish=publish,
-                    on_need=lambda body: self._pub.record_need(body, slot.slot),
-                    repeats=self._repeats(),
-                )
+            await consume_stream(
+                slot.agent,
+                request,
+                scratch,
+                slot=slot.slot,
+                fallback_model=slot.model,
+                session_id=self._state.session.id,
+                publish=publish,
+                on_need=lambda body: self._pub.record_need(body, slot.slot),
+                repeats=self._repeats(),
+            )
         except _TURN_ERRORS:
-            if not deadline.expired():
-                raise
-            raise AgentError(
-                f"agent '{slot.name}': no complete answer within {limit:g}s "
-                "(turn_timeout_secs); nothing recorded",
-                agent=slot.name,
-            ) from None
+            raise
         except Exception as e:  # noqa: BLE001 - any fault is one turn error, never a traceback
             raise AgentError(
                 f"agent '{slot.name}': stream failed: {type(e).__name__}: {e}", agent=slot.name
@@ -381,3 +374,8 @@ class TurnRunner:
 def _unreachable(e: Exception) -> bool:
     """A connection-level failure (not an answer from the backend saying no)."""
     return isinstance(e, AgentError) and e.unreachable
+
+
+def _duration(secs: float) -> str:
+    """``600`` → "10 min", ``90`` → "90s": the warning's wording of turn_timeout_secs."""
+    return f"{secs / 60:g} min" if secs >= 120 and secs % 60 == 0 else f"{secs:g}s"

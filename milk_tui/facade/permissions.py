@@ -28,6 +28,24 @@ class GrantList:
     ``.claude/settings.local.json`` and those of a settings file the user trusted."""
 
 
+@dataclass(frozen=True)
+class Revoked:
+    revoked: tuple[str, ...]
+    """The tools named that were granted here (and are no longer)."""
+    not_granted: tuple[str, ...]
+    """The tools named that were not granted here: nothing changed for them."""
+    left: tuple[str, ...]
+    """The tools still granted here."""
+
+    def lines(self, cwd: str) -> list[str]:
+        """What the command line and ``/permissions revoke`` say, one line each."""
+        out = [f"revoked in {cwd}: {', '.join(self.revoked)}"] if self.revoked else []
+        if self.not_granted:
+            out.append(f"not granted in {cwd}, nothing to revoke: {', '.join(self.not_granted)}")
+        out.append(f"still granted: {', '.join(self.left) or '(none)'}")
+        return out
+
+
 class FolderPermissions:
     def __init__(self, grants: GrantStore, cwd: str, switch: SkipSwitch | None = None) -> None:
         self._grants = grants
@@ -48,9 +66,17 @@ class FolderPermissions:
         """Allow ``tools`` in this folder from now on; returns every granted tool."""
         return tuple(sorted(self._grants.grant(self.cwd, tools)))
 
-    def revoke(self, tools: list[str]) -> tuple[str, ...]:
-        """Ask again before ``tools``; returns the tools still granted."""
-        return tuple(sorted(self._grants.revoke(self.cwd, tools)))
+    def revoke(self, tools: list[str]) -> Revoked:
+        """Ask again before ``tools``: which of them were granted, which were not, and
+        the tools still granted."""
+        before = self._grants.allowed(self.cwd)
+        wanted = tuple(dict.fromkeys(tools))
+        left = self._grants.revoke(self.cwd, tools) if before & set(wanted) else before
+        return Revoked(
+            tuple(t for t in wanted if t in before),
+            tuple(t for t in wanted if t not in before),
+            tuple(sorted(left)),
+        )
 
     @property
     def skip(self) -> bool:

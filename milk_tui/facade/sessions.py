@@ -27,19 +27,33 @@ class SessionCatalog:
     def __init__(self, store: SessionStore) -> None:
         self._store = store
 
-    def recent(self, cwd: str | None, limit: int = LIST_LIMIT) -> list[SessionSummary]:
-        """Sessions of ``cwd`` (every folder when None), most recently used first."""
-        return self._store.list(cwd, limit)
+    def recent(
+        self, cwd: str | None, limit: int = LIST_LIMIT, keep: str = ""
+    ) -> list[SessionSummary]:
+        """Sessions of ``cwd`` (every folder when None), most recently used first; an empty
+        unnamed one only when it is ``keep`` (``SessionStore.list``)."""
+        return self._store.list(cwd, limit, keep)
 
-    async def arecent(self, cwd: str | None, limit: int = LIST_LIMIT) -> list[SessionSummary]:
-        return await asyncio.to_thread(self._store.list, cwd, limit)
+    async def arecent(
+        self, cwd: str | None, limit: int = LIST_LIMIT, keep: str = ""
+    ) -> list[SessionSummary]:
+        return await asyncio.to_thread(self._store.list, cwd, limit, keep)
 
-    def find(self, cwd: str, name_or_id: str = "", *, any_folder: bool = False) -> str | None:
+    def find(
+        self,
+        cwd: str,
+        name_or_id: str = "",
+        *,
+        any_folder: bool = False,
+        full_id_anywhere: bool = False,
+    ) -> str | None:
         """The id of the session ``name_or_id`` addresses in ``cwd`` (a name, a full id or
-        an id prefix of 8+ characters; any folder with ``any_folder``), or of the folder's
-        most recent session when it is "".  An ambiguous prefix raises ``StorageError``
-        listing the candidates."""
-        return self._store.find(cwd, name_or_id, any_folder=any_folder)
+        an id prefix of 8+ characters; any folder with ``any_folder``; a full id in any
+        folder with ``full_id_anywhere``), or of the folder's most recent session when it is
+        "".  An ambiguous prefix raises ``StorageError`` listing the candidates."""
+        return self._store.find(
+            cwd, name_or_id, any_folder=any_folder, full_id_anywhere=full_id_anywhere
+        )
 
     def load(self, session_id: str) -> Session | None:
         """A field that cannot be read is dropped; ``take_warnings`` then names the session."""

@@ -48,15 +48,33 @@ STATE_WORDS: dict[str, str] = {
 goes back to it.  The stored and JSON value stays the state's name."""
 
 
+def handed_over(history: list[Turn], i: int) -> bool:
+    """Whether ``history[i]`` is the escalation agent's copy of the prompt the primary had
+    just handed over: a hand-off is stored as the primary's user and assistant turns, then
+    a user turn of the escalation agent with the same text (engine/turn_commit.py).  The
+    SQL twin is ``storage/history_read.HANDED_OVER``."""
+    if i < 2:
+        return False
+    t, answer, asked = history[i], history[i - 1], history[i - 2]
+    return (
+        t.role == "user"
+        and t.agent == ESCALATION
+        and answer.is_assistant_of(PRIMARY)
+        and asked.role == "user"
+        and asked.agent == PRIMARY
+        and asked.content == t.content
+    )
+
+
 class HistoryCounts(NamedTuple):
     """What the panes show that counts over a session's whole history (facade/views.py
     ``session_view``)."""
 
     records: int
     exchanges: int
-    """User turns."""
+    """Questions: user turns, a hand-off's two counted once (``Session.question_count``)."""
     need_question: int
-    """User turns before the need was set (the need's question is the next one)."""
+    """Questions up to the turn the need was set in."""
     last_user_agent: str
     """The agent of the latest user turn that names one."""
     local_turns_since_escalation: int
@@ -168,8 +186,8 @@ class Session:
         need_at = self.current_need_set_at
         return HistoryCounts(
             records=self.records,
-            exchanges=self.user_turn_count(),
-            need_question=sum(1 for t in self.history[:need_at] if t.role == "user"),
+            exchanges=self.question_count(),
+            need_question=self.question_count(need_at),
             last_user_agent=last_user_agent,
             local_turns_since_escalation=self.local_turns_since_last_escalation(),
             last_escalation_context=last_context,
@@ -196,6 +214,13 @@ class Session:
 
     def user_turn_count(self) -> int:
         return sum(1 for t in self.history if t.role == "user")
+
+    def question_count(self, upto: int | None = None) -> int:
+        """Questions asked (in ``history[:upto]``): the prompts the user sent.  A prompt the
+        primary handed to the escalation agent is stored twice (``handed_over``) and is
+        still one question."""
+        turns = self.history if upto is None else self.history[:upto]
+        return sum(1 for i, t in enumerate(turns) if t.role == "user" and not handed_over(turns, i))
 
     def escalation_ever_active(self) -> bool:
         """Any turn (user or assistant) tagged escalation — deliberately wider than the boundary."""

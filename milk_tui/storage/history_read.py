@@ -59,6 +59,30 @@ def read_turns(db: Database, session_id: str, *, last: int = 0, first: int = 0) 
     return TurnsRead(turns, unreadable_calls, unreadable_files)
 
 
+HANDED_OVER = (
+    # ``model/session.handed_over`` over the stored turns: user turn ``e`` of the escalation
+    # agent whose previous turn in its session is the primary's answer, and the one before
+    # that the primary's user turn with the same text.  Only escalation user turns are
+    # looked at, each by two seeks of the (session_id, id) index.
+    f"e.role = 'user' AND e.agent = '{ESCALATION}' AND e.content = ("
+    "SELECT u.content FROM turns a JOIN turns u ON u.id = ("
+    "SELECT MAX(id) FROM turns WHERE session_id = a.session_id AND id < a.id) "
+    "WHERE a.id = (SELECT MAX(id) FROM turns WHERE session_id = e.session_id AND id < e.id) "
+    f"AND a.role = 'assistant' AND a.agent = '{PRIMARY}' "
+    f"AND u.role = 'user' AND u.agent = '{PRIMARY}')"
+)
+
+
+def questions_of(session_id_sql: str) -> str:
+    """SQL for the questions of the session whose id is ``session_id_sql`` (a column or a
+    parameter): its user turns, a hand-off's two counted once (``Session.question_count``)."""
+    return (
+        f"((SELECT COUNT(*) FROM turns q WHERE q.session_id = {session_id_sql} "
+        "AND q.role = 'user') - (SELECT COUNT(*) FROM turns e "
+        f"WHERE e.session_id = {session_id_sql} AND {HANDED_OVER}))"
+    )
+
+
 def count_turns(db: Database, session_id: str) -> int:
     return int(db.tuples("SELECT COUNT(*) FROM turns WHERE session_id = ?", (session_id,))[0][0])
 
@@ -95,6 +119,11 @@ def history_counts(db: Database, session_id: str, need_set_at: int, records: int
         "WHERE session_id = ?1 AND role = 'user'",
         need_id,
     )
+    repeats, repeats_to_need = one(
+        f"SELECT COUNT(*), COALESCE(SUM(e.id <= ?2), 0) FROM turns e "
+        f"WHERE e.session_id = ?1 AND {HANDED_OVER}",
+        need_id,
+    )
     agent, _ = one(
         "SELECT agent, MAX(id) FROM turns WHERE session_id = ? AND role = 'user' AND agent > ''"
     )
@@ -124,8 +153,8 @@ def history_counts(db: Database, session_id: str, need_set_at: int, records: int
     )
     return HistoryCounts(
         records=records,
-        exchanges=exchanges,
-        need_question=need_question,
+        exchanges=exchanges - repeats,
+        need_question=need_question - repeats_to_need,
         last_user_agent=agent or "",
         local_turns_since_escalation=local,
         last_escalation_context=context[0][0] if context else "",

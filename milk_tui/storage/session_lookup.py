@@ -1,8 +1,10 @@
-"""Which session a user means: ``--session NAME``, ``sessions show KEY``.
+"""Which session a user means: ``--session NAME``, ``sessions show KEY``, or none (the
+folder's latest session with a turn, else its latest).
 
 A key is a session name, a full id, or an id prefix of at least ``MIN_ID_PREFIX``
 characters, looked up in the current folder only — another folder's session is reached
-only when the caller asks for any folder (``--any-folder``).  Keys are compared as
+only when the caller asks for any folder (``--any-folder``), or, for a caller that only reads
+(``sessions show``), by its full id, which cannot mean another session.  Keys are compared as
 exact values (``=`` and ``substr``), never as ``LIKE`` patterns, so ``%`` or ``_`` in a
 key match only themselves.  A prefix that fits several sessions is an error listing them.
 """
@@ -25,12 +27,20 @@ class SessionLookupError(StorageError):
     """The key fits more than one session."""
 
 
-def lookup(query: Query, cwd: str, key: str, any_folder: bool = False) -> str | None:
+def lookup(
+    query: Query, cwd: str, key: str, any_folder: bool = False, full_id_anywhere: bool = False
+) -> str | None:
     """The id of the session ``key`` addresses (the folder's most recent when ``key`` is
-    ""), or None; raises ``SessionLookupError`` for an ambiguous id prefix."""
+    ""), or None; raises ``SessionLookupError`` for an ambiguous id prefix.
+    ``full_id_anywhere``: a full id finds its session in any folder."""
     if not key:
+        # The latest session with a turn: one left without a question (``--new`` quit at
+        # once, a failed first turn) would otherwise hide the conversation a plain start
+        # should resume.  A session named and left empty is reached by its name.
         rows = query(
-            "SELECT id FROM sessions WHERE cwd = ? ORDER BY last_used DESC LIMIT 1", (cwd,)
+            "SELECT id FROM sessions s WHERE cwd = ? ORDER BY EXISTS ("
+            "SELECT 1 FROM turns t WHERE t.session_id = s.id) DESC, last_used DESC LIMIT 1",
+            (cwd,),
         )
         return rows[0][0] if rows else None
     scope, sp = ("", ()) if any_folder else (" AND cwd = ?", (cwd,))
@@ -42,7 +52,10 @@ def lookup(query: Query, cwd: str, key: str, any_folder: bool = False) -> str | 
     if rows:
         return rows[0][0]
     ident = key.strip().lower()
-    rows = query(f"SELECT id FROM sessions WHERE id = ?{scope}", (ident, *sp))
+    whole = "" if full_id_anywhere else scope
+    rows = query(
+        f"SELECT id FROM sessions WHERE id = ?{whole}", (ident, *sp) if whole else (ident,)
+    )
     if rows:
         return rows[0][0]
     if len(ident) < MIN_ID_PREFIX:

@@ -23,7 +23,13 @@ from milk_tui.model.session import HistoryCounts, Session, TokenUsage, Turn
 # that table's migration is registered before any store migrates the database.
 from milk_tui.storage import usage_log as _usage_log  # noqa: F401  # registers migration 004
 from milk_tui.storage.db import Database, MigrationConnection, StorageError, register_migration
-from milk_tui.storage.history_read import TurnsRead, count_turns, history_counts, read_turns
+from milk_tui.storage.history_read import (
+    TurnsRead,
+    count_turns,
+    history_counts,
+    questions_of,
+    read_turns,
+)
 from milk_tui.storage.session_lookup import lookup
 from milk_tui.storage.session_rows import (
     attachments_json,
@@ -38,6 +44,7 @@ from milk_tui.storage.session_rows import (
 TOKEN_COLUMNS = ("model", "role", "prompt", "completion", "cache_read", "cache_creation",
                  "cost_usd")  # fmt: skip
 """Columns of the ``tokens`` table, named like the ``TokenUsage`` fields they hold."""
+_ANY_TURN = "SELECT 1 FROM turns t WHERE t.session_id = s.id"
 _SUMMARY_COLUMNS = ("id", "name", "cwd", "created_at", "last_used", "state")
 INPUT_HISTORY_KEEP = 500
 """Only the last 500 input lines are kept per session: enough to recall, bounded on disk."""
@@ -52,7 +59,10 @@ class SessionSummary:
     last_used: float
     state: str
     turns: int
+    """Stored records: a question and its answer are two, a hand-off four."""
     current_need: str
+    questions: int = 0
+    """Prompts the user sent (``Session.question_count``): what the lists show."""
 
 
 def _m002_session_version(db: MigrationConnection) -> None:
@@ -179,10 +189,12 @@ class SessionStore:
         if bad and warning not in self.warnings:
             self.warnings.append(warning)
 
-    def find(self, cwd: str, name: str = "", *, any_folder: bool = False) -> str | None:
+    def find(
+        self, cwd: str, name: str = "", *, any_folder: bool = False, full_id_anywhere: bool = False
+    ) -> str | None:
         """The session ``name`` addresses (storage/session_lookup.py), or the folder's most
         recent when ``name`` is "".  Raises ``SessionLookupError`` for an ambiguous prefix."""
-        return lookup(self.db.query, cwd, name, any_folder)
+        return lookup(self.db.query, cwd, name, any_folder, full_id_anywhere)
 
     def resume(
         self,
@@ -297,10 +309,21 @@ class SessionStore:
 
     # ----- listing --------------------------------------------------------------------
 
-    def list(self, cwd: str | None = None, limit: int = 200) -> list[SessionSummary]:
-        where, params = ("WHERE s.cwd = ?", (cwd, limit)) if cwd else ("", (limit,))
+    def list(
+        self, cwd: str | None = None, limit: int = 200, keep: str = ""
+    ) -> list[SessionSummary]:
+        """Sessions of ``cwd`` (every folder when None), most recently used first.  A session
+        with no turn and no name is not listed (a start that asked nothing, ``--new`` left
+        at once) unless it is ``keep`` (the one open in the TUI)."""
+        cond = f"(s.name != '' OR s.id = ? OR EXISTS ({_ANY_TURN}))"
+        where, params = (
+            (f"WHERE s.cwd = ? AND {cond}", (cwd, keep, limit))
+            if cwd
+            else (f"WHERE {cond}", (keep, limit))
+        )
         rows = self.db.query(
-            "SELECT s.*, (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) AS n "
+            "SELECT s.*, (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) AS n, "
+            f"{questions_of('s.id')} AS questions "
             f"FROM sessions s {where} ORDER BY s.last_used DESC LIMIT ?",
             params,
         )
@@ -308,6 +331,7 @@ class SessionStore:
             SessionSummary(
                 **{c: r[c] for c in _SUMMARY_COLUMNS},
                 turns=r["n"],
+                questions=r["questions"],
                 current_need=parse_meta(r["meta"])[0].get("current_need", ""),
             )
             for r in rows

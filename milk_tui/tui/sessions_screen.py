@@ -73,7 +73,9 @@ class SessionsScreen(Screen[SessionAction | None]):
 
     async def reload(self, select: str | None = None) -> None:
         try:
-            self.sessions = await self.catalog.arecent(None if self.any_folder else self.cwd)
+            self.sessions = await self.catalog.arecent(
+                None if self.any_folder else self.cwd, keep=self.current_id or ""
+            )
         except StorageError as e:
             self.notify(str(e), severity="error")
             self.sessions = []
@@ -83,7 +85,7 @@ class SessionsScreen(Screen[SessionAction | None]):
         t.clear(columns=True)
         t.add_column("", key="mark", width=1)
         t.add_column("name", key="name")
-        t.add_column("turns", key="turns")
+        t.add_column("questions", key="questions")
         t.add_column("used", key="used")
         t.add_column("need", key="need", width=NEED_WIDTH)
         if self.any_folder:
@@ -91,7 +93,7 @@ class SessionsScreen(Screen[SessionAction | None]):
         now = self.clock()
         for s in self.sessions:
             need = " ".join(s.current_need.split())
-            row = ["●" if s.id == self.current_id else "", s.name or f"({s.id[:8]})", str(s.turns),
+            row = ["●" if s.id == self.current_id else "", s.name or f"({s.id[:8]})", str(s.questions),
                    age(now - s.last_used), need[: NEED_WIDTH - 1] + "…" if len(need) > NEED_WIDTH else need]  # fmt: skip
             if self.any_folder:
                 row.append(short_path(s.cwd))
@@ -177,8 +179,9 @@ class SessionsScreen(Screen[SessionAction | None]):
                 self.table.move_cursor(row=min(row, len(self.sessions) - 1))
 
         label = s.name or s.id[:8]
+        asked = f"{s.questions} question{'' if s.questions == 1 else 's'}"
         self.app.push_screen(ConfirmModal(f"Delete session {label}?",
-                                          f"{s.turns} turns in {s.cwd}. This cannot be undone.",
+                                          f"{asked} in {s.cwd}. This cannot be undone.",
                                           confirm_label="Delete"), done)  # fmt: skip
 
     async def action_toggle_scope(self) -> None:

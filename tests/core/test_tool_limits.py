@@ -36,14 +36,15 @@ async def test_included_and_excluded_tools_shape_the_toolbox(rig) -> None:
     assert refused.is_error and "unknown tool" in refused.content
 
 
-async def test_a_turn_past_half_its_turn_timeout_is_warned_about_once_and_goes_on(rig) -> None:
-    rig.dispatcher.primary.config.limits = AgentLimits(turn_timeout_secs=4)
+async def test_a_turn_past_its_turn_timeout_is_warned_about_once_and_goes_on(rig) -> None:
+    rig.dispatcher.primary.config.limits = AgentLimits(turn_timeout_secs=1)
     rig.primary.delay = 0.6
     rig.primary.push(say("a", "b", "c", "d"))
     out = await rig.dispatcher.run_turn("a slow one please", force="primary")
     assert out.ok and out.text == "abcd"
     [warning] = [e for e in rig.of("notice") if "turn_timeout_secs" in e.message]
-    assert warning.level == "warning" and "llama" in warning.message and "4s" in warning.message
+    assert warning.level == "warning" and "llama" in warning.message and "1s" in warning.message
+    assert "it goes on" in warning.message and "Ctrl+C" in warning.message
     assert len(rig.reload().history) == 2
     rig.primary.delay = 0
     rig.primary.push(say("quick"))
@@ -51,24 +52,10 @@ async def test_a_turn_past_half_its_turn_timeout_is_warned_about_once_and_goes_o
     assert len([e for e in rig.of("notice") if "turn_timeout_secs" in e.message]) == 1
 
 
-async def test_a_turn_past_its_turn_timeout_is_stopped_and_records_nothing(rig) -> None:
-    rig.dispatcher.primary.config.limits = AgentLimits(turn_timeout_secs=1)
-    rig.primary.delay = 0.4
-    rig.primary.push(say("a", "b", "c", "d", "e", "f"))
-    out = await rig.dispatcher.run_turn("a slow one please", force="primary")
-    assert not out.ok and not out.cancelled
-    assert out.error == (
-        "agent 'llama': no complete answer within 1s (turn_timeout_secs); nothing recorded"
-    )
-    [failed] = rig.of("turn_failed")
-    assert failed.agent_name == "llama" and failed.error == out.error
-    assert rig.reload().history == []
-
-
 def test_turn_timeout_resolution() -> None:
     cfg = MilkConfig()
     ac = AgentConfig(name="a")
-    assert cfg.resolve_turn_timeout(ac) == 1800
+    assert cfg.resolve_turn_timeout(ac) == 600
     ac.limits.turn_timeout_secs = -1
     assert cfg.resolve_turn_timeout(ac) is None
     ac.limits.turn_timeout_secs = 5

@@ -15,9 +15,14 @@ class PermissionCommands(SlashGroup):
         perms = self.facade.permissions
         verb, _, rest = arg.partition(" ")
         tools = rest.split()
-        if verb in ("revoke", "grant") and tools:
-            left = perms.revoke(tools) if verb == "revoke" else perms.grant(tools)
-            self.say(f"{verb}d {', '.join(tools)}; allowed here: {', '.join(left) or 'none'}")
+        if verb == "revoke" and tools:
+            result = perms.revoke(tools)
+            for line in result.lines(perms.cwd):
+                self.say(line, "notice" if result.revoked else "warning")
+            return
+        if verb == "grant" and tools:
+            left = perms.grant(tools)
+            self.say(f"granted {', '.join(tools)}; allowed here: {', '.join(left)}")
             return
         if verb:
             raise ValueError("usage: /permissions [revoke|grant <tool>...]")

@@ -193,7 +193,9 @@ class EscalationPane(Vertical):
 
     def on_resize(self, event: Resize) -> None:
         """A log wraps lines when they are written; lines written while the pane was hidden
-        or narrower are wrapped again at the new width."""
+        or narrower are wrapped again at the new width.  The body fits its lines to the
+        width too (``_redraw``)."""
+        self._redraw()
         if event.size.width != self._wrapped_at and self.timeline is not None:
             self._wrapped_at = event.size.width
             self.timeline.clear()
@@ -218,14 +220,20 @@ class EscalationPane(Vertical):
             t.append("\ntool calls: ", style="dim")
             t.append(str(self.tool_calls))
         sid = self.escalation_session_id
+        width = self.body.content_size.width
+        suffix = (" (resumed)" if self.resumed else " (new)") if sid and self.mode else ""
         t.append("\nsession: ", style="dim")
-        t.append(sid[:18] if sid else "(new on next hand-off)")
-        if sid and self.mode:
-            t.append(" (resumed)" if self.resumed else " (new)", style="dim")
+        # One line, its state included: on a narrow pane the id gives way, not the state.
+        room = width - len("session: ") - len(suffix) if width else 18
+        shown = sid[:18] if room >= 18 else _cut(sid, max(9, room))  # 18: enough to tell
+        t.append(shown if sid else "(new on next hand-off)")
+        t.append(suffix, style="dim")
         if self.brief:
-            brief = self.brief if len(self.brief) < 160 else self.brief[:159] + "…"
+            # On a short terminal one line (F4 shows all of it); else up to 160 characters.
+            short = self.is_mounted and self.screen.has_class("-short") and width
+            limit = width - len("brief: ") if short else 160
             t.append("\nbrief: ", style="dim")
-            t.append(brief)
+            t.append(_cut(" ".join(self.brief.split()) if short else self.brief, limit))
         u = self.totals
         if not u.is_empty():
             t.append(f"\ntokens {u.arrows()}", style="dim")
@@ -241,3 +249,8 @@ class EscalationPane(Vertical):
         if t != self._shown:  # turn-state events mostly change nothing here
             self._shown = t
             self.body.update(t)
+
+
+def _cut(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` characters, its end marked "…" when cut."""
+    return text if len(text) <= cells else text[: max(0, cells - 1)] + "…"

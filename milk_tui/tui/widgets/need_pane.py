@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.events import Resize
 from textual.widgets import Static
 
 from milk_tui.model import events as ev
+from milk_tui.tui.widgets.fit_line import KEEP, fit
 
 MAX_EARLIER = 8
 
@@ -53,6 +55,11 @@ class NeedPane(Vertical):
     def on_mount(self) -> None:
         self.refresh_need()
 
+    def on_resize(self, event: Resize) -> None:
+        """A short terminal gives the pane a fixed height (main.tcss): its lines are laid
+        out again for it, and again when it has room once more."""
+        self.refresh_need()
+
     def handle_bus_event(self, e: ev.BusEvent) -> None:
         match e:
             case ev.SessionChanged():
@@ -81,20 +88,16 @@ class NeedPane(Vertical):
 
     def refresh_need(self) -> None:
         v = self.view
+        rows, width = self.content_size.height, self.content_size.width
+        if self.is_mounted and self.screen.has_class("-short") and v.need and rows and width:
+            self.body.update(self._compact(rows, width))
+            return
         t = Text()
         if v.need:
             t.append(v.need + "\n", style="bold")
-            if v.stale:
-                t.append("may already be fulfilled", style="bold yellow")
-            else:
-                t.append("current", style="bold green")
-            who = v.producer or "?"
-            if v.producer == "user" and v.set_at > v.records:  # /need TEXT between turns
-                t.append("\nset by you with /need", style="dim")
-            elif v.set_at > v.records:
-                t.append(f"\nset by {who} this turn", style="dim")
-            else:
-                t.append(f"\nset by {who} in question {v.question} of {v.questions}", style="dim")
+            t.append_text(self._state())
+            t.append("\n")
+            t.append(self._provenance(), style="dim")
         else:
             t.append("no need recorded yet", style="dim italic")
         if self.earlier:
@@ -102,3 +105,39 @@ class NeedPane(Vertical):
             for n in reversed(self.earlier):
                 t.append(f"\n· {n}", style="dim")
         self.body.update(t)
+
+    def _state(self) -> Text:
+        if self.view.stale:
+            return Text("may already be fulfilled", style="bold yellow")
+        return Text("current", style="bold green")
+
+    def _provenance(self) -> str:
+        v = self.view
+        who = v.producer or "?"
+        if v.producer == "user" and v.set_at > v.records:  # /need TEXT between turns
+            return "set by you with /need"
+        if v.set_at > v.records:
+            return f"set by {who} this turn"
+        return f"set by {who} in question {v.question} of {v.questions}"
+
+    def _compact(self, rows: int, width: int) -> Text:
+        """The pane on a short terminal: the need in the rows left (its end cut with "…",
+        never silently), then its state and who set it on one line that always shows."""
+        lines = list(Text(self.view.need, style="bold").wrap(self.app.console, width))
+        keep = max(1, rows - 1)
+        if len(lines) > keep:
+            lines = lines[:keep]
+            last = lines[-1]
+            last.truncate(max(1, width - 1))
+            last.append("…")
+            lines[-1] = last
+        t = Text("\n").join(lines)
+        v = self.view
+        by = self._provenance().removeprefix("set ")
+        where = ""
+        if v.set_at <= v.records:  # "by primary, question 3" (its "of N" is in the header)
+            by, where = f"by {v.producer or '?'}", f", question {v.question}"
+        t.append("\n")
+        parts = [(KEEP, self._state()), (1, Text(f" · {by}", style="dim"))]
+        t.append_text(fit([*parts, (2, Text(where, style="dim"))], width))
+        return t
