@@ -112,7 +112,9 @@ class MainScreen(Screen[None]):
             )
             with Vertical(id="side"):
                 yield NeedPane(id="need")
-                yield EscalationPane(info.escalation.name, id="escalation")
+                yield EscalationPane(
+                    info.escalation.name, id="escalation", missing=info.escalation.missing
+                )
                 yield FactsPane(a.facts, a.session_id, clock=self.milk.fact_clock, id="facts")
         yield Static("", id="hint", markup=False)
         yield StagedAttachments(id="staged")
@@ -144,6 +146,8 @@ class MainScreen(Screen[None]):
 
         attach.install(self)
         conv, info = self.query_one(Conversation), self.view.startup_info()
+        self.name_agents(info)  # painted maybe with the demo agents while a server was looked for
+        self.query_one(StatusLine).handle_bus_event(ev.RoutingPinned(pinned=self.facade.pinned))
         self._notes_said = welcome.say_start_notes(conv, info, self._notes_said)  # the 2nd half's
         self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
         self.set_interval(CONFIG_WATCH_S, lambda: watch_config(self))
@@ -346,10 +350,14 @@ class MainScreen(Screen[None]):
     def start_corrected(self, info: StartupInfo) -> None:
         """The screen was painted from a start card the config did not match
         (facade/start_card.py): the agents' names, the welcome and the notes from ``info``."""
+        self.name_agents(info)
+        conv = self.query_one(Conversation)
+        self._notes_said = welcome.say_start_notes(conv, info, 0, self._painted_notes)
+
+    def name_agents(self, info: StartupInfo) -> None:
         conv = self.query_one(Conversation)
         conv.names.update(primary=info.primary.name, escalation=info.escalation.name)
-        self.query_one(EscalationPane).renamed(info.escalation.name)
-        self._notes_said = welcome.say_start_notes(conv, info, 0, self._painted_notes)
+        self.query_one(EscalationPane).renamed(info.escalation.name, info.escalation.missing)
 
     def action_show_context(self) -> None:
         from milk_tui.tui.screens.context_modal import ContextModal
