@@ -71,10 +71,12 @@ class AgentSwap:
 
     def selection(self, config: MilkConfig) -> tuple[AgentConfig | None, AgentConfig]:
         """The entries the two slots run under ``config`` (already carrying the choices).
-        With no agents configured at all the slots keep what start-up chose (the demo
-        agents or a local server found on its port)."""
+        With no agents configured at all the demo agents keep running; a local server
+        found on its port keeps its slot (``outside``)."""
         d = self.runtime.dispatcher
-        if not config.agents and not any(self.choices.values()) and d.escalation is not None:
+        demo = d.escalation is not None and d.escalation.config.kind == "demo"
+        if not config.agents and not any(self.choices.values()) and demo:
+            assert d.escalation is not None
             return (d.primary.config if d.primary else None), d.escalation.config
         primary, escalation = config.primary_agent(), config.escalation_agent_config()
         if "primary" in self.outside and not config.agent:

@@ -334,6 +334,7 @@ class Application:
             self.runtime.bus.publish(ev.Notice(level="warning", message=warning))
         if s is None:
             return None
+        await asyncio.to_thread(self.runtime.store.touch, s.id)  # now the folder's latest
         await self._switch(s)
         return self.session_view()
 
