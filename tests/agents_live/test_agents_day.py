@@ -148,6 +148,9 @@ async def test_every_agent_key_is_settable_and_an_unknown_one_is_named(
         await until(lambda a: isinstance(a.screen, MainScreen), "saved")(pilot)
         text = (milk_home / "config.toml").read_text()
         assert 'aws_region = "eu-west-1"' in text and 'run_cmd = "llama-server -m a"' in text
+        await settle(pilot, app)  # an agent that answers does not take the server's slot either
+        assert app.runtime.dispatcher.primary is not None
+        assert app.runtime.dispatcher.primary.name == "llama.cpp"
 
 
 def two_servers_config(home: Path, one: str, two: str) -> None:
@@ -241,3 +244,22 @@ def test_cli_usage_takes_the_session_last_opened(milk_home: Path, tmp_path: Path
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0] == f"This session ({used})", out.stdout
     assert "no usage recorded" not in out.stdout.split("\n\n")[0]
+
+
+async def test_an_agent_saved_although_down_never_takes_a_slot(
+    milk_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the demo agents running (nothing configured, no server found), an agent that
+    answers takes the primary slot (test_facade_agents), one saved although it did not
+    answer does not: every prompt would fail "no agent reachable"."""
+    monkeypatch.setattr(boot, "LOCAL_SERVER_PROBES", (("llama.cpp", NOBODY),))
+    app = start(cwd=str(tmp_path))
+    try:
+        assert app.runtime.demo
+        result = await app.agents.add({"name": "bad", "url": NOBODY}, keep_slots=True)
+        assert result.lines[-1] == "/agent switch bad runs it as the primary"
+        assert (await app.run_turn("hello")).ok  # the demo agent still answers
+        d = app.runtime.dispatcher
+        assert d.primary is not None and d.primary.name == "demo-local"
+    finally:
+        await app.aclose()
