@@ -196,6 +196,15 @@ class TestAgentSnapshots(SnapshotCase):
         assert self.shot(send("/agent add"), on_screen(AgentForm), fill, app=snapshot_app(),
                          size=(100, 45))  # fmt: skip
 
+    def test_agent_add_form_80x24(self) -> None:
+        """Every label whole and every field on screen with the buttons, at 80×24."""
+        assert self.shot(send("/agent add name=mine aws_region=eu-west-1"), on_screen(AgentForm),
+                         app=snapshot_app(), size=(80, 24))  # fmt: skip
+
+    def test_agent_add_form_160x45(self) -> None:
+        assert self.shot(send("/agent add"), on_screen(AgentForm), app=snapshot_app(),
+                         size=(160, 45))  # fmt: skip
+
 
 async def test_the_agent_flags_reach_the_tui(config_file: Path, servers: Servers) -> None:
     app = make_app(demo=False, agent="two", escalation_agent="demo-big")

@@ -29,7 +29,7 @@ MORE = "more"
 """The last field: any other key of an agent entry, as ``key=value …``."""
 FIELDS: tuple[tuple[str, str], ...] = (
     ("name", "what /agent switch calls it"),
-    ("provider", "local, openai, openrouter, bedrock, claude-cli… (empty: local)"),
+    ("provider", "local (default), openai, bedrock, claude-cli…"),
     ("url", "http://127.0.0.1:8080 (OpenAI-compatible servers)"),
     ("model", "the model id the server serves"),
     ("api_key", "kept in the config file (mode 0600); or use token_cmd"),
