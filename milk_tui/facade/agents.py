@@ -303,8 +303,7 @@ class Agents:
             await asyncio.to_thread(remove_agent, path, name)
         except ConfigError as e:
             raise ValueError(str(e)) from None
-        for slot in ran:
-            self._swap.choices.pop(slot, None)
+        for slot in ran:  # a choice naming it goes with the reload (said there, not here)
             self._swap.outside.pop(slot, None)
             if stored_choice(d.session, slot).lower() == name.lower():
                 store_choice(d.session, slot, "")

@@ -104,7 +104,7 @@ async def test_switch_escalation_remove_and_reload_commands(
         await until(
             lambda a: (
                 lines(cast(MilkApp, a), "notice")[-1]
-                == "config reloaded: agents removed: two\nkeys changed: agent\nprimary agent now: one"
+                == "config reloaded: agents removed: two\nprimary agent now: one"
             ),
             "the removal and the fallback",
         )(pilot)
