@@ -113,7 +113,7 @@ async def test_agent_add_with_key_values_fills_the_form_in(tmp_path: Path) -> No
         )
         assert isinstance(app.screen, AgentForm)
         values = {i.id: i.value for i in app.screen.query(Input)}
-    assert said.startswith("/agent: usage: /agent add [KEY=VALUE…] with KEY one of name, ")
+    assert said.startswith("/agent: add: unknown agent key flavour (keys: name, provider, ")
     assert values["agent-name"] == "llama" and values["agent-url"] == "http://127.0.0.1:9"
     assert values["agent-token_cmd"] == "pass x" and values["agent-model"] == ""
 

@@ -102,6 +102,7 @@ def remove_agent(path: Path, name: str) -> bool:
         del agents[index]
         if not len(agents):
             del doc["agents"]
+        _drop_selectors(doc, name)
         _write(path, tomlkit.dumps(doc))
         return True
     data = _json_object(path, text)
@@ -109,8 +110,17 @@ def remove_agent(path: Path, name: str) -> bool:
     if index is None:
         return False
     del data["agents"][index]
+    _drop_selectors(data, name)
     _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return True
+
+
+def _drop_selectors(doc: Any, name: str) -> None:
+    """``agent`` / ``escalation_agent`` naming the removed entry go with it: the next start
+    then runs the slot as if it had never been chosen, instead of warning about a name."""
+    for key in ("agent", "escalation_agent"):
+        if str(doc.get(key, "")).lower() == name.lower():
+            del doc[key]
 
 
 def _index_of(agents: Any, name: str) -> int | None:

@@ -58,6 +58,10 @@ class AgentSwap:
     """``--agent`` / ``--escalation-agent`` / ``/agent switch``: slot → agent name."""
     on_applied: Callable[[list[Slot]], None] = lambda _: None
     """Called after each swap with the slots that were rebuilt (the facade publishes)."""
+    outside: dict[Slot, AgentConfig] = field(default_factory=dict)
+    """Slots running a real agent that is not in the config (a local server found on its
+    port): it keeps running until the config names one for the slot or the user switches,
+    so adding an agent to the file never takes over a working slot unasked."""
     _pending: MilkConfig | None = None
     _waiter: asyncio.Task[None] | None = None
 
@@ -67,12 +71,19 @@ class AgentSwap:
 
     def selection(self, config: MilkConfig) -> tuple[AgentConfig | None, AgentConfig]:
         """The entries the two slots run under ``config`` (already carrying the choices).
-        With no agents configured at all the slots keep what start-up chose (the demo
-        agents or a local server found on its port)."""
+        With no agents configured at all the demo agents keep running; a local server
+        found on its port keeps its slot (``outside``)."""
         d = self.runtime.dispatcher
-        if not config.agents and not any(self.choices.values()) and d.escalation is not None:
+        demo = d.escalation is not None and d.escalation.config.kind == "demo"
+        if not config.agents and not any(self.choices.values()) and demo:
+            assert d.escalation is not None
             return (d.primary.config if d.primary else None), d.escalation.config
-        return config.primary_agent(), config.escalation_agent_config()
+        primary, escalation = config.primary_agent(), config.escalation_agent_config()
+        if "primary" in self.outside and not config.agent:
+            primary = self.outside["primary"]
+        if "escalation" in self.outside and not config.escalation_agent:
+            escalation = self.outside["escalation"]
+        return primary, escalation
 
     def request(self, config: MilkConfig) -> bool:
         """Apply ``config`` now when idle (True), or once the running turn ends (False)."""

@@ -175,7 +175,7 @@ def settle_agents(boot: Boot) -> list[str]:
     return notes
 
 
-def _probe_local_server() -> AgentConfig | None:
+def probe_local_server() -> AgentConfig | None:
     import httpx  # here, not at module top: ~140 ms the TUI's first screen need not wait for
 
     for label, base in LOCAL_SERVER_PROBES:
@@ -214,7 +214,7 @@ def choose_agents(
     primary = cfg.primary_agent()
     escalation = cfg.escalation_agent_config()
     if nothing_configured(cfg):
-        found = _probe_local_server()
+        found = probe_local_server()
         if found is None:
             notes.append(
                 "No agents configured and no local server answering on :8080 (llama.cpp) or "

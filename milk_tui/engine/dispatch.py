@@ -109,6 +109,7 @@ class Dispatcher:
             TurnCommitter(self.state, self._publisher),
             on_denials=self.permissions.record_denials,
         )
+        self._restore_pin()
 
     # ----- the turn -------------------------------------------------------------------
 
@@ -184,6 +185,7 @@ class Dispatcher:
         self.router.primary_command(self.flags, self.session, pin=not arg.strip())
         self._publisher.state_changed_from(prev)
         if arg.strip():
+            self._keep_pin()  # a pinned escalation ends here too
             return arg.strip()
         self._publisher.notice(f"pinned to {self.primary_name}; /auto routes by rules again")
         self._publish_pin()
@@ -203,7 +205,21 @@ class Dispatcher:
         return "primary" if self.flags.pinned_primary else ""
 
     def _publish_pin(self) -> None:
+        self._keep_pin()
         self._publisher.publish(ev.RoutingPinned(pinned=self.pinned))
+
+    def _keep_pin(self) -> None:
+        """The pin is the session's: stored with it, so a resumed session routes as it did."""
+        if self.session.routing_pin != self.pinned:
+            self.session.routing_pin = self.pinned
+            self.store.save_meta(self.session)
+
+    def _restore_pin(self) -> None:
+        """The flags of a session just opened: its stored pin, no one-turn force."""
+        pin = self.session.routing_pin
+        self.flags = RouteFlags(
+            pinned_escalate=pin == "escalation", pinned_primary=pin == "primary"
+        )
 
     def set_need(self, text: str) -> bool:
         """``/need TEXT``: the user states the need; recorded as set by the user and saved.
@@ -232,7 +248,7 @@ class Dispatcher:
             raise BusyError("cannot switch sessions while a turn is running")
         await self.end_session()
         self.session = session
-        self.flags = RouteFlags()
+        self._restore_pin()
         self._publisher.notice(
             f"session {session.name or session.id[:8]} ({len(session.history)} turns)"
         )

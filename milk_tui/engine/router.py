@@ -221,10 +221,13 @@ class Router:
         ``forced`` is "escalate" / "primary" / None (True means "escalate").
         """
         forced_primary = forced == "primary"
+        # ``/escalate PROMPT`` sends that one prompt there: the next goes where the rules say.
+        one_off = forced in ("escalate", True)
         if (
             ok
             and final_target == ESCALATION
             and sticky_escalation
+            and not one_off
             and not flags.pinned_escalate
             and not flags.pinned_primary
         ):

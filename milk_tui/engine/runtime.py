@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal, Unpack
 
 from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
+from milk_tui.config.agent_choice import with_choices
 from milk_tui.config.paths import data_dir
 from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.agent_swap import wire_router
@@ -21,6 +22,7 @@ from milk_tui.engine.bus import EventBus
 from milk_tui.engine.cooperative import StreamPacing, make_cooperative
 from milk_tui.engine.custom_prompt import startup_warnings
 from milk_tui.engine.dispatch import AgentSlot, Dispatcher
+from milk_tui.engine.session_agents import chosen_lines, session_choices
 from milk_tui.memory.service import MemoryService
 from milk_tui.model.session import Session
 from milk_tui.storage.db import Database
@@ -50,7 +52,13 @@ class Runtime:
     debug_log: Path | None = None
     """The wire log agents write to (``--debug`` or ``debug``); agents built later use it too."""
     agent_choices: dict[Slot, str] = field(default_factory=dict)
-    """``--agent`` / ``--escalation-agent`` of this run (engine/agent_swap.py keeps them)."""
+    """The agents chosen over the config's: this run's ``--agent`` / ``--escalation-agent``
+    and the session's stored choice (engine/agent_swap.py keeps them)."""
+    run_choices: dict[Slot, str] = field(default_factory=dict)
+    """``--agent`` / ``--escalation-agent`` alone: what a session without a choice runs."""
+    base_config: MilkConfig | None = None
+    """The config with ``run_choices`` only (a session's own choice laid over it when it
+    is opened); None: ``config`` is that."""
     pacing: StreamPacing = field(default_factory=StreamPacing)
     """What an interactive front end tells the agents' streams (``make_cooperative``)."""
 
@@ -169,6 +177,16 @@ def _finish(
     found = settle_agents(boot)  # a local server looked for now, before any agent is built
     boot.store.read_older(boot.session)  # opened tail first (open_boot): the engine needs it whole
     found += boot.store.take_warnings()  # a stored field of those older turns that was unreadable
+    choices, base_config = dict(boot.choices), boot.config
+    if not boot.demo:  # a resumed session runs the agents it chose (engine/session_agents.py)
+        choices, said = session_choices(boot.config, boot.session, boot.choices)
+        found += said + chosen_lines(choices, boot.choices)
+        if choices != boot.choices:
+            boot.config = with_choices(boot.config, choices)
+            if "primary" in choices:
+                boot.primary = boot.config.primary_agent()
+            if "escalation" in choices:
+                boot.escalation = boot.config.escalation_agent_config()
     config, cwd, bus = boot.config, boot.cwd, boot.bus
     primary_cfg, esc_cfg = boot.primary, boot.escalation
     primary = (
@@ -225,7 +243,9 @@ def _finish(
         startup_notes=[*boot.notes, *notes],
         telemetry=telemetry,
         debug_log=boot.debug_log,
-        agent_choices=dict(boot.choices),
+        agent_choices=choices,
+        run_choices=dict(boot.choices),
+        base_config=base_config,
     )
     if cooperative:
         runtime.make_cooperative()

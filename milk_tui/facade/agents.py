@@ -21,6 +21,9 @@ from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
 from milk_tui.agents.redact import mask_url_userinfo
 from milk_tui.config.agent_choice import SELECTOR_KEY, agent_choices, unknown_agent, with_choices
+from milk_tui.config.agent_keys import parse_pairs as parse_pairs  # the form's, re-exported
+from milk_tui.config.agent_keys import provider_problem, unknown_keys
+from milk_tui.config.agent_keys import typed_value as typed_value
 from milk_tui.config.diff import config_diff
 from milk_tui.config.load import ConfigError, load_config
 from milk_tui.config.paths import config_dir
@@ -28,6 +31,15 @@ from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.config.writer import add_agent, remove_agent, target_file
 from milk_tui.engine.agent_swap import AgentSwap
 from milk_tui.engine.runtime import Runtime
+from milk_tui.engine.session_agents import (
+    SLOTS,
+    chosen_lines,
+    session_choices,
+    store_choice,
+    stored_choice,
+)
+from milk_tui.facade.agent_fallback import fall_back
+from milk_tui.facade.views import agent_info
 from milk_tui.model import events as ev
 
 PROBE_TIMEOUT_S = 5.0
@@ -72,7 +84,11 @@ def _stamp(path: Path | None) -> FileStamp:
 
 
 def entry_problem(entry: dict[str, Any]) -> str:
-    """One line when ``entry`` is not a valid agent entry ("" when it is)."""
+    """One line when ``entry`` is not a valid new agent entry ("" when it is): an unknown
+    key, a provider that is no name (a URL in the wrong field), a value of the wrong type."""
+    problem = unknown_keys(list(entry)) or provider_problem(str(entry.get("provider", "")))
+    if problem:
+        return problem
     try:
         AgentConfig(**entry)
     except ValidationError as e:
@@ -94,10 +110,19 @@ class Agents:
     def __init__(self, runtime: Runtime) -> None:
         self._rt = runtime
         self._swap = AgentSwap(runtime, dict(runtime.agent_choices), self._applied)
+        d = runtime.dispatcher
+        for s in (d.primary, d.escalation):  # a local server found on its port keeps its slot
+            if s is not None and s.config.kind != "demo" and not runtime.config.find_agent(s.name):
+                self._swap.outside[s.slot] = s.config
         self._stamp: FileStamp = _stamp(self._watched())
         self._warnings = set(runtime.startup_notes)
 
     # ----- what is configured -------------------------------------------------------------
+
+    @property
+    def config(self) -> MilkConfig:
+        """The configuration in force (this run's choices laid over the file's)."""
+        return self._rt.config
 
     @property
     def config_path(self) -> Path | None:
@@ -144,6 +169,18 @@ class Agents:
         ac = self._rt.config.find_agent(name)
         if ac is None:
             return "not configured"
+        return await self._probe_config(ac)
+
+    async def probe_entry(self, entry: dict[str, Any]) -> str:
+        """ "up", or "down: why" for an entry not in the config yet (``/agent add`` checks
+        it before writing it).  Never raises."""
+        try:
+            ac = AgentConfig(**{k: v for k, v in entry.items() if v not in ("", None)})
+        except ValidationError as e:
+            return f"down: {e.errors()[0].get('msg', 'invalid entry')}"
+        return await self._probe_config(ac)
+
+    async def _probe_config(self, ac: AgentConfig) -> str:
         try:
             agent = build_agent(ac, slot="primary", config=self._rt.config)
         except Exception as e:  # noqa: BLE001 — an entry that cannot even be built is "down"
@@ -170,10 +207,31 @@ class Agents:
             raise ValueError(problem)
         found = self._rt.config.find_agent(name)
         assert found is not None
-        self._swap.choices[slot] = found.name
+        self._choose(slot, found.name)
+        session = self._rt.dispatcher.session
+        store_choice(session, slot, found.name)  # resuming the session runs it again
+        self._rt.store.save_meta(session)
         applied = self._swap.request(with_choices(self._rt.config, self._swap.choices))
         when = "" if applied else " after the running turn"
         return f"{slot} agent: {found.name}{when} (for this session; the config is unchanged)"
+
+    def _choose(self, slot: Slot, name: str) -> None:
+        self._swap.choices[slot] = name
+        self._swap.outside.pop(slot, None)
+
+    def session_opened(self) -> list[str]:
+        """The live session changed (``/new``, a switch): run the agents it chose, or the
+        configured ones; a line per stored choice that was not taken or is now in force."""
+        rt = self._rt
+        base = rt.base_config or rt.config
+        choices, notes = session_choices(base, rt.dispatcher.session, rt.run_choices)
+        if choices == self._swap.choices:
+            return notes
+        self._swap.choices.clear()
+        for slot, name in choices.items():
+            self._choose(slot, name)
+        self._swap.request(with_choices(base, choices))
+        return notes + chosen_lines(choices, rt.run_choices)
 
     def _applied(self, rebuilt: list[Slot]) -> None:
         d = self._rt.dispatcher
@@ -183,6 +241,9 @@ class Agents:
                 primary=d.primary.name if d.primary else "",
                 escalation=d.escalation.name if d.escalation else "",
                 rebuilt=tuple(rebuilt),
+                escalation_missing=agent_info(
+                    d.escalation.config if d.escalation else None, ""
+                ).missing,
             )
         )
         if rebuilt:
@@ -190,9 +251,11 @@ class Agents:
 
     # ----- the config file -------------------------------------------------------------------
 
-    async def add(self, entry: dict[str, Any]) -> ReloadResult:
+    async def add(self, entry: dict[str, Any], *, keep_slots: bool = False) -> ReloadResult:
         """Write a new agent entry into the config file in use (``config.toml`` in the config
-        dir when there is none), then reload.  Raises ``ValueError`` with one line."""
+        dir when there is none), then reload.  A slot running a real agent keeps it; the
+        demo agents give way, unless ``keep_slots`` (an entry saved although it did not
+        answer: it never takes a slot unasked).  Raises ``ValueError`` with one line."""
         entry = {k: v for k, v in entry.items() if v not in ("", None)}
         problem = entry_problem(entry)
         if problem:
@@ -200,18 +263,33 @@ class Agents:
         if self._rt.config.find_agent(entry["name"]) is not None:
             raise ValueError(f"an agent named '{entry['name']}' exists already")
         path = target_file(self._rt.config_path)
+        before = {s: self._running_name(s) for s in SLOTS}
+        for slot in SLOTS if keep_slots else ():
+            running = self.running(slot)
+            if running is not None and slot not in self._swap.choices:
+                self._swap.outside.setdefault(slot, running)
         try:
             await asyncio.to_thread(add_agent, path, entry)
         except ConfigError as e:
             raise ValueError(str(e)) from None
-        return await self.reload(path)
+        result = await self.reload(path)
+        lines = list(result.lines)
+        for slot in SLOTS:  # the demo agents give way; an agent that answers keeps its slot
+            if (name := self._running_name(slot)) != before[slot] and name:
+                lines.append(f"{slot} agent now: {name}")
+        if entry["name"] not in {self._running_name(s) for s in SLOTS}:
+            lines.append(f"/agent switch {entry['name']} runs it as the primary")
+        return ReloadResult(result.ok, tuple(lines))
+
+    def _running_name(self, slot: Slot) -> str:
+        ac = self.running(slot)
+        return ac.name if ac is not None else ""
 
     async def remove(self, name: str) -> ReloadResult:
-        """Take a non-active agent out of the config file, then reload.  Raises ``ValueError``."""
+        """Take an agent out of the config file, then reload.  A slot it ran falls back to
+        an agent that answers (facade/agent_fallback.py), said in the lines.  Raises
+        ``ValueError`` for a name that is not in the file."""
         d = self._rt.dispatcher
-        for s in (d.primary, d.escalation):
-            if s is not None and s.name.lower() == name.lower():
-                raise ValueError(f"'{s.name}' is the {s.slot} agent; switch to another one first")
         path = self._rt.config_path
         found = self._rt.config.find_agent(name)
         if (
@@ -221,11 +299,39 @@ class Agents:
         ):
             what = "built in" if found is not None else "not in the config file"
             raise ValueError(f"'{name}': {what}; nothing to remove")
+        ran = [s.slot for s in (d.primary, d.escalation) if s and s.name.lower() == name.lower()]
         try:
             await asyncio.to_thread(remove_agent, path, name)
         except ConfigError as e:
             raise ValueError(str(e)) from None
-        return await self.reload(path)
+        for slot in ran:  # a choice naming it goes with the reload (said there, not here)
+            self._swap.outside.pop(slot, None)
+            if stored_choice(d.session, slot).lower() == name.lower():
+                store_choice(d.session, slot, "")
+                self._rt.store.save_meta(d.session)
+        result = await self.reload(path)
+        lines = [ln for ln in result.lines if not ln.startswith(f"agent '{name}' is gone")]
+        for slot in ran:
+            lines.append(await fall_back(self, slot))
+        return ReloadResult(result.ok, tuple(lines))
+
+    def run_outside(self, slot: Slot, ac: AgentConfig) -> None:
+        """Run ``ac`` (not in the config: a local server found on its port) in ``slot``."""
+        self._swap.choices.pop(slot, None)
+        self._swap.outside[slot] = ac
+        self._swap.request(
+            with_choices(self._rt.base_config or self._rt.config, self._swap.choices)
+        )
+
+    def run_configured(self, slot: Slot, name: str) -> None:
+        """Run the configured agent ``name`` in ``slot`` for this run (a fallback, not a
+        choice the session keeps)."""
+        self._choose(slot, name)
+        self._swap.request(with_choices(self._rt.config, self._swap.choices))
+
+    def running(self, slot: Slot) -> AgentConfig | None:
+        s = self._rt.dispatcher.state.agent(slot)
+        return s.config if s is not None else None
 
     async def reload(self, path: Path | None = None) -> ReloadResult:
         """Read the config again and apply it (between turns); an invalid file keeps the old
@@ -249,6 +355,7 @@ class Agents:
                 del self._swap.choices[slot]
                 dropped.add(SELECTOR_KEY[slot])
                 lines.append(f"agent '{name}' is gone from the config; {slot} as configured")
+        self._rt.base_config = with_choices(config, self._rt.run_choices)
         config = with_choices(config, self._swap.choices)
         diff = config_diff(old, config)
         diff = replace(diff, keys=tuple(k for k in diff.keys if k not in dropped))  # said above

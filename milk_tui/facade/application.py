@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ParamSpec
+from typing import TYPE_CHECKING, Literal, ParamSpec
 
 from milk_tui.agents.base import PermissionAnswer
 from milk_tui.engine.runtime import Runtime, build_runtime
@@ -317,7 +317,7 @@ class Application:
         self.runtime.dispatcher.auto_command()
 
     @property
-    def pinned(self) -> str:
+    def pinned(self) -> Literal["", "primary", "escalation"]:
         """ "primary" or "escalation" while ``/primary`` or ``/escalate`` pins; else ""."""
         return self.runtime.dispatcher.pinned
 
@@ -342,11 +342,15 @@ class Application:
             self.runtime.bus.publish(ev.Notice(level="warning", message=warning))
         if s is None:
             return None
+        await asyncio.to_thread(self.runtime.store.touch, s.id)  # now the folder's latest
         await self._switch(s)
         return self.session_view()
 
     async def _switch(self, session: Session) -> None:
         await self.runtime.dispatcher.switch_session(session)
+        for line in self.agents.session_opened():  # the agents and the pin it chose
+            self.runtime.bus.publish(ev.Notice(level="info", message=line))
+        self.runtime.bus.publish(ev.RoutingPinned(pinned=self.pinned))
         self.publish_session()
 
     def add_input(self, text: str) -> None:

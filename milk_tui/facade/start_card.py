@@ -114,7 +114,7 @@ def _card(raw: dict[str, Any]) -> StartCard:
         return v
 
     def info(v: Any) -> AgentInfo:
-        return AgentInfo(text(v["name"]), text(v["description"]))
+        return AgentInfo(text(v["name"]), text(v["description"]), text(v.get("missing", "")))
 
     path = raw["config_path"]
     return StartCard(

@@ -48,13 +48,33 @@ class AgentInfo:
     name: str
     description: str
     """Kind, model and URL ("not configured" when the slot is empty)."""
+    missing: str = ""
+    """Why the slot has no agent that can run: "none configured", or the agent's program is
+    not on PATH ("" when it can run)."""
+
+    @property
+    def label(self) -> str:
+        """What a pane names the slot by: the agent, and plainly when it cannot run."""
+        return f"{self.name} ({self.missing})" if self.missing else self.name
 
 
 def agent_info(c: AgentConfig | None, fallback: str) -> AgentInfo:
     """The agent entry a slot runs (``fallback`` names an empty slot)."""
     if c is None:
-        return AgentInfo(fallback, "not configured")
-    return AgentInfo(c.name, " ".join(x for x in (c.kind, c.model, _shown_url(c.url)) if x))
+        return AgentInfo(fallback, "not configured", "none configured")
+    return AgentInfo(
+        c.name, " ".join(x for x in (c.kind, c.model, _shown_url(c.url)) if x), _missing(c)
+    )
+
+
+def _missing(c: AgentConfig) -> str:
+    """An agent program not on PATH (checked as the dispatcher will when it runs it)."""
+    if c.kind not in ("claude-cli", "aider-cli"):
+        return ""
+    import shutil
+
+    program = c.bin or ("claude" if c.kind == "claude-cli" else "aider")
+    return "" if shutil.which(program) else f"'{program}' not found"
 
 
 def _shown_url(url: str) -> str:

@@ -63,3 +63,5 @@ class AgentsChanged(BusEvent):
     escalation: str
     rebuilt: tuple[Slot, ...] = ()
     """The slots whose agent was built anew."""
+    escalation_missing: str = ""
+    """Why the escalation agent cannot run (its program not found), or "" (facade/views.py)."""

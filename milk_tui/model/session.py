@@ -152,6 +152,12 @@ class Session:
     escalation_nonce: str = ""
     primary_nonce: str = ""
     memory_instruction_injected_at: int = 0
+    primary_agent: str = ""
+    """The agent ``/agent switch`` chose for this session's primary ("": the config's)."""
+    escalation_agent: str = ""
+    """The agent ``/agent switch … as escalation`` chose for this session ("": the config's)."""
+    routing_pin: str = ""
+    """"primary" or "escalation" while ``/primary`` or ``/escalate`` pins; "" routes by rules."""
     tokens: dict[tuple[str, str], TokenUsage] = field(default_factory=dict)
     # Transient: never persisted, reset when a session is loaded.
     force_fresh_escalation: bool = False

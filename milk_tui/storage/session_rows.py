@@ -26,13 +26,15 @@ R = TypeVar("R")
 META_FIELDS = (
     "current_need", "current_need_set_at", "need_producer", "escalation_session_id",
     "escalation_brief", "last_local_summary", "last_escalation_summary", "escalation_nonce",
-    "primary_nonce", "memory_instruction_injected_at",
+    "primary_nonce", "memory_instruction_injected_at", "primary_agent", "escalation_agent",
+    "routing_pin",
 )  # fmt: skip
 MERGE_GROUPS: tuple[tuple[str, ...], ...] = (
     ("current_need", "current_need_set_at", "need_producer"),
     ("state", "escalation_brief", "escalation_session_id"),
     ("name",), ("last_local_summary",), ("last_escalation_summary",), ("escalation_nonce",),
     ("primary_nonce",), ("memory_instruction_injected_at",),
+    ("primary_agent", "escalation_agent"), ("routing_pin",),
 )  # fmt: skip
 """Fields that only make sense together change together: a need and where it was set; the
 waiting state and the escalation it waits on."""

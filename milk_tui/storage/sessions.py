@@ -296,6 +296,16 @@ class SessionStore:
     def save_meta(self, s: Session) -> None:
         self.commit_turns(s, [])
 
+    def touch(self, session_id: str) -> None:
+        """The session was opened: it is the folder's most recent from now (what ``usage``
+        and a plain start take), though no turn was added.  The version stays: nothing a
+        concurrent commit merges changed."""
+        with self.db.transaction() as db:
+            db.execute(
+                "UPDATE sessions SET last_used = max(last_used, ?) WHERE id = ?",
+                (time.time(), session_id),
+            )
+
     def rename(self, session_id: str, name: str) -> None:
         with self.db.transaction() as db:
             db.execute(

@@ -145,9 +145,7 @@ async def test_add_writes_toml_keeping_comments_then_remove(
             await app.agents.add({"name": "Three"})
         with pytest.raises(ValueError, match="url: expected an http"):
             await app.agents.add({"name": "four", "url": "ftp://x"})
-        with pytest.raises(ValueError, match="'one' is the primary agent"):
-            await app.agents.remove("one")
-        with pytest.raises(ValueError, match="'claude' is the escalation agent"):
+        with pytest.raises(ValueError, match="'claude': built in; nothing to remove"):
             await app.agents.remove("claude")
         with pytest.raises(ValueError, match="'ghost': not in the config file"):
             await app.agents.remove("ghost")

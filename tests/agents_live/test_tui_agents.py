@@ -82,10 +82,6 @@ async def test_switch_escalation_remove_and_reload_commands(
         assert lines(app, "error")[-1] == (
             "/agent: no agent named 'nobody' (defined: one, two, demo-big, claude)"
         )
-        await type_and_send(pilot, "/agent remove two")
-        assert lines(app, "error")[-1] == (
-            "/agent: 'two' is the primary agent; switch to another one first"
-        )
         await type_and_send(pilot, "/agent remove one")
         assert lines(app, "notice")[-1] == "config reloaded: agents removed: one"
         assert "# the local one" in config_file.read_text()
@@ -102,6 +98,18 @@ async def test_switch_escalation_remove_and_reload_commands(
         await type_and_send(pilot, "hello")
         assert lines(app, "reply")[-1] == "from two"
         assert servers[1].chat_requests[-1].json["model"] == "model-2"
+        config_file.write_text(toml_config(servers[0].url, servers[1].url))  # whole again
+        await type_and_send(pilot, "/reload")
+        await type_and_send(pilot, "/agent remove two")  # the primary: its slot falls back
+        await until(
+            lambda a: (
+                lines(cast(MilkApp, a), "notice")[-1]
+                == "config reloaded: agents removed: two\nprimary agent now: one"
+            ),
+            "the removal and the fallback",
+        )(pilot)
+        await type_and_send(pilot, "hello")
+        assert lines(app, "reply")[-1] == "from one"
         await type_and_send(pilot, "/agent frobnicate")
         assert lines(app, "error")[-1].startswith("/agent: usage: /agent [list")
 
@@ -147,7 +155,10 @@ async def test_add_form_validates_then_writes_the_agent(
         form.query_one("#agent-model", Input).value = "m3"
         await pilot.press("ctrl+s")
         await until(
-            lambda a: "config reloaded: agents added: three" in lines(cast(MilkApp, a), "notice"),
+            lambda a: (
+                "config reloaded: agents added: three\n/agent switch three runs it as the "
+                "primary" in lines(cast(MilkApp, a), "notice")
+            ),
             "added",
         )(pilot)
         text = config_file.read_text()
@@ -184,6 +195,15 @@ class TestAgentSnapshots(SnapshotCase):
 
         assert self.shot(send("/agent add"), on_screen(AgentForm), fill, app=snapshot_app(),
                          size=(100, 45))  # fmt: skip
+
+    def test_agent_add_form_80x24(self) -> None:
+        """Every label whole and every field on screen with the buttons, at 80×24."""
+        assert self.shot(send("/agent add name=mine aws_region=eu-west-1"), on_screen(AgentForm),
+                         app=snapshot_app(), size=(80, 24))  # fmt: skip
+
+    def test_agent_add_form_160x45(self) -> None:
+        assert self.shot(send("/agent add"), on_screen(AgentForm), app=snapshot_app(),
+                         size=(160, 45))  # fmt: skip
 
 
 async def test_the_agent_flags_reach_the_tui(config_file: Path, servers: Servers) -> None:

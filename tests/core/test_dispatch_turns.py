@@ -178,7 +178,7 @@ async def test_usage_is_recorded_per_role(rig):
 
 async def test_sticky_escalation_after_escalated_turn(rig):
     rig.escalation.push(say("esc"), say("esc again"))
-    await rig.dispatcher.run_turn(LONG, force="escalate")
+    await rig.dispatcher.run_turn("refactor entire codebase")  # keyword: escalated, sticky
     out = await rig.dispatcher.run_turn("follow-up question for you")
     assert out.slot == "escalation"
     rig.primary.push(say("back"))

@@ -27,8 +27,17 @@ AFTER_TURN = [
     ("primary turn (incl. self-escalation)", RouteFlags(), P, True, None, True, False),
     ("primary turn keeps existing sticky", RouteFlags(auto_sticky=True), P, True, None, True, True),
     (
-        "forced /escalate <msg> also sets it",
+        "forced /escalate <msg> is that one prompt: not sticky",
         RouteFlags(force_escalate=True),
+        E,
+        True,
+        "escalate",
+        True,
+        False,
+    ),
+    (
+        "forced /escalate <msg> keeps a stickiness it found",
+        RouteFlags(auto_sticky=True, force_escalate=True),
         E,
         True,
         "escalate",
@@ -121,7 +130,7 @@ async def test_sequence_through_decide_and_after_turn(tmp_path):
         d = await r.decide(prompt, s, f)
         steps.append((d.target, d.label))
         r.after_turn(f, d.target, ok, forced, True)
-    assert steps == [(P, ""), (E, "forced"), (E, "sticky"), (P, "forced"), (P, "")]
+    assert steps == [(P, ""), (E, "forced"), (P, ""), (P, "forced"), (P, "")]
 
 
 # ----- through the dispatcher -----------------------------------------------------------

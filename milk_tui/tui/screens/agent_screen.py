@@ -23,7 +23,7 @@ from milk_tui.tui.screens.mcp_screen import McpScreen
 COLUMNS = ("role", "name", "reachable", "provider", "model", "url")
 """Reachability before the url: a long url is what a narrow terminal cuts, not the answer."""
 CHECKING = "checking…"
-TITLE = "Agents — p primary · e escalation (this session) · a add · d remove · r check again · Esc close"
+TITLE = "Agents — p primary · e escalation (kept with this session) · a add · d remove · r check again · Esc close"
 
 
 def role_mark(row: AgentRow) -> str:
@@ -115,17 +115,20 @@ class AgentScreen(ModalScreen[None]):
         self.refresh_rows()
 
     def action_add(self) -> None:
-        from milk_tui.tui.screens.agent_form import AgentForm
+        from milk_tui.tui.screens.agent_form import AgentForm, NewAgent
 
-        def added(entry: dict[str, Any] | None) -> None:
-            if entry is not None:
-                self.run_worker(self._run(self.agents.add(entry)), group="agent-edit")
+        def added(new: NewAgent | None) -> None:
+            if new is not None:
+                edit = self.agents.add(new.entry, keep_slots=not new.answers)
+                self.run_worker(self._run(edit), group="agent-edit")
 
-        self.app.push_screen(AgentForm([r.name for r in self.rows]), added)
+        names = [r.name for r in self.rows]
+        self.app.push_screen(AgentForm(names, probe=self.agents.probe_entry), added)
 
     def action_remove(self) -> None:
         r = self._selected()
         if r is not None:
+            self._detail(f"removing {r.name}…")
             self.run_worker(self._run(self.agents.remove(r.name)), group="agent-edit")
 
     async def _run(self, edit: Coroutine[Any, Any, ReloadResult]) -> None:

@@ -138,14 +138,17 @@ class MainScreen(Screen[None]):
             self.application_installed()
 
     def application_installed(self) -> None:
-        """The application is installed (at once, or after the first frame): the welcome
-        says what it found, staged files show above the prompt, pastes can attach them,
-        other processes' writes and config edits are looked for."""
+        """The application is installed (at once, or after the first frame): the panes name
+        the agents it runs and its pin, the welcome says what it found, staged files show,
+        pastes attach them, other processes' writes and config edits are looked for."""
         from milk_tui.tui.slash import attach
         from milk_tui.tui.slash.agents import CONFIG_WATCH_S, watch_config
 
         attach.install(self)
         conv, info = self.query_one(Conversation), self.view.startup_info()
+        conv.names.update(primary=info.primary.name, escalation=info.escalation.name)
+        self.query_one(EscalationPane).renamed(info.escalation.name, info.escalation.missing)
+        self.query_one(StatusLine).handle_bus_event(ev.RoutingPinned(pinned=self.facade.pinned))
         self._notes_said = welcome.say_start_notes(conv, info, self._notes_said)  # the 2nd half's
         self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
         self.set_interval(CONFIG_WATCH_S, lambda: watch_config(self))
@@ -341,11 +344,8 @@ class MainScreen(Screen[None]):
         self.notify(f"thinking {'shown' if show else 'hidden'}", timeout=1.5)
 
     def start_corrected(self, info: StartupInfo) -> None:
-        """The screen was painted from a start card the config did not match
-        (facade/start_card.py): the agents' names, the welcome and the notes from ``info``."""
-        conv = self.query_one(Conversation)
-        conv.names.update(primary=info.primary.name, escalation=info.escalation.name)
-        self.query_one(EscalationPane).renamed(info.escalation.name)
+        """Painted from a start card the config did not match (facade/start_card.py)."""
+        conv = self.query_one(Conversation)  # its agents: ``application_installed``
         self._notes_said = welcome.say_start_notes(conv, info, 0, self._painted_notes)
 
     def action_show_context(self) -> None:

@@ -3,7 +3,6 @@ file watch the main screen runs every ``CONFIG_WATCH_S``."""
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING, Any
 
 from milk_tui.tui.slash.base import SlashGroup
@@ -53,18 +52,19 @@ class AgentCommands(SlashGroup):
         self.screen.app.push_screen(AgentScreen(self.facade.agents))
 
     def open_form(self, given: dict[str, str] | None = None) -> None:
-        from milk_tui.tui.screens.agent_form import AgentForm
+        from milk_tui.tui.screens.agent_form import AgentForm, NewAgent
 
-        def added(entry: dict[str, Any] | None) -> None:
-            if entry is not None:
-                self.screen.run_worker(self._add(entry), group="agent-edit")
+        def added(new: NewAgent | None) -> None:
+            if new is not None:
+                self.screen.run_worker(self._add(new), group="agent-edit")
 
-        names = [r.name for r in self.facade.agents.rows()]
-        self.screen.app.push_screen(AgentForm(names, given), added)
+        agents = self.facade.agents
+        names = [r.name for r in agents.rows()]
+        self.screen.app.push_screen(AgentForm(names, given, agents.probe_entry), added)
 
-    async def _add(self, entry: dict[str, Any]) -> None:
+    async def _add(self, new: Any) -> None:
         try:
-            self.show(await self.facade.agents.add(entry))
+            self.show(await self.facade.agents.add(new.entry, keep_slots=not new.answers))
         except ValueError as e:
             self.say(f"/agent add: {e}", "error")
 
@@ -83,18 +83,14 @@ class AgentCommands(SlashGroup):
 
 
 def given_fields(words: str) -> dict[str, str]:
-    """``name=x url=…`` (shell quoting for a value with spaces) → the form's fields."""
-    from milk_tui.tui.screens.agent_form import FIELDS
+    """``name=x url=…`` (shell quoting for a value with spaces; any key of an agent entry)
+    → the form's fields."""
+    from milk_tui.facade.agents import parse_pairs
 
-    known = [k for k, _, _ in FIELDS]
     try:
-        pairs = [w.partition("=") for w in shlex.split(words)]
+        return parse_pairs(words)
     except ValueError as e:
         raise ValueError(f"add: {e}") from None
-    for key, eq, _ in pairs:
-        if key not in known or not eq:
-            raise ValueError(f"usage: /agent add [KEY=VALUE…] with KEY one of {', '.join(known)}")
-    return {key: value for key, _, value in pairs}
 
 
 def watch_config(screen: MainScreen) -> None:

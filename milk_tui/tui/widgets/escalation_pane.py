@@ -46,11 +46,13 @@ class EscalationPane(Vertical):
     EscalationPane > RichLog { height: auto; max-height: 8; background: transparent; scrollbar-size-vertical: 0; overflow-x: hidden; }
     """
 
-    def __init__(self, agent_name: str, id: str | None = None) -> None:
+    def __init__(self, agent_name: str, id: str | None = None, *, missing: str = "") -> None:
         super().__init__(id=id)
         self.border_title = "Escalation"
         self.border_subtitle = "F4: what it saw"
         self.agent_name = agent_name
+        self.missing = missing
+        """Why the agent cannot run (its program not found; none configured), or ""."""
         self.session_id = ""
         self.mode = ""
         self.resumed = False
@@ -87,9 +89,10 @@ class EscalationPane(Vertical):
             self._mount_timeline()
         self._redraw()
 
-    def renamed(self, agent_name: str) -> None:
-        """Its agent is not the one it was made with (a start card the config corrected)."""
-        self.agent_name = agent_name
+    def renamed(self, agent_name: str, missing: str = "") -> None:
+        """Its agent is not the one it was painted with (a start card the config corrected,
+        a local server found after the first frame), or cannot run (``missing``)."""
+        self.agent_name, self.missing = agent_name, missing
         self.paced.request()
 
     def _show_session(self, e: ev.SessionChanged) -> None:
@@ -165,7 +168,7 @@ class EscalationPane(Vertical):
             case ev.TurnCompleted():
                 self.active = False
             case ev.AgentsChanged(escalation=name) if name:
-                self.agent_name = name  # /agent escalation or a reload swapped it
+                self.agent_name, self.missing = name, e.escalation_missing  # a swap
             case ev.TurnFailed() | ev.StateChanged():
                 pass
             case _:
@@ -205,6 +208,8 @@ class EscalationPane(Vertical):
     def _redraw(self) -> None:
         t = Text()
         t.append(self.agent_name, style="bold")
+        if self.missing:
+            t.append(f"  {self.missing}", style="bold yellow")
         if self.active:
             t.append("  ● running", style="bold green")
         if self.mode:
