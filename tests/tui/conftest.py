@@ -18,6 +18,7 @@ from syrupy import SnapshotAssertion
 
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.facade.application import start
+from milk_tui.testing.waits import until as until  # the suite's one wait, re-exported
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.facts.browser import FactBrowser
 from milk_tui.tui.ui_state import UIState
@@ -79,15 +80,6 @@ async def settle(pilot: Any, app: MilkApp, rounds: int = 200) -> None:
     for _ in range(rounds):
         if not any(b.refresh_pending for b in app.screen.query(FactBrowser)):
             break
-        await pilot.pause(0.02)
-
-
-async def until(pilot: Any, done: Callable[[], bool], timeout: float = 15.0) -> None:
-    """Pause until ``done()`` holds or ``timeout`` seconds pass (the caller then asserts):
-    a paced or threaded repaint lands late on a loaded machine, never wrong."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not done() and loop.time() < deadline:
         await pilot.pause(0.02)
 
 
