@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from peer_missing import needs_peer
 
 from milk_tui.agents import base as ab
 from milk_tui.agents.claude_cli import ClaudeCliAgent
@@ -64,7 +65,10 @@ async def test_the_file_is_private_and_none_without_servers() -> None:
 
 
 @pytest.mark.real_peer
-@pytest.mark.skipif(not peers.everything_available(), reason="npm mcp-server-everything missing")
+@needs_peer(
+    peers.everything_available(),
+    "the reference MCP server (npm @modelcontextprotocol/server-everything)",
+)
 async def test_the_real_cli_connects_to_the_servers_and_the_file_is_gone(
     claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from peer_missing import needs_peer
 
 from milk_tui.agents.mcp.manager import McpManager
 from milk_tui.agents.mcp.results import MAX_RESULT_CHARS
@@ -50,8 +51,9 @@ async def started(made: list[Run], tmp: Path, *servers: McpServerConfig) -> Run:
     return r
 
 
-needs_everything = pytest.mark.skipif(
-    not peers.everything_available(), reason="npm mcp-server-everything not installed"
+needs_everything = needs_peer(
+    peers.everything_available(),
+    "the reference MCP server (npm @modelcontextprotocol/server-everything)",
 )
 
 
