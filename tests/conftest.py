@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
@@ -101,6 +102,18 @@ def milk_home(clean_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("MILK_HOME", str(home))
     monkeypatch.setenv("MILK_DEMO_PACE", "0")
     yield home
+
+
+@pytest.fixture
+def private_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's own temp dir, for the app's ``tempfile`` files and its subprocesses'
+    ``TMPDIR``: a check that a temp file is gone looks here, not at the shared /tmp where
+    another worker's test writes the same kind of file."""
+    own = tmp_path / "tmp"
+    own.mkdir()
+    monkeypatch.setenv("TMPDIR", str(own))
+    monkeypatch.setattr(tempfile, "tempdir", str(own))
+    return own
 
 
 @pytest.fixture

@@ -70,7 +70,11 @@ async def test_the_file_is_private_and_none_without_servers() -> None:
     "the reference MCP server (npm @modelcontextprotocol/server-everything)",
 )
 async def test_the_real_cli_connects_to_the_servers_and_the_file_is_gone(
-    claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic, tmp_path: Path
+    claude_bin: str,
+    real_claude_env: dict[str, str],
+    fake_anthropic: FakeAnthropic,
+    tmp_path: Path,
+    private_tmpdir: Path,
 ) -> None:
     wire = tmp_path / "wire.log"
     agent = ClaudeCliAgent(
@@ -80,7 +84,7 @@ async def test_the_real_cli_connects_to_the_servers_and_the_file_is_gone(
         mcp_servers=[peers.everything()],
     )
     fake_anthropic.push(Reply.text("ok"))
-    before = set(Path(claude_config.tempfile.gettempdir()).glob("milk-mcp-*.json"))
+    assert claude_config.tempfile.gettempdir() == str(private_tmpdir)
     events = [
         e
         async for e in agent.stream(
@@ -95,5 +99,4 @@ async def test_the_real_cli_connects_to_the_servers_and_the_file_is_gone(
     )
     assert {"name": "every", "status": "connected"} in init["mcp_servers"]
     assert any(t.startswith("mcp__every__") for t in init["tools"])
-    after = set(Path(claude_config.tempfile.gettempdir()).glob("milk-mcp-*.json"))
-    assert after <= before
+    assert list(private_tmpdir.glob("milk-mcp-*.json")) == []  # written, used, removed

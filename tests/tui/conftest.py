@@ -7,7 +7,6 @@ cursor blink, and the dark milk theme unless a test asks otherwise.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -66,21 +65,20 @@ def app_factory() -> Callable[..., MilkApp]:
     return make_app
 
 
-async def settle(pilot: Any, app: MilkApp, rounds: int = 200) -> None:
-    """Wait until no turn runs and the bridge has delivered everything (no fixed sleeps)."""
-    for _ in range(rounds):
-        await pilot.pause()
-        if not app.facade.busy:
-            break
-        await asyncio.sleep(0.01)
+async def settle(pilot: Any, app: MilkApp) -> None:
+    """Wait until no turn runs and the bridge has delivered everything (no fixed sleeps);
+    fails, naming what it waited for, if a turn is still running at the deadline."""
+    await pilot.pause()
+    await until(pilot, lambda: not app.facade.busy, what="the running turn to end")
     app.bridge.flush()
     await pilot.pause()
     await pilot.pause()
     # A fact change repaints the facts pane after a coalescing timer: wait for it to land.
-    for _ in range(rounds):
-        if not any(b.refresh_pending for b in app.screen.query(FactBrowser)):
-            break
-        await pilot.pause(0.02)
+    await until(
+        pilot,
+        lambda: not any(b.refresh_pending for b in app.screen.query(FactBrowser)),
+        what="the facts pane's pending repaint",
+    )
 
 
 def no_blink(app: MilkApp) -> None:
