@@ -5,6 +5,9 @@ get ready, cannot log, or meet a port held by something else."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import signal
 import stat
 from pathlib import Path
 
@@ -96,8 +99,13 @@ async def test_never_ready_is_killed_after_its_timeout(milk_home: Path) -> None:
     assert "waiting" in log
     # the shell and its `sleep` child, which this test started: the whole group is gone
     shell, sleep = (int(line) for line in pids.read_text().split())
-    wait_for(lambda: process_gone(shell) and process_gone(sleep), what="the run_cmd's processes")
-    wait_for(lambda: group_gone(shell), what="the run_cmd's process group to be gone")
+    try:
+        wait_for(lambda: process_gone(shell) and process_gone(sleep), what="its processes gone")
+        wait_for(lambda: group_gone(shell), what="the run_cmd's process group to be gone")
+    finally:  # a failure leaves nothing of this test running (only its own pids)
+        for pid in (sleep, shell):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 async def test_unwritable_log_dir_is_one_line(milk_home: Path) -> None:
@@ -168,9 +176,6 @@ def test_probe_paths() -> None:
 
 
 async def test_a_server_that_died_is_started_again(milk_home: Path) -> None:
-    import os
-    import signal
-
     port = free_port()
     local, seen = servers(milk_home)
     cfg = agent("fake", port, fake_cmd(port))
