@@ -143,11 +143,19 @@ def on_screen(kind: type) -> Step:
 
 
 async def steady(pilot: Pilot[Any], *, keep_toasts: bool = False) -> None:
-    """Rules 4 and 8: no turn running, workers done, cursors solid, toasts gone."""
+    """Rules 4 and 8: no turn running, workers done, focus given, cursors solid, toasts
+    gone."""
     app = pilot.app
     if isinstance(app, MilkApp) and app.runtime is not None:
         await settle(pilot, app)
     await app.workers.wait_for_complete()
+    # A screen just pushed gives its focus a moment later (after its mount): on a busy
+    # machine the shot could otherwise be taken with no cursor drawn yet.
+    await wait(
+        pilot,
+        lambda: app.screen.focused is not None or not app.screen.focus_chain,
+        what=f"{type(app.screen).__name__} to give its focus",
+    )
     for screen in app.screen_stack:
         for widget in screen.query("TextArea, Input"):
             if isinstance(widget, TextArea | Input):
