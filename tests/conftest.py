@@ -8,16 +8,13 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
+from dispatch_rig import Rig
 from peer_missing import is_peer_missing, skip_peer_missing
 
-from milk_tui.config.settings import AgentConfig, MilkConfig
-from milk_tui.engine.bus import EventBus
-from milk_tui.engine.dispatch import AgentSlot, Dispatcher
 from milk_tui.storage.db import Database
 from milk_tui.storage.sessions import SessionStore
 from milk_tui.testing.fake_anthropic import FakeAnthropic, claude_env, find_claude_bin
 from milk_tui.testing.fake_bedrock import FakeBedrock
-from milk_tui.testing.scripted_agent import ScriptedAgent
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -126,54 +123,6 @@ def db(milk_home: Path) -> Iterator[Database]:
 @pytest.fixture
 def store(db: Database) -> SessionStore:
     return SessionStore(db)
-
-
-class Rig:
-    """A dispatcher wired to two scripted agents plus a recording bus subscriber."""
-
-    def __init__(
-        self,
-        store: SessionStore,
-        tmp: Path,
-        config: MilkConfig | None = None,
-        memory: object | None = None,
-    ) -> None:
-        self.config = config or MilkConfig()
-        self.store = store
-        self.bus = EventBus()
-        self.events: list = []
-        self.bus.add_listener(self.events.append)
-        self.primary = ScriptedAgent(name="llama")
-        self.escalation = ScriptedAgent(name="claude")
-        self.cwd = str(tmp)
-        session = store.create(self.cwd)
-        self.dispatcher = Dispatcher(
-            config=self.config,
-            store=store,
-            session=session,
-            bus=self.bus,
-            cwd=self.cwd,
-            primary=AgentSlot(
-                "primary", AgentConfig(name="llama", provider="local", url="http://x"), self.primary
-            ),
-            escalation=AgentSlot(
-                "escalation", AgentConfig(name="claude", provider="claude-cli"), self.escalation
-            ),
-            memory=memory,
-        )
-
-    @property
-    def session(self):  # noqa: ANN201
-        return self.dispatcher.session
-
-    def types(self) -> list[str]:
-        return [e.type for e in self.events]
-
-    def of(self, t: str) -> list:
-        return [e for e in self.events if e.type == t]
-
-    def reload(self):  # noqa: ANN201
-        return self.store.load(self.session.id)
 
 
 @pytest.fixture

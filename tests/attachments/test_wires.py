@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dispatch_rig import Rig
 from peer_missing import skip_peer_missing
 
 from milk_tui.agents.bedrock import BedrockAgent
@@ -20,7 +21,6 @@ from milk_tui.testing.fake_bedrock import FakeBedrock, agent_config
 from milk_tui.testing.fake_bedrock_reply import Reply as BedrockReply
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from tests.attachments.files import png_bytes, write_png
-from tests.conftest import Rig
 
 FILES = ("shot.png", "app.log")
 

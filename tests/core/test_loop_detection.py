@@ -7,7 +7,7 @@ import asyncio
 import threading
 from pathlib import Path
 
-from conftest import Rig
+from dispatch_rig import Rig
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
