@@ -48,6 +48,14 @@ async def started(made: list[Run], tmp: Path, *servers: McpServerConfig) -> Run:
     r = Run(tmp, list(servers))
     made.append(r)
     await r.manager.wait_settled(30)
+    # wait_settled gives up quietly at each server's own start timeout; on a busy machine
+    # a server may still be starting then: the checks below need every first attempt done.
+    await until(
+        None,
+        lambda: all(s.state != "starting" for s in r.manager.statuses()),
+        30,
+        what="every server's first start attempt to end",
+    )
     return r
 
 
