@@ -10,6 +10,9 @@ time from the start of a repeating reply to its cut.  All figures come from one 
 3. Cut: a reply of some prose and then one sentence repeated 2,000 times; how long from the
    first byte of the reply to the cut, how many chunks were read, and what that is at a
    local model's 60 tokens/s.
+4. The watch itself: ``RepetitionWatch.check`` fed 4-character chunks of a 160,000-character
+   ordinary reply, per chunk, against the same loop that only collects the chunks.  (This
+   was an absolute bound in a unit test; speed is measured here, as a ratio.)
 
 Alternating rounds, medians and minima of wall time.
 Run: ``python bench/text_calls_and_loops.py`` (``--quick`` for a short run).
@@ -36,6 +39,7 @@ from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.agents.tools import LocalToolBox, Tool
 from milk_tui.config.settings import AgentConfig
 from milk_tui.engine.agent_stream import consume_stream
+from milk_tui.engine.loop_detection import RepetitionWatch
 from milk_tui.engine.turn_scratch import TurnScratch
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage
 
@@ -148,6 +152,36 @@ async def run(chunks: int, rounds: int) -> None:
     )
 
 
+def feed(text: str, watch: RepetitionWatch | None) -> float:
+    """Seconds to take ``text`` in 4-character chunks, checking when the watch asks."""
+    parts: list[str] = []
+    chars = 0
+    t0 = time.perf_counter()
+    for i in range(0, len(text), 4):
+        parts.append(text[i : i + 4])
+        chars += 4
+        if watch is not None and chars >= watch.next_check:
+            watch.check(parts, chars)
+    return time.perf_counter() - t0
+
+
+def watch_cost(rounds: int) -> None:
+    text = "".join(f"word{i} and some more text, number {i}. " for i in range(4000))
+    chunks = len(text) / 4
+    base: list[float] = []
+    watched: list[float] = []
+    for _ in range(rounds):  # alternating: a slow moment of the machine hits both
+        base.append(feed(text, None))
+        watched.append(feed(text, RepetitionWatch(5)))
+    b, w = statistics.median(base), statistics.median(watched)
+    print(f"repetition watch: {len(text)} characters in {int(chunks)} chunks of 4")
+    print(
+        f"  collect only {b / chunks * 1e6:.3f} µs/chunk, with the watch "
+        f"{w / chunks * 1e6:.3f} µs/chunk (watch alone {(w - b) / chunks * 1e6:.3f}); "
+        f"ratio {w / b:.2f}× (min {min(watched) / min(base):.2f}×)"
+    )
+
+
 class Counting:
     """The agent, counting the text chunks its reader took."""
 
@@ -168,6 +202,7 @@ def main() -> None:
     a = ap.parse_args()
     chunks, rounds = (2000, 3) if a.quick else (20000, 9)
     asyncio.run(run(chunks, rounds))
+    watch_cost(rounds * 3)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import os
 import signal
 import sqlite3
 import subprocess
-import time
+import threading
 from pathlib import Path
 
 from milk_tui.model.events import parse_event
@@ -139,8 +139,9 @@ def test_both_agents_down_exits_nonzero_with_one_line_reason(tmp_path: Path, mil
 
 
 def test_sigint_cancels_the_turn_and_records_nothing(tmp_path: Path, milk_home: Path):
+    held = threading.Event()  # the turn runs until SIGINT: the server holds the rest
     with FakeOpenAIServer() as srv:
-        srv.default_reply = FakeReply(text=["slow "] * 200, delay=0.05)
+        srv.default_reply = FakeReply(text=["slow "] * 200, hold=held, hold_after=2)
         (milk_home / "config.toml").write_text(
             f'agent = "llama"\nescalation_agent = "demo"\n[[agents]]\nname = "llama"\n'
             f'provider = "local"\nurl = "{srv.url}"\n[[agents]]\nname = "demo"\nprovider = "demo"\n'
@@ -154,9 +155,7 @@ def test_sigint_cancels_the_turn_and_records_nothing(tmp_path: Path, milk_home: 
             env=os.environ.copy(),
         )
         assert p.stdout is not None
-        first = p.stdout.read(5)  # the stream has started
-        assert first
-        time.sleep(0.2)
+        assert p.stdout.read(5) == "slow "  # the stream has started, and is held
         p.send_signal(signal.SIGINT)
         rc = p.wait(timeout=30)
         err = p.stderr.read() if p.stderr else ""

@@ -16,7 +16,7 @@ import time
 import uuid
 from pathlib import Path
 
-import pytest
+from peer_missing import skip_peer_missing
 
 from milk_tui.testing.cli_run import MILK_COMMAND
 from milk_tui.testing.cli_run import run_milk as milk
@@ -120,7 +120,7 @@ def test_in_tmux_neither_clipboard_nor_title_is_set(tmp_path: Path, milk_home: P
     title): after `-p`, `memory list` and `sessions show` it holds neither."""
     tmux_bin = shutil.which("tmux")
     if tmux_bin is None:
-        pytest.skip("tmux is not installed")
+        skip_peer_missing("tmux")
     socket = f"milk-inert-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
     def tmux(*args: str) -> str:

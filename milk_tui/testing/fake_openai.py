@@ -204,12 +204,17 @@ class FakeOpenAIServer:
         if reply.hang == "after_headers":
             await asyncio.Event().wait()
         events = reply.events()
+        held = 0
+        if reply.hold is not None:
+            held = min(reply.hold_after, len(events))
+            await self._send_held(writer, events[:held], reply.hold)
+            events = events[held:]
         if reply.drip > 0:
             await _drip(writer, b"".join(events), reply.drip)
         elif reply.delay <= 0:
             writer.write(_chunked_all(events))
             await writer.drain()
-            self.events_sent.append(len(events))
+            self.events_sent.append(held + len(events))
         else:
             sent = 0
             try:
@@ -224,7 +229,7 @@ class FakeOpenAIServer:
                 self.disconnects += 1
                 raise
             finally:
-                self.events_sent.append(sent)
+                self.events_sent.append(held + sent)
         if reply.cut_after is not None:
             # Abrupt close: no terminating zero-length chunk, so the client sees a
             # truncated body exactly like a crashed backend.
@@ -234,6 +239,20 @@ class FakeOpenAIServer:
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True
+
+    async def _send_held(
+        self, writer: asyncio.StreamWriter, first: list[bytes], hold: threading.Event
+    ) -> None:
+        """The ``first`` events, then wait for the test's ``hold`` event or for the client to
+        leave (counted as a disconnect, like a paced stream the client closed)."""
+        writer.write(_chunked_all(first))
+        await writer.drain()
+        while not hold.is_set():
+            if writer.is_closing() or reader_eof(writer):
+                self.disconnects += 1
+                self.events_sent.append(len(first))
+                raise ConnectionResetError
+            await asyncio.sleep(0.01)
 
 
 async def _drip(writer: asyncio.StreamWriter, body: bytes, pause: float) -> None:

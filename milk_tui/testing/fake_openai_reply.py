@@ -8,6 +8,7 @@ the faults a test can ask for (cut, malformed chunk, hang, error status).
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -60,6 +61,10 @@ class FakeReply:
     """Never answer: before the status line, or after headers (no body bytes ever)."""
     delay: float = 0.0
     """Seconds between SSE events (paced streaming for UI tests / the demo)."""
+    hold: threading.Event | None = None
+    """Send ``hold_after`` events, then nothing more until the test sets this event (or the
+    client leaves): a turn that is "still running" for exactly as long as the test wants."""
+    hold_after: int = 1
     drip: float = 0.0
     """Seconds between single BYTES of the body: a server that keeps the connection busy
     (no read timeout ever trips) but takes for ever to finish."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from peer_missing import skip_peer_missing
 
 from milk_tui.testing.fake_openai import FakeOpenAIServer
 from milk_tui.testing.llama_server import LlamaServer, xllamacpp_available
@@ -23,7 +25,8 @@ def fake_openai() -> Iterator[FakeOpenAIServer]:
 
 @pytest.fixture(scope="session")
 def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("gguf", reason="gguf is needed to generate the tiny test model")
+    if importlib.util.find_spec("gguf") is None:
+        skip_peer_missing("gguf, to generate the tiny test model (pip install gguf)")
     return write_tiny_gguf(tmp_path_factory.mktemp("model") / "tiny.gguf")
 
 
@@ -32,9 +35,7 @@ def llama_server(
     tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LlamaServer]:
     if not xllamacpp_available():
-        pytest.skip(
-            "xllamacpp is not importable: real llama.cpp tests skipped (pip install xllamacpp)"
-        )
+        skip_peer_missing("xllamacpp, the real llama.cpp server (pip install xllamacpp)")
     log = tmp_path_factory.mktemp("llama") / "server.log"
     with LlamaServer(tiny_gguf, n_ctx=LLAMA_N_CTX, log=log) as srv:
         yield srv

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from milk_tui.agents import base as ab
+from milk_tui.testing.waits import until
 
 
 async def stream_until(
@@ -41,12 +42,11 @@ def primary_request(prompt: str, **fields: Any) -> ab.AgentRequest:
 
 
 async def pid_written(pid_file: Path) -> int:
-    """The pid a test command wrote to ``pid_file`` (waits up to 5 s for it)."""
-    for _ in range(100):
-        if pid_file.exists() and pid_file.read_text().strip():
-            return int(pid_file.read_text())
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{pid_file} was never written")
+    """The pid a test command wrote to ``pid_file`` (waiting for it to be written)."""
+    await until(
+        None, lambda: pid_file.exists() and pid_file.read_text().strip(), what=str(pid_file)
+    )
+    return int(pid_file.read_text())
 
 
 def process_state(pid: int) -> str:
@@ -58,10 +58,7 @@ def process_state(pid: int) -> str:
 
 
 async def process_gone(pid: int) -> bool:
-    """True once ``pid`` has exited (waits up to 5 s for the kernel to reap it; this bounds
-    the wait, it is not a timing assertion)."""
-    for _ in range(100):
-        if process_state(pid) == "Z":
-            return True
-        await asyncio.sleep(0.05)
-    return False
+    """True once ``pid`` has exited (waits for the kernel to reap it; fails naming the
+    process if it never does)."""
+    await until(None, lambda: process_state(pid) == "Z", what=f"process {pid} to exit")
+    return True

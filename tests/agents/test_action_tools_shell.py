@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from milk_tui.agents.round_backend import ToolCall
 from milk_tui.agents.tool_calls import run_calls
 from milk_tui.agents.tools import BuiltinToolBox, CompositeToolBox, shell
 from milk_tui.agents.tools.paths import Workspace
+from milk_tui.testing.waits import WAIT_S
 
 
 def box(root: Path) -> CompositeToolBox:
@@ -51,9 +51,9 @@ async def test_flooding_output_is_capped_while_read(tmp_path: Path) -> None:
 
 async def test_timeout_kills_the_group_grandchild_included(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
-    started = time.monotonic()
-    out = await bash(tmp_path, f"sh -c 'sleep 60 & echo $! > {pidfile}; wait' ; echo never", 1)
-    assert time.monotonic() - started < 5
+    # The deadline bounds a hang (the grandchild sleeps an hour); it measures nothing.
+    command = f"sh -c 'sleep 3600 & echo $! > {pidfile}; wait' ; echo never"
+    out = await asyncio.wait_for(bash(tmp_path, command, 1), WAIT_S)
     assert out.is_error and "timed out after 1s" in out.stderr and "never" not in out.content
     assert await process_gone(int(pidfile.read_text()))
 
@@ -78,9 +78,8 @@ async def test_loop_tool_timeout_also_kills_the_group(tmp_path: Path) -> None:
 
 
 async def test_background_child_holding_the_pipe_does_not_hang(tmp_path: Path) -> None:
-    started = time.monotonic()
-    out = await bash(tmp_path, "sleep 30 & echo started")
-    assert time.monotonic() - started < 4
+    # Without the fix the call lasts as long as the child holds the pipe: an hour.
+    out = await asyncio.wait_for(bash(tmp_path, "sleep 3600 & echo started"), WAIT_S)
     assert out.content.strip() == "started" and "background processes" in out.stderr
 
 

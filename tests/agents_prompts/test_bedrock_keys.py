@@ -12,8 +12,6 @@ from milk_tui.agents.bedrock import BedrockAgent
 from milk_tui.testing.fake_bedrock import agent_config
 from milk_tui.testing.fake_bedrock_reply import Reply
 
-pytest.importorskip("boto3")
-
 
 async def _say(agent: BedrockAgent, cwd: Path) -> str:
     req = AgentRequest(slot="primary", prompt="hi", cwd=str(cwd), system_prompt="You are terse.")

@@ -3,7 +3,6 @@ Anthropic server, which records what the CLI did with them)."""
 
 from __future__ import annotations
 
-import glob
 import tempfile
 from pathlib import Path
 
@@ -23,14 +22,18 @@ async def _turn(agent: ClaudeCliAgent, cwd: Path) -> str:
     return "".join(e.text for e in events if isinstance(e, ab.TextChunk))
 
 
-def _settings_files() -> set[str]:
-    return set(glob.glob(str(Path(tempfile.gettempdir()) / "milk-settings-*.json")))
+def _settings_files(tmp: Path) -> list[Path]:
+    assert tempfile.gettempdir() == str(tmp)  # where the agent writes its settings file
+    return list(tmp.glob("milk-settings-*.json"))
 
 
 async def test_settings_object_and_extra_args_reach_the_cli(
-    claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic, tmp_path
+    claude_bin: str,
+    real_claude_env: dict[str, str],
+    fake_anthropic: FakeAnthropic,
+    tmp_path: Path,
+    private_tmpdir: Path,
 ) -> None:
-    before = _settings_files()
     agent = ClaudeCliAgent(
         AgentConfig(
             name="claude",
@@ -43,7 +46,7 @@ async def test_settings_object_and_extra_args_reach_the_cli(
     fake_anthropic.push(Reply.text("hi from settings"))
     assert await _turn(agent, tmp_path) == "hi from settings"
     assert fake_anthropic.message_requests[-1].body["model"] == "claude-model-from-settings"
-    assert _settings_files() == before  # the temp file is gone after the turn
+    assert _settings_files(private_tmpdir) == []  # the temp file is gone after the turn
 
     agent = ClaudeCliAgent(
         AgentConfig(

@@ -8,6 +8,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+from dispatch_rig import Rig
+
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.attachments import read_attachment
 from milk_tui.facade.application import start
@@ -16,7 +18,6 @@ from milk_tui.storage.session_rows import parse_attachments
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from milk_tui.testing.scripted_agent import say
 from tests.attachments.files import write_png
-from tests.conftest import Rig
 
 
 async def test_turn_stores_attachment_infos_without_bytes(

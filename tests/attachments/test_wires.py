@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dispatch_rig import Rig
+from peer_missing import skip_peer_missing
 
 from milk_tui.agents.bedrock import BedrockAgent
 from milk_tui.config.settings import AgentConfig
@@ -19,7 +21,6 @@ from milk_tui.testing.fake_bedrock import FakeBedrock, agent_config
 from milk_tui.testing.fake_bedrock_reply import Reply as BedrockReply
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from tests.attachments.files import png_bytes, write_png
-from tests.conftest import Rig
 
 FILES = ("shot.png", "app.log")
 
@@ -92,7 +93,7 @@ async def test_bedrock_gets_an_image_block_with_the_bytes(tmp_path: Path, bedroc
 async def test_real_claude_cli_passes_the_image_block_to_the_model(tmp_path: Path):
     claude_bin = find_claude_bin()
     if not claude_bin:
-        pytest.skip("real Claude CLI not installed")
+        skip_peer_missing("the real Claude CLI (npm install @anthropic-ai/claude-code)")
     with FakeAnthropic() as server:
         rig = CliRig(tmp_path, server, claude_bin)
         try:

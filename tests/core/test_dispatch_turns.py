@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 
 from milk_tui.agents.base import AgentError, Finished, SessionNotFound, TextChunk, UsageEvent
 from milk_tui.engine.repeat_guard import ESCALATION_REASON as REPEATED_PROMPT_REASON
 from milk_tui.model.session import State
-from milk_tui.testing.scripted_agent import say
+from milk_tui.testing.scripted_agent import Hold, say
+from milk_tui.testing.waits import until
 
 LONG = "please explain in detail how the scheduler handles retries"
 
@@ -120,26 +120,24 @@ async def test_cancel_mid_stream_records_nothing_and_restores_need(rig):
     rig.primary.push(say("a"))
     await rig.dispatcher.run_turn("first question about config files")
     nonce = rig.session.primary_nonce
-    rig.primary.delay = 0.05
+    hold = Hold()  # never released: the turn is mid-stream until it is cancelled
     rig.primary.push(
         [
             TextChunk(f"<milk:need:{nonce}>new goal</milk:need:{nonce}>"),
+            TextChunk("word "),
+            hold,
             *[TextChunk("word ") for _ in range(100)],
             Finished(),
         ]
     )
     task = rig.dispatcher.submit("second question about config files")
-    for _ in range(100):
-        await asyncio.sleep(0.02)
-        if rig.session.current_need == "new goal":
-            break
-    assert rig.session.current_need == "new goal"  # shown live
+    await hold.reached.wait()
+    await until(None, lambda: rig.session.current_need == "new goal", what="the live need")
     assert rig.dispatcher.cancel()
     out = await task
     assert out.cancelled and rig.session.current_need == ""
     assert len(rig.reload().history) == 2
     assert rig.of("turn_failed")[-1].cancelled
-    rig.primary.delay = 0
     rig.primary.push(say("works"))
     assert (await rig.dispatcher.run_turn("third question")).ok
 

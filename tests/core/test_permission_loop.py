@@ -16,6 +16,7 @@ from milk_tui.facade.application import Application, TurnResult, start
 from milk_tui.model import events as ev
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
 from milk_tui.testing.permission_tools import add_test_tools
+from milk_tui.testing.waits import until
 
 
 @pytest.fixture
@@ -169,10 +170,7 @@ async def test_cancelling_while_asking_denies_and_cancels_the_turn(
     try:
         task = app.submit("write it", force="primary")
         assert task is not None
-        for _ in range(200):
-            if of(events, ev.PermissionRequested):
-                break
-            await asyncio.sleep(0.01)
+        await until(None, lambda: of(events, ev.PermissionRequested), what="the permission asked")
         assert app.cancel()
         out = await asyncio.wait_for(task, 5)
     finally:

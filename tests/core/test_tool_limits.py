@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from milk_tui.agents.base import TextChunk
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.config import load_config
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
 from milk_tui.engine.dispatch import AgentSlot
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
-from milk_tui.testing.scripted_agent import say
+from milk_tui.testing.scripted_agent import Hold, say
+from milk_tui.testing.waits import until
 
 
 def offered(rig) -> set[str]:  # noqa: ANN001
@@ -37,16 +39,23 @@ async def test_included_and_excluded_tools_shape_the_toolbox(rig) -> None:
 
 
 async def test_a_turn_past_its_turn_timeout_is_warned_about_once_and_goes_on(rig) -> None:
+    # The turn holds until the warning (at 1 s) is said, then ends at once.
     rig.dispatcher.primary.config.limits = AgentLimits(turn_timeout_secs=1)
-    rig.primary.delay = 0.6
-    rig.primary.push(say("a", "b", "c", "d"))
-    out = await rig.dispatcher.run_turn("a slow one please", force="primary")
+    hold = Hold()
+    rig.primary.push([TextChunk("a"), hold, *say("b", "c", "d")])
+    task = rig.dispatcher.submit("a slow one please", force="primary")
+    await until(
+        None,
+        lambda: any("turn_timeout_secs" in e.message for e in rig.of("notice")),
+        what="the warning at the turn timeout",
+    )
+    hold.release()
+    out = await task
     assert out.ok and out.text == "abcd"
     [warning] = [e for e in rig.of("notice") if "turn_timeout_secs" in e.message]
     assert warning.level == "warning" and "llama" in warning.message and "1s" in warning.message
     assert "it goes on" in warning.message and "Ctrl+C" in warning.message
     assert len(rig.reload().history) == 2
-    rig.primary.delay = 0
     rig.primary.push(say("quick"))
     assert (await rig.dispatcher.run_turn("a quick one now", force="primary")).ok
     assert len([e for e in rig.of("notice") if "turn_timeout_secs" in e.message]) == 1

@@ -3,15 +3,14 @@ database in one step; a hand-off's two halves go together; nothing else is touch
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
+from milk_tui.agents.base import TextChunk
 from milk_tui.engine.turn_drop import drop_last_exchange, last_exchange_start
 from milk_tui.facade.transcript import SessionTranscript
 from milk_tui.model.session import State, Turn
 from milk_tui.storage.db import StorageError
-from milk_tui.testing.scripted_agent import say
+from milk_tui.testing.scripted_agent import Hold, say
 
 
 async def test_drop_forgets_the_last_exchange_in_session_and_store(rig):
@@ -61,14 +60,14 @@ async def test_another_process_appended_refuses_and_keeps_the_session(rig, store
 
 
 async def test_drop_is_refused_while_a_turn_runs(rig):
-    rig.primary.delay = 0.05
-    rig.primary.push(say("a", "b", "c", "d"))
+    hold = Hold()
+    rig.primary.push([TextChunk("a"), hold, *say("b", "c", "d")])
     task = rig.dispatcher.submit("slow", force="primary")
-    while not rig.dispatcher.busy:
-        await asyncio.sleep(0)
+    await hold.reached.wait()  # the turn is running, and stays so until released
     with pytest.raises(ValueError, match="turn is running"):
         SessionTranscript(rig.dispatcher).drop_last()
-    await task
+    hold.release()
+    assert (await task).ok
 
 
 def test_last_exchange_start_with_tool_results_and_no_user_turn():

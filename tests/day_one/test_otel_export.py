@@ -155,20 +155,20 @@ def test_without_an_endpoint_the_sdk_is_never_imported(tmp_path, milk_home):
 
 
 async def test_a_hand_off_is_one_turn_span_ending_with_the_escalation(rig):
+    from milk_tui.agents.base import TextChunk
     from milk_tui.config.otel import OtelConfig
     from milk_tui.engine.telemetry import TurnTelemetry
-    from milk_tui.testing.scripted_agent import say
+    from milk_tui.testing.scripted_agent import Hold, say
 
     with OtlpReceiver() as rx:
         t = TurnTelemetry(OtelConfig(endpoint=rx.url), rig.bus, rig.dispatcher.state.agent, "t")
         rig.primary.push(say("over to you", escalation_reason="too hard"))
         rig.escalation.push(say("done."))
         await rig.dispatcher.run_turn("fix the build")
-        rig.primary.delay = 0.05
-        rig.primary.push(say("a", "b", "c", "d", "e"))
+        hold = Hold()  # never released: the turn runs until it is cancelled
+        rig.primary.push([TextChunk("a"), hold, *say("b", "c", "d", "e")])
         task = rig.dispatcher.submit("slow", force="primary")
-        while not rig.dispatcher.busy:
-            await asyncio.sleep(0)
+        await hold.reached.wait()
         rig.dispatcher.cancel()
         await asyncio.gather(task, return_exceptions=True)
         t.shutdown()

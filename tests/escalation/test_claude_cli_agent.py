@@ -15,6 +15,7 @@ from milk_tui.agents.claude_cli import ClaudeCliAgent
 from milk_tui.agents.process_io import MAX_LINE_BYTES
 from milk_tui.config.settings import AgentConfig
 from milk_tui.testing.fake_claude_cli import FakeCli
+from milk_tui.testing.waits import until
 
 
 def _agent(fake_cli: FakeCli, **cfg: object) -> ClaudeCliAgent:
@@ -231,21 +232,14 @@ async def test_cancel_kills_the_whole_process_group(fake_cli: FakeCli, tmp_path:
     agent = _agent(fake_cli)
     task = asyncio.create_task(_collect(agent, _req(tmp_path)))
     child_file, cli_file = fake_cli.state / "child.pid", fake_cli.state / "cli.pid"
-    for _ in range(200):
-        if child_file.exists() and cli_file.exists():
-            break
-        await asyncio.sleep(0.05)
+    await until(None, lambda: child_file.exists() and cli_file.exists(), what="both pid files")
     child, cli = int(child_file.read_text()), int(cli_file.read_text())
     assert _alive(child) and _alive(cli)
     assert os.getpgid(child) == os.getpgid(cli) != os.getpgid(0)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    for _ in range(100):  # bounded wait for the kernel to reap; not a timing assertion
-        if not _alive(child) and not _alive(cli):
-            break
-        await asyncio.sleep(0.05)
-    assert not _alive(cli) and not _alive(child)
+    await until(None, lambda: not _alive(child) and not _alive(cli), what="the group reaped")
 
 
 async def test_available_is_cached_and_reports_missing_binary(

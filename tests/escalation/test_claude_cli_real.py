@@ -6,7 +6,6 @@ we normalised — the CLI's own behaviour is the thing under test, not a stub of
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from milk_tui.testing.fake_anthropic import (
     ThinkingBlock,
     ToolUseBlock,
 )
+from milk_tui.testing.waits import until
 
 pytestmark = pytest.mark.real_peer
 
@@ -206,16 +206,9 @@ async def test_cancel_kills_cli_and_its_tool_processes(
     agent = _agent(claude_bin, real_claude_env, allowed_tools=["Bash"])
     request = ab.AgentRequest(slot="escalation", prompt="sleep", cwd=str(workdir))
     task = await stream_until(agent, request, ab.ToolCallEvent, 60)
-    for _ in range(200):
-        if pid_file.exists() and pid_file.read_text().strip():
-            break
-        await asyncio.sleep(0.05)
+    await until(None, lambda: pid_file.exists() and pid_file.read_text().strip())
     tool_shell = int(pid_file.read_text())
     tool_tree = [tool_shell, *descendants(tool_shell)]
     assert all(_alive(p) for p in tool_tree)
     await cancel(task, 60)
-    for _ in range(100):  # bounded wait for reaping, not a timing assertion
-        if not any(_alive(p) for p in tool_tree):
-            break
-        await asyncio.sleep(0.05)
-    assert not any(_alive(p) for p in tool_tree)
+    await until(None, lambda: not any(_alive(p) for p in tool_tree), what="the tool's tree reaped")

@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from peer_missing import needs_peer
 
 from milk_tui.agents import base as ab
 from milk_tui.agents.claude_cli import ClaudeCliAgent
@@ -64,9 +65,16 @@ async def test_the_file_is_private_and_none_without_servers() -> None:
 
 
 @pytest.mark.real_peer
-@pytest.mark.skipif(not peers.everything_available(), reason="npm mcp-server-everything missing")
+@needs_peer(
+    peers.everything_available(),
+    "the reference MCP server (npm @modelcontextprotocol/server-everything)",
+)
 async def test_the_real_cli_connects_to_the_servers_and_the_file_is_gone(
-    claude_bin: str, real_claude_env: dict[str, str], fake_anthropic: FakeAnthropic, tmp_path: Path
+    claude_bin: str,
+    real_claude_env: dict[str, str],
+    fake_anthropic: FakeAnthropic,
+    tmp_path: Path,
+    private_tmpdir: Path,
 ) -> None:
     wire = tmp_path / "wire.log"
     agent = ClaudeCliAgent(
@@ -76,7 +84,7 @@ async def test_the_real_cli_connects_to_the_servers_and_the_file_is_gone(
         mcp_servers=[peers.everything()],
     )
     fake_anthropic.push(Reply.text("ok"))
-    before = set(Path(claude_config.tempfile.gettempdir()).glob("milk-mcp-*.json"))
+    assert claude_config.tempfile.gettempdir() == str(private_tmpdir)
     events = [
         e
         async for e in agent.stream(
@@ -91,5 +99,4 @@ async def test_the_real_cli_connects_to_the_servers_and_the_file_is_gone(
     )
     assert {"name": "every", "status": "connected"} in init["mcp_servers"]
     assert any(t.startswith("mcp__every__") for t in init["tools"])
-    after = set(Path(claude_config.tempfile.gettempdir()).glob("milk-mcp-*.json"))
-    assert after <= before
+    assert list(private_tmpdir.glob("milk-mcp-*.json")) == []  # written, used, removed

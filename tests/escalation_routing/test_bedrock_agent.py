@@ -19,6 +19,7 @@ from milk_tui.testing.fake_bedrock import TEST_MODEL_ID as MODEL_ID
 from milk_tui.testing.fake_bedrock import TEST_SECRET as FAKE_SECRET
 from milk_tui.testing.fake_bedrock import Reply
 from milk_tui.testing.fake_bedrock import agent_config as bedrock_config
+from milk_tui.testing.waits import until
 
 
 class RecordingTools:
@@ -378,11 +379,11 @@ async def test_cancel_stops_the_stream_promptly(fake_bedrock):
     task = await stream_until(agent, req(), ab.TextChunk, 10)
     # Without the socket shutdown the worker would sit in recv() for the 120 s read timeout.
     await cancel(task, 10)
-    for _ in range(100):
-        if not any(t.name.startswith("bedrock-") for t in threading.enumerate()):
-            break
-        await asyncio.sleep(0.05)
-    assert not any(t.name.startswith("bedrock-") for t in threading.enumerate())
+    await until(
+        None,
+        lambda: not any(t.name.startswith("bedrock-") for t in threading.enumerate()),
+        what="the bedrock worker threads to end",
+    )
 
 
 async def test_complete_uses_converse(fake_bedrock):

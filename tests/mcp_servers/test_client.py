@@ -3,12 +3,12 @@ HTTP, and the SDK-based test server in every bad way a server can be."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from peer_missing import needs_peer
 
 from milk_tui.agents.mcp.manager import McpManager
 from milk_tui.agents.mcp.results import MAX_RESULT_CHARS
@@ -16,6 +16,7 @@ from milk_tui.agents.mcp.toolbox import MAX_NAME, tool_name
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.testing import mcp_peers as peers
 from milk_tui.testing.llama_server import free_port
+from milk_tui.testing.waits import until
 
 pytestmark = pytest.mark.real_peer
 
@@ -47,11 +48,20 @@ async def started(made: list[Run], tmp: Path, *servers: McpServerConfig) -> Run:
     r = Run(tmp, list(servers))
     made.append(r)
     await r.manager.wait_settled(30)
+    # wait_settled gives up quietly at each server's own start timeout; on a busy machine
+    # a server may still be starting then: the checks below need every first attempt done.
+    await until(
+        None,
+        lambda: all(s.state != "starting" for s in r.manager.statuses()),
+        30,
+        what="every server's first start attempt to end",
+    )
     return r
 
 
-needs_everything = pytest.mark.skipif(
-    not peers.everything_available(), reason="npm mcp-server-everything not installed"
+needs_everything = needs_peer(
+    peers.everything_available(),
+    "the reference MCP server (npm @modelcontextprotocol/server-everything)",
 )
 
 
@@ -121,10 +131,7 @@ async def test_tool_error_big_result_timeout_and_list_changed(
     text, err = await r.call("mcp__t__fail", {"why": "nope"})
     assert err and text
     assert await r.call("mcp__t__grow", {}) == ("grown", False)
-    for _ in range(100):
-        if "mcp__t__extra" in [s.name for s in r.manager.toolbox().specs()]:
-            break
-        await asyncio.sleep(0.05)
+    await until(None, lambda: "mcp__t__extra" in [s.name for s in r.manager.toolbox().specs()])
     assert await r.call("mcp__t__extra", {}) == ("extra!", False)
     text, err = await r.call("mcp__t__slow", {"seconds": 30})
     assert err and "mcp server 't'" in text and "did not answer within 4s" in text

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from peer_missing import needs_peer
 
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.testing import mcp_peers as peers
@@ -52,7 +53,10 @@ def milk(home: Path, cwd: Path, *args: str) -> tuple[int, str, str]:
     return r.returncode, r.stdout, r.stderr
 
 
-@pytest.mark.skipif(not peers.everything_available(), reason="npm mcp-server-everything missing")
+@needs_peer(
+    peers.everything_available(),
+    "the reference MCP server (npm @modelcontextprotocol/server-everything)",
+)
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_the_primary_calls_a_reference_server_tool(
     srv: FakeOpenAIServer, milk_home: Path, tmp_path: Path, transport: str

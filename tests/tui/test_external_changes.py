@@ -11,11 +11,12 @@ import pytest
 from textual import events
 
 from milk_tui.testing.cli_run import run_milk
+from milk_tui.testing.waits import describe, until
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.screens import main as main_screen
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.facts_pane import FactsPane
-from tests.tui.conftest import make_app, settle
+from tui.conftest import make_app, settle
 
 
 def _users(app: MilkApp) -> list[str]:
@@ -30,13 +31,10 @@ def _fact_texts(app: MilkApp) -> list[str]:
     return [p.content for page in window.pages.values() for p in page]
 
 
-async def _wait(pilot, app: MilkApp, cond) -> bool:  # noqa: ANN001
-    for _ in range(100):
-        await settle(pilot, app)
-        if cond():
-            return True
-        await asyncio.sleep(0.05)
-    return False
+async def _wait(pilot, app: MilkApp, cond) -> None:  # noqa: ANN001
+    """Settle the app, then wait until ``cond()`` (raising, naming it, if it never holds)."""
+    await settle(pilot, app)
+    await until(pilot, cond, what=describe(cond))
 
 
 async def test_focus_picks_up_a_cli_fact_and_a_print_mode_turn(
@@ -57,8 +55,8 @@ async def test_focus_picks_up_a_cli_fact_and_a_print_mode_turn(
         await pilot.pause()
         assert "what is a monad?" not in _users(app)
         app.post_message(events.AppFocus())
-        assert await _wait(pilot, app, lambda: "what is a monad?" in _users(app))
-        assert await _wait(pilot, app, lambda: "the deploy target is fly.io" in _fact_texts(app))
+        await _wait(pilot, app, lambda: "what is a monad?" in _users(app))
+        await _wait(pilot, app, lambda: "the deploy target is fly.io" in _fact_texts(app))
         assert len(app.facade.history()) == 2
 
 
@@ -79,4 +77,4 @@ async def test_the_timer_notices_without_focus_and_a_running_turn_is_kept(
             await pilot.pause(0.1)
         assert app.runtime.dispatcher.session is live  # no reload while a turn runs
         monkeypatch.undo()
-        assert await _wait(pilot, app, lambda: "hello there" in _users(app))
+        await _wait(pilot, app, lambda: "hello there" in _users(app))

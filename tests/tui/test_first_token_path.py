@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 from contextlib import asynccontextmanager
 
 from textual import events
@@ -119,6 +120,25 @@ async def test_a_slow_answer_shows_the_prompt_and_the_reply_waiting() -> None:
         assert _shown(conv, ReplyBlock)[-1] is reply and reply.text == "late"
 
 
+async def test_a_route_decided_after_the_wait_still_shows_the_reply_waiting() -> None:
+    """On a busy machine the turn may be routed only after the wait for a token ran out:
+    the prompt is shown alone then, and its reply block, once aimed, waits under it."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        bus = app.runtime.bus
+        conv = app.main_screen.query_one(Conversation)
+        bus.publish(ev.TurnStarted(prompt="hello"))
+        await until(pilot, lambda: bool(_shown(conv, UserTurn)), what="the prompt shown alone")
+        assert not _shown(conv, ReplyBlock)
+        bus.publish(ev.RouteDecided(target="primary", agent_name="demo-local", reason="default"))
+        await until(pilot, lambda: bool(_shown(conv, ReplyBlock)), what="the reply waiting")
+        reply = _shown(conv, ReplyBlock)[-1]
+        assert reply.text == "" and reply.agent_name == "demo-local"
+        bus.publish(ev.TextDelta(slot="primary", text="late"))
+        await settle(pilot, app)
+        assert _shown(conv, ReplyBlock)[-1] is reply and reply.text == "late"
+
+
 async def test_the_first_token_of_a_waiting_reply_needs_no_layout() -> None:
     """The first line of text fills the kept line: the screen repaints the block without a
     layout, so the transcript does not move; the rest of the first text follows after."""
@@ -184,8 +204,9 @@ async def test_a_turn_without_text_keeps_the_next_turns_blocks_in_order() -> Non
 async def test_a_slow_server_shows_the_prompt_before_its_first_token() -> None:
     """A real turn against a fake server that answers after a pause: the prompt and the
     waiting reply are on screen before any text has arrived."""
+    held = threading.Event()  # the server sends its headers and role chunk, then waits
     with FakeOpenAIServer() as srv:
-        srv.default_reply = FakeReply(text=["slow ", "answer"], delay=0.4)
+        srv.default_reply = FakeReply(text=["slow ", "answer"], hold=held, hold_after=1)
         app = make_app(config=fake_agent_config(srv.url), demo=False)
         async with app.run_test(size=(100, 30)) as pilot:
             conv = app.main_screen.query_one(Conversation)
@@ -195,6 +216,7 @@ async def test_a_slow_server_shows_the_prompt_before_its_first_token() -> None:
             reply = _shown(conv, ReplyBlock)[-1]
             assert reply.text == "" and app.facade.busy
             assert _shown(conv, UserTurn)[-1].prompt == "are you there?"
+            held.set()
             await settle(pilot, app)
             assert reply.text == "slow answer" and _shown(conv, ReplyBlock)[-1] is reply
 

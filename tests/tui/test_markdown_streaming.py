@@ -86,12 +86,8 @@ async def _stream(view: StreamView, pilot: object, chunks: list[str], per_frame:
         await pilot.pause()  # type: ignore[attr-defined]
 
 
-async def _until_final(view: StreamView, pilot: object) -> None:
-    for _ in range(500):
-        if view.rendered_final:
-            return
-        await pilot.pause(0.01)  # type: ignore[attr-defined]
-    raise AssertionError("the reply never finished rendering")
+async def _until_final(view: StreamView, pilot: Any) -> None:
+    await until(pilot, lambda: view.rendered_final, what="the reply to finish rendering")
 
 
 async def test_finished_20k_chunk_reply_equals_the_one_shot_render() -> None:

@@ -16,7 +16,7 @@ from milk_tui.testing.permission_tools import add_test_tools
 from milk_tui.tui.screens.permission_modal import PermissionModal
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.status_line import StatusLine
-from tui.conftest import fake_agent_config, make_app, settle, type_and_send
+from tui.conftest import fake_agent_config, make_app, settle, type_and_send, until
 
 WRITE_Q = PermissionQuestion(
     "llama", "write_file", {"path": "a.txt", "content": "x\n"}, effect="write"
@@ -81,12 +81,7 @@ async def test_ctrl_c_while_asking_denies_and_cancels_the_turn(
         app = make_app(config=cfg, demo=False, cwd=str(tmp_path))
         async with app.run_test(size=(120, 40)) as pilot:
             app.facade.submit("write o.txt", force="primary")
-            for _ in range(200):
-                await pilot.pause()
-                if isinstance(app.screen, PermissionModal):
-                    break
-                await asyncio.sleep(0.01)
-            assert isinstance(app.screen, PermissionModal)
+            await until(pilot, lambda: isinstance(app.screen, PermissionModal))
             await pilot.press("ctrl+c")
             await settle(pilot, app)
             assert not app.facade.busy and not isinstance(app.screen, PermissionModal)

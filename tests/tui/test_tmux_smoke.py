@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from peer_missing import skip_peer_missing
 
 pytestmark = pytest.mark.real_peer
 
@@ -29,7 +30,7 @@ WAIT_S = 30.0
 @pytest.fixture
 def tmux(tmp_path: Path) -> Iterator[Callable[..., subprocess.CompletedProcess[str]]]:
     if TMUX is None or not MILK.exists():
-        pytest.skip("tmux or the milk-tui entry point is not installed")
+        skip_peer_missing("tmux or the milk-tui entry point")
     # One server per test: a socket reused within a worker can reach the previous test's
     # server while it is still exiting after kill-server ("server exited unexpectedly").
     socket = f"milk-smoke-{os.getpid()}-{uuid.uuid4().hex[:8]}"

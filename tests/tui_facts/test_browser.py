@@ -8,12 +8,13 @@ from textual.widgets import Input, Select, Static, TextArea
 from milk_tui.facade.facts import DEFAULT_SCOPE
 from milk_tui.memory.service import MemoryService
 from milk_tui.testing.percept_fixtures import bulk_facts
+from milk_tui.testing.waits import until
 from milk_tui.tui.facts import FactEditModal
 from milk_tui.tui.facts.table import FactTable
 from milk_tui.tui.facts.window import MAX_CACHED_PAGES
 from milk_tui.tui.screens.confirm_modal import ConfirmModal
 from tui_facts.conftest import FIXED_NOW, Host
-from tui_facts.helpers import type_text, wait_until
+from tui_facts.helpers import type_text
 
 
 def status(app: Host) -> str:
@@ -72,7 +73,7 @@ async def test_add_records_a_user_fact_and_selects_it(memory, session_id, three)
         assert isinstance(app.screen, FactEditModal)
         await type_text(pilot, "deploys happen on fridays")
         await pilot.press("ctrl+s")
-        await wait_until(
+        await until(
             pilot,
             lambda: (
                 app.browser.window.total == 4
@@ -96,7 +97,7 @@ async def test_a_scope_the_user_chose_is_not_promoted_at_session_end(memory, ses
         await type_text(pilot, "this session uses the staging database")
         modal.query_one("#scope", Select).value = "session"
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: app.browser.window.total == 1)
+        await until(pilot, lambda: app.browser.window.total == 1)
         mine = current(app)
     agents = memory.record("ci runs on hopper", producer="primary", session_id=session_id,
                            weight=0.95)  # fmt: skip
@@ -134,7 +135,7 @@ async def test_edit_changes_content_consumer_weight(memory, session_id, three) -
         modal.query_one("#consumer", Select).value = "all"
         modal.query_one("#weight", Input).value = "0.55"
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: current(app).content == "prefers tabs, width 4")
+        await until(pilot, lambda: current(app).content == "prefers tabs, width 4")
         p = memory.get(three[1].id)
         assert (p.content, p.consumer, p.weight) == ("prefers tabs, width 4", "all", 0.55)
         # enter also edits; escape leaves the fact untouched
@@ -159,7 +160,7 @@ async def test_pinning_in_the_modal_makes_the_fact_global(memory, session_id, th
         await pilot.pause()
         assert modal.query_one("#scope", Select).disabled
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: memory.get(three[2].id).core)
+        await until(pilot, lambda: memory.get(three[2].id).core)
         p = memory.get(three[2].id)
         assert (p.scope, p.weight) == ("global", 1.0)
 
@@ -174,7 +175,7 @@ async def test_delete_asks_first(memory, session_id, three) -> None:
         await pilot.press("delete")  # the Delete key is the same action
         assert isinstance(app.screen, ConfirmModal)
         await pilot.press("y")
-        await wait_until(pilot, lambda: app.browser.window.total == 2)
+        await until(pilot, lambda: app.browser.window.total == 2)
         assert memory.get(three[2].id) is None
         assert current(app).id == three[1].id
 
@@ -183,14 +184,14 @@ async def test_pin_toggles_and_undo_reverts(memory, session_id, three) -> None:
     app = Host(memory, session_id)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("end", "p")  # the user's hopper fact (session, 0.9)
-        await wait_until(pilot, lambda: current(app).core)
+        await until(pilot, lambda: current(app).core)
         assert current(app).id == three[0].id  # the cursor follows the fact to its new row
         await pilot.press("p")
-        await wait_until(pilot, lambda: not memory.get(three[0].id).core)
+        await until(pilot, lambda: not memory.get(three[0].id).core)
         await pilot.press("u")  # undo the unpin
-        await wait_until(pilot, lambda: memory.get(three[0].id).core)
+        await until(pilot, lambda: memory.get(three[0].id).core)
         await pilot.press("u")  # undo the pin: back to session scope and 0.9
-        await wait_until(pilot, lambda: not memory.get(three[0].id).core)
+        await until(pilot, lambda: not memory.get(three[0].id).core)
         p = memory.get(three[0].id)
         assert (p.scope, p.weight) == ("session", 0.9)
         await pilot.press("u")
@@ -201,9 +202,9 @@ async def test_undo_restores_a_deleted_fact(memory, session_id, three) -> None:
     app = Host(memory, session_id)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("d", "y")
-        await wait_until(pilot, lambda: app.browser.window.total == 2)
+        await until(pilot, lambda: app.browser.window.total == 2)
         await pilot.press("u")
-        await wait_until(pilot, lambda: app.browser.window.total == 3)
+        await until(pilot, lambda: app.browser.window.total == 3)
         assert memory.get(three[2].id).content == "release notes go in CHANGELOG"
         assert current(app).id == three[2].id
 
@@ -227,17 +228,15 @@ async def test_search_as_you_type_with_qualifiers(memory, session_id, three) -> 
         await pilot.press("slash")
         assert isinstance(app.focused, Input)
         await type_text(pilot, "hopp")
-        await wait_until(pilot, lambda: app.browser.window.total == 1)
+        await until(pilot, lambda: app.browser.window.total == 1)
         assert current(app).id == three[0].id
         app.browser.query_one("#fact-search", Input).value = "by:escalation"
-        await wait_until(
-            pilot, lambda: app.browser.window.total == 1 and current(app).id == three[2].id
-        )
+        await until(pilot, lambda: app.browser.window.total == 1 and current(app).id == three[2].id)
         app.browser.query_one("#fact-search", Input).value = "for:nobody"
-        await wait_until(pilot, lambda: "for: expects one of" in status(app))
+        await until(pilot, lambda: "for: expects one of" in status(app))
         app.browser.query_one("#fact-search", Input).value = ""
         await pilot.press("enter")  # submit: back to the table
-        await wait_until(pilot, lambda: app.browser.window.total == 3)
+        await until(pilot, lambda: app.browser.window.total == 3)
         assert isinstance(app.focused, FactTable)
 
 
@@ -248,25 +247,25 @@ async def test_filter_keys_chips_and_order(memory, session_id, three) -> None:
         b = app.browser
         assert b.window.total == 4
         await pilot.press("s")  # visible here -> this session
-        await wait_until(pilot, lambda: b.window.total == 3)
+        await until(pilot, lambda: b.window.total == 3)
         await pilot.press("s")  # -> global
-        await wait_until(pilot, lambda: b.window.total == 1)
+        await until(pilot, lambda: b.window.total == 1)
         await pilot.press("s", "s")  # -> all sessions -> visible here
-        await wait_until(pilot, lambda: b.query_state.scope == "here" and b.window.total == 4)
+        await until(pilot, lambda: b.query_state.scope == "here" and b.window.total == 4)
         await pilot.press("b", "b")  # by user -> by primary
-        await wait_until(pilot, lambda: b.window.total == 1 and current(app).id == three[1].id)
+        await until(pilot, lambda: b.window.total == 1 and current(app).id == three[1].id)
         b.set_filters(producer=None)
         await pilot.press("f", "f")  # for all -> for primary
-        await wait_until(pilot, lambda: b.window.total == 1 and current(app).id == three[1].id)
+        await until(pilot, lambda: b.window.total == 1 and current(app).id == three[1].id)
         assert "for: primary" in str(b.query_one("#fact-filters").render())
         b.set_filters(consumer=None)
-        await wait_until(pilot, lambda: b.window.total == 4)
+        await until(pilot, lambda: b.window.total == 4)
         # chips are clickable: the first one is the scope chip
         await pilot.click("#fact-filters", offset=(3, 0))
-        await wait_until(pilot, lambda: b.query_state.scope == "session")
+        await until(pilot, lambda: b.query_state.scope == "session")
         await pilot.press("s", "s", "s")
         await pilot.press("o")  # recent -> weight: the pinned-free list puts 0.9 first
-        await wait_until(pilot, lambda: b.query_state.order == "weight")
+        await until(pilot, lambda: b.query_state.order == "weight")
         assert current(app).weight == 0.9 and b.window.total == 4
         assert "order: weight" in str(b.query_one("#fact-filters").render())
 
@@ -281,12 +280,12 @@ async def test_live_updates_coalesce_and_keep_the_cursor(memory, session_id, thr
             memory.record_from_agent(
                 f"streamed fact {i} about zebra{i}", "primary", session_id, 7, "llama", "claude"
             )
-        await wait_until(pilot, lambda: app.browser.window.total == 43)
+        await until(pilot, lambda: app.browser.window.total == 43)
         assert app.browser.refreshes == before + 1
         assert current(app).id == three[1].id  # still on the fact the user was reading
         memory.edit(three[0].id, content="the build server is called grace")
         memory.delete(three[2].id)
-        await wait_until(pilot, lambda: app.browser.window.total == 42)
+        await until(pilot, lambda: app.browser.window.total == 42)
         assert app.browser.refreshes == before + 2
 
 
@@ -300,7 +299,7 @@ async def test_compact_mode_has_fewer_columns(memory, session_id, three) -> None
         assert "[P] prefers tabs" in table.render_line(2).text
         assert status(app) == "3 facts"
         await pilot.press("s", "s")  # filters still work by key in the pane
-        await wait_until(pilot, lambda: status(app) == "0 facts · global")
+        await until(pilot, lambda: status(app) == "0 facts · global")
 
 
 async def test_virtualised_with_many_facts(memory, session_id) -> None:
@@ -326,7 +325,7 @@ async def test_set_session_switches_what_is_visible(memory, session_id, three, s
     async with app.run_test(size=(120, 30)) as pilot:
         assert app.browser.window.total == 4  # three + the global one
         app.browser.set_session(other)
-        await wait_until(pilot, lambda: app.browser.window.total == 2)
+        await until(pilot, lambda: app.browser.window.total == 2)
         assert {current(app).content} <= {"only in the other session", "shared everywhere"}
 
 
@@ -360,7 +359,7 @@ async def test_storage_errors_are_shown_not_raised(memory, session_id, three) ->
         assert app.browser.window.total == 0
         flaky.failing = False
         memory.record("written once the lock is gone", session_id=session_id)
-        await wait_until(pilot, lambda: app.browser.window.total == 4)
+        await until(pilot, lambda: app.browser.window.total == 4)
         assert status(app) == "4 facts"
         flaky.failing = True
         app.browser.refresh_now()

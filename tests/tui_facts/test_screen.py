@@ -7,8 +7,8 @@ from textual.widgets import Static
 
 from milk_tui.facade.facts import Facts
 from milk_tui.memory.service import MemoryService
+from milk_tui.testing.waits import until
 from milk_tui.tui.facts import FactBrowser, FactsScreen
-from tui_facts.helpers import wait_until
 
 
 class ScreenHost(App[None]):
@@ -48,12 +48,12 @@ async def test_screen_updates_live_and_jump_returns_to_the_app(memory, session_i
         memory.record_from_agent(
             "@claude: check the flaky test", "primary", session_id, 3, "llama", "claude"
         )
-        await wait_until(pilot, lambda: screen.browser.window.total == 2)
+        await until(pilot, lambda: screen.browser.window.total == 2)
         assert screen.browser.table.current().content == "agent wrote this"  # cursor kept
         await pilot.press("home")
         assert screen.browser.table.current().consumer == "escalation"
         await pilot.press("g")
-        await wait_until(pilot, lambda: app.jumps == [(session_id, 3)])
+        await until(pilot, lambda: app.jumps == [(session_id, 3)])
         assert app.closed == 1 and not isinstance(app.screen, FactsScreen)
 
 
@@ -63,4 +63,4 @@ async def test_escape_closes_the_screen(memory, session_id) -> None:
         await pilot.pause()
         assert "no remembered facts" in app.screen.browser.table.render_line(1).text
         await pilot.press("escape")
-        await wait_until(pilot, lambda: app.closed == 1)
+        await until(pilot, lambda: app.closed == 1)

@@ -9,9 +9,10 @@ from textual.widgets import Input, Static
 
 from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.storage.sessions import SessionStore
+from milk_tui.testing.waits import until
 from milk_tui.tui.screens.confirm_modal import ConfirmModal, TextPromptModal
 from milk_tui.tui.sessions_screen import SessionsScreen
-from tui_facts.helpers import type_text, wait_until
+from tui_facts.helpers import type_text
 
 
 class SessionsHost(App[None]):
@@ -70,7 +71,7 @@ async def test_switch_dismisses_with_the_session(store: SessionStore, tmp_path: 
         await pilot.press("enter")  # current session: stays open
         assert isinstance(app.screen, SessionsScreen) and app.results == []
         await pilot.press("down", "enter")
-        await wait_until(pilot, lambda: app.results == [("switch", ids[1])])
+        await until(pilot, lambda: app.results == [("switch", ids[1])])
         assert not isinstance(app.screen, SessionsScreen)
 
 
@@ -82,7 +83,7 @@ async def test_new_asks_for_a_name(store: SessionStore, tmp_path: Path) -> None:
         assert isinstance(app.screen, TextPromptModal)
         await type_text(pilot, "gamma")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.results == [("new", "gamma")])
+        await until(pilot, lambda: app.results == [("new", "gamma")])
 
 
 async def test_rename_writes_the_store(store: SessionStore, tmp_path: Path) -> None:
@@ -97,7 +98,7 @@ async def test_rename_writes_the_store(store: SessionStore, tmp_path: Path) -> N
         assert app.screen is modal
         modal.query_one(Input).value = "beta renamed"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen))
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
         assert store.load(ids[1]).name == "beta renamed"
         assert names(app.screen) == ["alpha", "beta renamed"]
         assert app.screen.selected().id == ids[1]
@@ -115,7 +116,7 @@ async def test_delete_confirms_and_refuses_the_current(store: SessionStore, tmp_
         await pilot.press("n")
         assert store.load(ids[1]) is not None
         await pilot.press("d", "y")
-        await wait_until(
+        await until(
             pilot, lambda: isinstance(app.screen, SessionsScreen) and names(app.screen) == ["alpha"]
         )
         assert store.load(ids[1]) is None
@@ -126,4 +127,4 @@ async def test_escape_closes_without_action(store: SessionStore, tmp_path: Path)
     app = SessionsHost(store, here, ids[0])
     async with app.run_test(size=(100, 20)) as pilot:
         await pilot.press("escape")
-        await wait_until(pilot, lambda: app.results == [None])
+        await until(pilot, lambda: app.results == [None])

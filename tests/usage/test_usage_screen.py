@@ -12,12 +12,13 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, TabbedContent
 from textual_plotext import PlotextPlot
 from tui.conftest import make_app, settle, type_and_send
-from tui.conftest import until as wait_until
-from tui.snapshot_base import LARGE, SMALL, SnapshotCase, on_screen, send, until
+from tui.snapshot_base import LARGE, SMALL, SnapshotCase, on_screen, send
+from tui.snapshot_base import until as until_shown
 
 from milk_tui.model import events as ev
 from milk_tui.model.session import TokenUsage
 from milk_tui.storage.usage_log import DAY_S, append
+from milk_tui.testing.waits import until
 from milk_tui.tui.app import MilkApp
 from milk_tui.tui.screens.usage_screen import UsageScreen
 from milk_tui.tui.widgets.escalation_pane import EscalationPane
@@ -77,7 +78,7 @@ async def test_cache_hit_in_status_line_and_escalation_pane(milk_home: Any) -> N
         bus.publish(ev.Usage(role="escalation", model="c", prompt_tokens=10, completion_tokens=90,
                              cache_read=30, cost_usd=0.0123))  # fmt: skip
         status = app.screen.query_one(StatusLine)
-        await wait_until(pilot, lambda: "cache 70%" in status.plain)
+        await until(pilot, lambda: "cache 70%" in status.plain)
         assert "│ primary ↑1.0k↓40 cache 70%" in status.plain
         assert "│ escalation ↑40↓90 $0.0123 cache 75%" in status.plain
         # 80 columns: the line fits, the totals and costs stay.
@@ -112,7 +113,7 @@ class TestUsageSnapshots(SnapshotCase):
             send("design a distributed database with consensus and refactor it"),
             send("/usage"),
             on_screen(UsageScreen),
-            until(lambda app: bool(app.screen.query(PlotextPlot)), "plot mounted"),
+            until_shown(lambda app: bool(app.screen.query(PlotextPlot)), "plot mounted"),
             size=SMALL,
         )
 

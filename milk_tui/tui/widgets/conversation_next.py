@@ -66,17 +66,20 @@ class NextTurn:
         self.waiting = False
         """The reply block is shown, empty, a line kept for its first text
         (``show_waiting``); its first text is shown a line first (``first_line``)."""
+        self._route_late = False
+        """The waiting time passed before the turn was routed (a busy machine): the reply
+        block waits to be aimed, then ``aim_reply`` shows it waiting."""
 
     def reset(self) -> None:
         """The transcript was cleared (its children removed with these)."""
         self.user = self.reply = None
         self._held = self._route = self._rest = None
-        self._routed = self.waiting = self.first_pending = False
+        self._routed = self.waiting = self.first_pending = self._route_late = False
 
     def ready(self, slot: str, name: str, palette: Palette) -> None:
         """Mount whichever spare is missing, hidden, at the end of the transcript."""
         self.hide_waiting()
-        self._routed = False
+        self._routed = self._route_late = False
         spares: list[Widget] = []
         if self.user is None:
             self.user = UserTurn("")
@@ -106,7 +109,7 @@ class NextTurn:
             self.user.display = False
             self.conv.mount(self.user, before=self.reply)
         self._held, self._route = (prompt, chips), None
-        self._routed = False
+        self._routed = self._route_late = False
         return self.user
 
     def route(self, user: UserTurn, agent_name: str, reason: str, label: str) -> None:
@@ -138,12 +141,20 @@ class NextTurn:
         reply = self.reply
         if reply is not None and reply.slot == slot:
             reply.agent_name = name  # its header is drawn when it is first laid out
+            self._wait_late(reply)
             return
         if reply is not None:
             reply.remove()
         self.reply = ReplyBlock(name, slot, "", palette=palette)
         self.reply.display = False
         self.conv.mount(self.reply)
+        if self._route_late:  # shown once mounted, as ``show_waiting`` would have
+            self.conv.call_after_refresh(self._wait_late, self.reply)
+
+    def _wait_late(self, reply: ReplyBlock) -> None:
+        if self._route_late and reply is self.reply and reply.is_attached:
+            self._route_late = False
+            self._wait_on(reply)
 
     def show_waiting(self) -> None:
         """No token within ``USER_TURN_WAIT_S``: show the held prompt and, once the turn is
@@ -154,8 +165,12 @@ class NextTurn:
             return  # shown already: the first text or another block came first
         if not self._routed or reply is None or not reply.is_attached:
             self.show_user()
+            self._route_late = True
             return
         self.show_user(update=False)
+        self._wait_on(reply)
+
+    def _wait_on(self, reply: ReplyBlock) -> None:
         self.waiting = True
         reply.reserve_line()
         reply.display = True
@@ -168,7 +183,7 @@ class NextTurn:
         if self.waiting and reply is not None:
             reply.reserve_line(False)
             reply.display = False
-        self.waiting = False
+        self.waiting = self._route_late = False
 
     def take_reply(self, slot: str, name: str) -> ReplyBlock | None:
         """The hidden reply block for the first text of ``slot``, or None if it is
