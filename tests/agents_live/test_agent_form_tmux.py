@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from peer_missing import skip_peer_missing
 
 pytestmark = pytest.mark.real_peer
 
@@ -29,7 +30,7 @@ Tmux = Callable[..., subprocess.CompletedProcess[str]]
 @pytest.fixture
 def tmux() -> Iterator[Tmux]:
     if TMUX is None or not MILK.exists():
-        pytest.skip("tmux or the milk-tui entry point is not installed")
+        skip_peer_missing("tmux or the milk-tui entry point")
     socket = f"milk-form-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:

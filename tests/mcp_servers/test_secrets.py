@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from peer_missing import needs_peer
 
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.testing import mcp_peers as peers
@@ -29,7 +30,7 @@ def assert_no_secret(where: str, data: bytes) -> None:
         assert s.encode("utf-16-le") not in data, f"{s} (UTF-16) in {where}"
 
 
-@pytest.mark.skipif(not peers.everything_available(), reason="npm mcp-server-everything missing")
+@needs_peer(peers.everything_available(), "npm mcp-server-everything")
 def test_server_secrets_are_masked_in_everything_stored_shown_or_logged(
     milk_home: Path, tmp_path: Path
 ) -> None:

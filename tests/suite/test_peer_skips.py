@@ -67,3 +67,18 @@ def test_under_ci_a_missing_peer_fails_and_other_skips_stay_skips(tmp_path: Path
 
 def test_ci_false_is_not_ci(tmp_path: Path) -> None:
     assert _run(tmp_path, "false").returncode == 0
+
+
+def test_every_skip_in_the_suite_goes_through_the_one_helper() -> None:
+    """A raw ``pytest.skip``/``skipif``/``importorskip`` would skip silently under CI when
+    its peer is missing; only the root-reads-everything skips are not about a peer."""
+    tests = Path(__file__).resolve().parents[1]
+    raw = re.compile(r"pytest\.(skip\(|importorskip\(|mark\.skipif\()")
+    offenders = [
+        f"{path.relative_to(tests)}:{n}: {line.strip()}"
+        for path in sorted(tests.rglob("*.py"))
+        if path.name not in ("peer_missing.py", Path(__file__).name)
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if raw.search(line) and "geteuid" not in line
+    ]
+    assert not offenders, "skip through tests/peer_missing.py:\n" + "\n".join(offenders)

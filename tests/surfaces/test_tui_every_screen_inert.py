@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from peer_missing import skip_peer_missing
 
 from milk_tui.config.paths import database_file
 from milk_tui.testing.cli_run import run_milk
@@ -104,7 +105,7 @@ class Tmux:
 @pytest.fixture
 def tmux(tmp_path: Path) -> Iterator[Tmux]:
     if TMUX is None or not MILK.exists():
-        pytest.skip("tmux or the milk-tui entry point is not installed")
+        skip_peer_missing("tmux or the milk-tui entry point")
     conf = tmp_path / "tmux.conf"
     conf.write_text(TMUX_CONF)
     t = Tmux(conf)
