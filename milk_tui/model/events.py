@@ -158,6 +158,9 @@ class EscalationStarted(BusEvent):
     brief: str = ""
     context_text: str = ""
     """The exact orientation/context text the escalation agent receives (\"what it saw\")."""
+    reason: str = ""
+    """Why this prompt went to the escalation agent: the route's reason, or the primary's
+    hand-off (its ``escalate`` call, a repeated prompt)."""
 
 
 class EscalationFinished(BusEvent):
