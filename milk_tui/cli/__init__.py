@@ -198,6 +198,11 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
                 | ev.ServerStopped()
             ):
                 server_progress(event)
+            case ev.ReplyTruncated():
+                if last_char[0] != "\n":
+                    out.write("\n")  # the cut reply's last line, then the notice below it
+                    last_char[0] = "\n"
+                print(f"milk-tui: {event.line()}", file=err)
             case ev.Notice(level=level, message=message) if level != "info":
                 print(f"milk-tui: {message}", file=err)
             case ev.PermissionsDenied(agent_name=agent, denials=denials):

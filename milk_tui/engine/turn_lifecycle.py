@@ -25,7 +25,13 @@ from milk_tui.engine.repeat_guard import ESCALATION_REASON, is_repeated_prompt
 from milk_tui.engine.request_builder import RequestBuilder
 from milk_tui.engine.turn_commit import TurnCommitter
 from milk_tui.engine.turn_publisher import TurnPublisher
-from milk_tui.engine.turn_scratch import PendingHandoff, SessionSnapshot, TurnOutcome, TurnScratch
+from milk_tui.engine.turn_scratch import (
+    CUT_AT_LIMIT,
+    PendingHandoff,
+    SessionSnapshot,
+    TurnOutcome,
+    TurnScratch,
+)
 from milk_tui.model import events as ev
 from milk_tui.model.attachment import Attachment
 from milk_tui.model.nonce import new_nonce
@@ -305,6 +311,16 @@ class TurnRunner:
         finally:
             if warn is not None:
                 warn.cancel()
+        if scratch.finish_reason in CUT_AT_LIMIT:
+            limit = slot.config.max_tokens or scratch.completion_tokens()
+            self._pub.publish(
+                ev.ReplyTruncated(
+                    slot=slot.slot,
+                    agent_name=slot.name,
+                    finish_reason=scratch.finish_reason,
+                    max_tokens=limit or 0,
+                )
+            )
         if not (scratch.reply_text() or scratch.escalation_reason or scratch.percepts or calls[0]):
             raise AgentError(
                 f"agent '{slot.name}': empty reply (no text, no tool calls); nothing recorded",

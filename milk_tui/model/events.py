@@ -226,6 +226,21 @@ class ReplyCut(BusEvent):
     passage: str
 
 
+class ReplyTruncated(BusEvent):
+    """The backend stopped the reply at its token limit (``length``, ``max_tokens``,
+    ``max_output_tokens``); ``max_tokens`` is the agent's limit, else the reply's token count."""
+
+    type: Literal["reply_truncated"] = "reply_truncated"
+    slot: Slot
+    agent_name: str
+    finish_reason: str
+    max_tokens: int = 0
+
+    def line(self) -> str:  # the conversation's line and print mode's stderr line
+        n = f" ({self.max_tokens})" if self.max_tokens else ""
+        return f"{self.agent_name}: reply cut at max_tokens{n}; it is incomplete"
+
+
 class PermissionRequested(BusEvent):
     """A tool permission question; the answer travels back through the dispatcher."""
 
@@ -364,6 +379,7 @@ AnyEvent = (
     | Notice
     | PermissionRequested
     | ReplyCut
+    | ReplyTruncated
     | PermissionDecided
     | QuestionAsked
     | PermissionsDenied

@@ -308,6 +308,8 @@ class Conversation(FollowScroll):
                     self.add_line("error", f"{who}{e.error}")
             case ev.Notice():
                 self.add_line("notice" if e.level == "info" else e.level, e.message)
+            case ev.ReplyTruncated():
+                self.add_line("warning", e.line())
             case ev.ServerStarting() | ev.ServerReady() | ev.ServerFailed() | ev.ServerStopped():
                 kind: Kind = "error" if isinstance(e, ev.ServerFailed) else "notice"
                 self.add_line(kind, event_line(e) or "")
