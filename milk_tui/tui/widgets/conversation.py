@@ -12,7 +12,6 @@ from __future__ import annotations
 from textual.widget import Widget
 from textual.widgets import Static
 
-from milk_tui.facade.servers import event_line
 from milk_tui.model import events as ev
 from milk_tui.model.session import PRIMARY
 from milk_tui.model.terminal_text import inert_copy
@@ -27,6 +26,7 @@ from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
 from milk_tui.tui.widgets.tool_line import ToolLine
 from milk_tui.tui.widgets.transcript_line import TranscriptLine
+from milk_tui.tui.widgets.turn_notes import note_line
 from milk_tui.tui.widgets.user_turn import UserTurn
 
 WINDOW = 16
@@ -308,11 +308,9 @@ class Conversation(FollowScroll):
                     self.add_line("error", f"{who}{e.error}")
             case ev.Notice():
                 self.add_line("notice" if e.level == "info" else e.level, e.message)
-            case ev.ReplyTruncated():
-                self.add_line("warning", e.line())
-            case ev.ServerStarting() | ev.ServerReady() | ev.ServerFailed() | ev.ServerStopped():
-                kind: Kind = "error" if isinstance(e, ev.ServerFailed) else "notice"
-                self.add_line(kind, event_line(e) or "")
+            case _:
+                if (note := note_line(e, self.names)) is not None:
+                    self.add_line(*note)
 
     def _end_turn(self) -> None:
         self._next.show_user()
