@@ -1,5 +1,5 @@
 """The real TUI (Pilot, fake OpenAI server) shows a line when an agent records a fact or
-sets the goal, so neither happens unseen."""
+sets the goal, so neither happens unseen; under the reply, once the turn is committed."""
 
 from __future__ import annotations
 
@@ -32,5 +32,8 @@ async def test_a_fact_and_a_goal_from_the_agent_each_show_a_line(size: tuple[int
             items = [(it.kind, it.text) for it in app.main_screen.query_one(Conversation).items]
     assert ("notice", "fake remembered: The user ships on Fridays") in items, items
     assert ("notice", "fake set the goal: plan the Friday release") in items
-    reply = next(t for k, t in items if k == "reply")
+    at = [t for _, t in items]
+    reply_at = next(i for i, (k, _) in enumerate(items) if k == "reply")
+    assert reply_at < at.index("fake set the goal: plan the Friday release")  # under the reply
+    reply = items[reply_at][1]
     assert "<milk" not in reply and "Fridays" not in reply

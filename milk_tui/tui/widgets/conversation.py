@@ -26,7 +26,7 @@ from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
 from milk_tui.tui.widgets.tool_line import ToolLine
 from milk_tui.tui.widgets.transcript_line import TranscriptLine
-from milk_tui.tui.widgets.turn_notes import note_line
+from milk_tui.tui.widgets.turn_notes import TurnNotes
 from milk_tui.tui.widgets.user_turn import UserTurn
 
 WINDOW = 16
@@ -85,6 +85,7 @@ class Conversation(FollowScroll):
         self._user: UserTurn | None = None
         self._user_item: Item | None = None
         self._tools: dict[str, ToolLine] = {}
+        self._notes = TurnNotes()
         self._gc_turn = 0  # this turn's token for gc_pace.release
         self._next = NextTurn(self)  # the next turn's blocks, mounted hidden ahead of time
         self._loading_older = False
@@ -308,9 +309,8 @@ class Conversation(FollowScroll):
                     self.add_line("error", f"{who}{e.error}")
             case ev.Notice():
                 self.add_line("notice" if e.level == "info" else e.level, e.message)
-            case _:
-                if (note := note_line(e, self.names)) is not None:
-                    self.add_line(*note)
+        for note in self._notes.feed(e, self.names):
+            self.add_line(*note)
 
     def _end_turn(self) -> None:
         self._next.show_user()
