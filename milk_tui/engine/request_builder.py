@@ -21,6 +21,7 @@ from milk_tui.agents.base import AgentRequest, AskPermission, AskUser, ToolBox
 from milk_tui.agents.tools.box import CompositeToolBox, ToolFilter
 from milk_tui.agents.tools.builtin import BuiltinToolBox
 from milk_tui.agents.tools.specs import ACTION_TOOLS
+from milk_tui.config.mcp import assigned_names
 from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.agent_stream import record_usage
 from milk_tui.engine.agent_tool import AgentToolBox, agent_tools
@@ -242,7 +243,7 @@ class RequestBuilder:
                 )
             )
         if st.mcp and not slot.is_cli:
-            boxes.append(st.mcp.toolbox(slot.config.mcp_servers))
+            boxes.append(st.mcp.toolbox(assigned_names(st.config, slot.config)))
         limits = slot.config.limits
         return CompositeToolBox(
             boxes,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal, Unpack
 
 from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
+from milk_tui.config.mcp import servers_to_start
 from milk_tui.config.paths import data_dir
 from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.agent_swap import wire_router
@@ -103,6 +104,18 @@ class Runtime:
             await asyncio.to_thread(t.shutdown)
             await asyncio.sleep(0)  # the exporter thread queued its warning on this loop
 
+    async def sync_mcp(self, config: MilkConfig) -> dict[str, str]:
+        """Apply a reloaded config's MCP servers now: ``{name: added|changed|removed}``
+        (``McpManager.sync``); the manager is made when the first server appears."""
+        st = self.dispatcher.state
+        if st.mcp is None:
+            st.mcp = _mcp_manager(config, self.bus, self.dispatcher.cwd)
+            if st.mcp is None:
+                return {}
+            st.mcp.start()
+            return dict.fromkeys(st.mcp.names, "added")
+        return await st.mcp.sync(servers_to_start(config))
+
     async def aclose(self) -> None:
         """Release what start-up opened: each agent's connections, then the database."""
         try:
@@ -119,8 +132,10 @@ class Runtime:
 
 
 def _mcp_manager(config: MilkConfig, bus: EventBus, cwd: str) -> McpManager | None:
-    """The configured MCP servers (started later, in the background, on the event loop)."""
-    if not config.mcp_servers:
+    """The MCP servers some agent names (started later, in the background, on the event
+    loop); None when there are none, so a run without MCP never imports the SDK."""
+    servers = servers_to_start(config)
+    if not servers:
         return None
     from milk_tui.agents.mcp.manager import McpManager
     from milk_tui.model import events as ev
@@ -128,7 +143,7 @@ def _mcp_manager(config: MilkConfig, bus: EventBus, cwd: str) -> McpManager | No
     def warn(message: str) -> None:
         bus.publish(ev.Notice(level="warning", message=message))
 
-    return McpManager(config.mcp_servers, log_dir=data_dir() / "mcp", cwd=cwd, on_warning=warn)
+    return McpManager(servers, log_dir=data_dir() / "mcp", cwd=cwd, on_warning=warn)
 
 
 def build_runtime(
