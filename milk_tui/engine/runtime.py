@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, Unpack
 
 from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
-from milk_tui.config.mcp import servers_to_start
+from milk_tui.config.mcp import assigned_names, servers_for_agent, servers_to_start
 from milk_tui.config.paths import data_dir
 from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.agent_swap import wire_router
@@ -108,6 +108,16 @@ class Runtime:
         """Apply a reloaded config's MCP servers now: ``{name: added|changed|removed}``
         (``McpManager.sync``); the manager is made when the first server appears."""
         st = self.dispatcher.state
+        from milk_tui.agents.claude_cli import ClaudeCliAgent
+        from milk_tui.engine.cooperative import CooperativeAgent
+
+        for slot in (self.dispatcher.primary, self.dispatcher.escalation):
+            agent = slot.agent if slot is not None else None
+            if isinstance(agent, CooperativeAgent):
+                agent = agent.inner
+            if slot is not None and isinstance(agent, ClaudeCliAgent):  # writes its own list
+                names = assigned_names(config, slot.config)
+                agent.mcp_servers = servers_for_agent(config.mcp_servers, names)
         if st.mcp is None:
             st.mcp = _mcp_manager(config, self.bus, self.dispatcher.cwd)
             if st.mcp is None:

@@ -110,3 +110,41 @@ def test_per_agent_mcp_servers_as_in_go(tmp_path: Path, milk_home: Path) -> None
     assert "mcp__every__echo" in other_tools
     assert not [t for t in other_tools if t.startswith("mcp__nobody")]
     assert not started.exists()
+
+
+async def test_a_reload_gives_the_claude_cli_the_added_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The escalation agent (a Claude CLI) gets the server it names in its next run's
+    ``--mcp-config`` after ``reload``, with no restart."""
+    from milk_tui.facade.application import start
+    from milk_tui.testing.fake_claude_cli import FakeCli
+
+    cli = FakeCli(tmp_path / "fake-cli")
+    cli.turns({"text": "first"}, {"text": "second"})
+    for k, v in cli.env.items():
+        monkeypatch.setenv(k, v)
+    config = tmp_path / "config.json"
+    claude = {"name": "claude", "provider": "claude-cli", "bin": str(cli.bin)}
+
+    def write(servers: list[McpServerConfig]) -> None:
+        cfg = {
+            "agent": "demo",
+            "escalation_agent": "claude",
+            "agents": [{"name": "demo", "provider": "demo"}, {**claude, "mcp_servers": ["every"]}],
+            "mcp_servers": [s.model_dump(exclude_defaults=True) for s in servers],
+        }
+        config.write_text(json.dumps(cfg))
+
+    write([])
+    app = start(cwd=str(tmp_path), config_path=str(config))
+    try:
+        assert (await app.run_turn("before", force="escalate")).ok
+        write([peers.everything()])
+        result = await app.agents.reload()
+        assert "mcp server 'every': added, starting" in result.lines
+        assert (await app.run_turn("after", force="escalate")).ok
+    finally:
+        await app.aclose()
+    before, after = cli.calls[-2]["argv"], cli.calls[-1]["argv"]
+    assert "--mcp-config" not in before and "--mcp-config" in after
