@@ -25,9 +25,9 @@ def build_agent(
         return DemoAgent(ac, slot=slot, other_name=other_name)
     if kind == "claude-cli":
         from milk_tui.agents.claude_cli import ClaudeCliAgent
-        from milk_tui.config.mcp import servers_for_agent
+        from milk_tui.config.mcp import assigned_names, servers_for_agent
 
-        servers = servers_for_agent(config.mcp_servers, ac.mcp_servers)
+        servers = servers_for_agent(config.mcp_servers, assigned_names(config, ac))
         return ClaudeCliAgent(ac, debug_log=debug_log, mcp_servers=servers)
     if kind == "subprocess":
         from milk_tui.agents.subprocess_agent import SubprocessAgent

@@ -10,12 +10,15 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from milk_tui.cli.go_words import Parser
 from milk_tui.cli.sessions_cmd import ALL_FOLDERS_HELP
 from milk_tui.cli.terminal_out import event_json, inert_out
 from milk_tui.facade.errors import ConfigError, StorageError
+
+if TYPE_CHECKING:
+    from milk_tui.model import events as ev
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -169,8 +172,11 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         print(f"milk-tui: {ignored_line(f)}", file=err)
     failures: list[ev.TurnFailed] = []
     last_char = ["\n"]
+    routed: list[ev.RouteDecided] = []
 
     def on_event(event: ev.BusEvent) -> None:
+        if type(event) is ev.RouteDecided:
+            routed.append(event)
         match event:
             case _ if stream_json:
                 if printed(event):
@@ -180,9 +186,14 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
                 out.write(text)
                 out.flush()
                 last_char[0] = text[-1:]
-            case ev.EscalationStarted() if last_char[0] != "\n":
-                out.write("\n\n")  # keep the primary's hand-off line apart from the new answer
-                last_char[0] = "\n"
+            case ev.EscalationStarted(agent_name=agent, reason=why):
+                if last_char[0] != "\n":
+                    out.write("\n\n")  # keep the primary's hand-off apart from the new answer
+                    last_char[0] = "\n"
+                if why and not _asked_for_escalation(routed):
+                    # the paid agent was chosen by a rule, not by --escalate: say which rule
+                    print(f"milk-tui: escalated to {agent}: {why}", file=err)
+                    routed.clear()  # a fresh retry of the same turn is not a second line
             case (
                 ev.ServerStarting()
                 | ev.ServerCountdown()
@@ -191,6 +202,11 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
                 | ev.ServerStopped()
             ):
                 server_progress(event)
+            case ev.ReplyTruncated():
+                if last_char[0] != "\n":
+                    out.write("\n")  # the cut reply's last line, then the notice below it
+                    last_char[0] = "\n"
+                print(f"milk-tui: {event.line()}", file=err)
             case ev.Notice(level=level, message=message) if level != "info":
                 print(f"milk-tui: {message}", file=err)
             case ev.PermissionsDenied(agent_name=agent, denials=denials):
@@ -205,6 +221,7 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             failures.append(event)
 
     app.add_listener(on_event)
+    app.start_sitting()
     await app.mcp.wait_settled()  # one headless turn: its MCP tools must be there when it starts
     force: Literal["escalate", "primary"] | None = (
         "escalate" if args.escalate else ("primary" if args.primary else None)
@@ -226,6 +243,12 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     reason = failures[-1].error if failures else outcome.error
     print(f"milk-tui: {reason}", file=err)
     return EXIT_FAILED
+
+
+def _asked_for_escalation(routed: list[ev.RouteDecided]) -> bool:
+    """The turn went to the escalation agent because the user said so (``--escalate``), or
+    this turn's line was already printed (``routed`` cleared)."""
+    return not routed or (routed[-1].rule == "explicit" and routed[-1].target == "escalation")
 
 
 class _sigint_cancels:

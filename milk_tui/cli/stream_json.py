@@ -28,6 +28,7 @@ PRINTED = (
     "turn_failed",
     "notice",
     "reply_cut",
+    "reply_truncated",
     "permission_decided",
     "permissions_denied",
     "server_starting",

@@ -4,15 +4,18 @@ A Go milk config's entries load unchanged: ``transport`` is ``stdio`` or ``http`
 names the MCP spec and other clients use — ``streamable-http``, ``streamableHttp`` — mean
 ``http``; ``sse`` is the old HTTP+SSE transport), ``timeout`` / ``connect_timeout`` are
 seconds or a Go duration string (``"30s"``, ``"1m"``).  An agent's ``mcp_servers`` (names)
-picks which servers it gets; without one it gets every enabled server.
+picks which servers it gets (``assigned_names``).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+if TYPE_CHECKING:
+    from milk_tui.config.settings import AgentConfig, MilkConfig
 
 McpTransport = Literal["stdio", "http", "sse"]
 McpAuth = Literal["none", "bearer", "token_cmd", "oauth"]
@@ -144,9 +147,32 @@ def usable(servers: list[McpServerConfig]) -> list[McpServerConfig]:
 def servers_for_agent(
     servers: list[McpServerConfig], assigned: list[str] | None
 ) -> list[McpServerConfig]:
-    """The enabled servers an agent gets: those it names, or all when it names none."""
+    """The enabled servers an agent gets: those ``assigned`` names (None: all of them)."""
     ok = [s for s in usable(servers) if s.enabled]
-    if not assigned:
+    if assigned is None:
         return ok
     wanted = {n.strip().lower() for n in assigned}
     return [s for s in ok if s.name.strip().lower() in wanted]
+
+
+def _naming(config: MilkConfig) -> list[AgentConfig]:
+    return [a for a in config.agents if a.mcp_servers is not None]
+
+
+def assigned_names(config: MilkConfig, agent: AgentConfig) -> list[str] | None:
+    """The servers ``agent`` gets by name; None: every enabled one.  As in Go, once any agent
+    of the config names servers, an agent that names none gets none.  A config in which no
+    agent names any gives each agent every server (ours: servers listed are meant to be used)."""
+    if agent.mcp_servers is not None:
+        return agent.mcp_servers
+    return [] if _naming(config) else None
+
+
+def servers_to_start(config: MilkConfig) -> list[McpServerConfig]:
+    """The servers to connect: those some agent names (as in Go, a server nobody names is
+    never started), or all when no agent names any."""
+    naming = _naming(config)
+    if not naming:
+        return list(config.mcp_servers)
+    wanted = {n.strip().lower() for a in naming for n in a.mcp_servers or []}
+    return [s for s in config.mcp_servers if s.name.strip().lower() in wanted]

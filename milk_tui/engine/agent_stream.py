@@ -166,6 +166,8 @@ async def consume_stream(
                         scratch.thinking.clear()
                     if item.permission_denials:
                         scratch.denials = item.permission_denials
+                    if item.stop_reason:
+                        scratch.finish_reason = item.stop_reason
         if looping:
             flush()
             kept, passage = watch.cut("".join(text_parts))

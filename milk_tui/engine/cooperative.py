@@ -59,6 +59,10 @@ class CooperativeAgent:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
+    @property
+    def inner(self) -> Agent:
+        return self._inner
+
     async def available(self) -> bool:
         return await self._inner.available()
 

@@ -15,11 +15,13 @@ session's history is thousands of turns).  Notices are published back on the loo
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 
 from milk_tui.agents.base import AgentRequest, AskPermission, AskUser, ToolBox
 from milk_tui.agents.tools.box import CompositeToolBox, ToolFilter
 from milk_tui.agents.tools.builtin import BuiltinToolBox
 from milk_tui.agents.tools.specs import ACTION_TOOLS
+from milk_tui.config.mcp import assigned_names
 from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.agent_stream import record_usage
 from milk_tui.engine.agent_tool import AgentToolBox, agent_tools
@@ -33,6 +35,7 @@ from milk_tui.engine.escalation_context import (
     orientation_for_http,
     should_inject_memory_instructions,
 )
+from milk_tui.engine.escalation_delta import delta_block, new_facts
 from milk_tui.engine.handoff import HandoffPlan
 from milk_tui.engine.memory_tools import MemoryToolBox
 from milk_tui.engine.prompts import carries_tag_instructions, role_prompt
@@ -134,6 +137,8 @@ class RequestBuilder:
             context_text = static + "\n" + dynamic if (static or dynamic) else ""
             request.append_system_prompt = context_text
             request.resume_session_id = plan.resume_session_id
+            if resuming and not inject:  # the resumed session never saw this run's context
+                request.prompt += await asyncio.to_thread(self._follow_up_delta)
             return request, context_text
         orientation = orientation_for_http(s, plan.mode)
         tools = self._toolbox(slot, scratch, prompt, allow_escalate=False)
@@ -238,7 +243,7 @@ class RequestBuilder:
                 )
             )
         if st.mcp and not slot.is_cli:
-            boxes.append(st.mcp.toolbox(slot.config.mcp_servers))
+            boxes.append(st.mcp.toolbox(assigned_names(st.config, slot.config)))
         limits = slot.config.limits
         return CompositeToolBox(
             boxes,
@@ -266,6 +271,16 @@ class RequestBuilder:
         except StorageError as e:
             return "", f"remembered facts unavailable this turn: {e}"
         return memory.format_block(facts), ""
+
+    def _follow_up_delta(self) -> str:
+        """The nonce and the facts added since the escalation agent's last answer, to append
+        to a resumed CLI turn's message (engine/escalation_delta.py); runs in a worker thread."""
+        s = self._state.session
+        try:
+            facts = new_facts(self._state.memory, s)
+        except (StorageError, sqlite3.Error):
+            facts = []  # the nonce still goes: a fact written this turn is not lost
+        return delta_block(s.escalation_nonce, facts)
 
     def _warn(self, *problems: str) -> None:
         for problem in problems:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal, Unpack
 from milk_tui.agents.base import Slot
 from milk_tui.agents.factory import build_agent
 from milk_tui.config.agent_choice import with_choices
+from milk_tui.config.mcp import assigned_names, servers_for_agent, servers_to_start
 from milk_tui.config.paths import data_dir
 from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.agent_swap import wire_router
@@ -111,6 +112,28 @@ class Runtime:
             await asyncio.to_thread(t.shutdown)
             await asyncio.sleep(0)  # the exporter thread queued its warning on this loop
 
+    async def sync_mcp(self, config: MilkConfig) -> dict[str, str]:
+        """Apply a reloaded config's MCP servers now: ``{name: added|changed|removed}``
+        (``McpManager.sync``); the manager is made when the first server appears."""
+        st = self.dispatcher.state
+        from milk_tui.agents.claude_cli import ClaudeCliAgent
+        from milk_tui.engine.cooperative import CooperativeAgent
+
+        for slot in (self.dispatcher.primary, self.dispatcher.escalation):
+            agent = slot.agent if slot is not None else None
+            if isinstance(agent, CooperativeAgent):
+                agent = agent.inner
+            if slot is not None and isinstance(agent, ClaudeCliAgent):  # writes its own list
+                names = assigned_names(config, slot.config)
+                agent.mcp_servers = servers_for_agent(config.mcp_servers, names)
+        if st.mcp is None:
+            st.mcp = _mcp_manager(config, self.bus, self.dispatcher.cwd)
+            if st.mcp is None:
+                return {}
+            st.mcp.start()
+            return dict.fromkeys(st.mcp.names, "added")
+        return await st.mcp.sync(servers_to_start(config))
+
     async def aclose(self) -> None:
         """Release what start-up opened: each agent's connections, then the database."""
         try:
@@ -127,8 +150,10 @@ class Runtime:
 
 
 def _mcp_manager(config: MilkConfig, bus: EventBus, cwd: str) -> McpManager | None:
-    """The configured MCP servers (started later, in the background, on the event loop)."""
-    if not config.mcp_servers:
+    """The MCP servers some agent names (started later, in the background, on the event
+    loop); None when there are none, so a run without MCP never imports the SDK."""
+    servers = servers_to_start(config)
+    if not servers:
         return None
     from milk_tui.agents.mcp.manager import McpManager
     from milk_tui.model import events as ev
@@ -136,7 +161,7 @@ def _mcp_manager(config: MilkConfig, bus: EventBus, cwd: str) -> McpManager | No
     def warn(message: str) -> None:
         bus.publish(ev.Notice(level="warning", message=message))
 
-    return McpManager(config.mcp_servers, log_dir=data_dir() / "mcp", cwd=cwd, on_warning=warn)
+    return McpManager(servers, log_dir=data_dir() / "mcp", cwd=cwd, on_warning=warn)
 
 
 def build_runtime(

@@ -25,7 +25,13 @@ from milk_tui.engine.repeat_guard import ESCALATION_REASON, is_repeated_prompt
 from milk_tui.engine.request_builder import RequestBuilder
 from milk_tui.engine.turn_commit import TurnCommitter
 from milk_tui.engine.turn_publisher import TurnPublisher
-from milk_tui.engine.turn_scratch import PendingHandoff, SessionSnapshot, TurnOutcome, TurnScratch
+from milk_tui.engine.turn_scratch import (
+    CUT_AT_LIMIT,
+    PendingHandoff,
+    SessionSnapshot,
+    TurnOutcome,
+    TurnScratch,
+)
 from milk_tui.model import events as ev
 from milk_tui.model.attachment import Attachment
 from milk_tui.model.nonce import new_nonce
@@ -115,7 +121,9 @@ class TurnRunner:
                 )
             )
             if target == PRIMARY:
-                outcome = await self._primary_turn(prompt)
+                # A prompt sent to the primary on purpose (--primary, /primary) is not
+                # taken as dissatisfaction, however often it is repeated.
+                outcome = await self._primary_turn(prompt, guard_repeats=rule != "explicit")
                 if outcome.ok and outcome.escalation_reason:
                     if st.escalation is None:
                         pub.notice(
@@ -124,10 +132,13 @@ class TurnRunner:
                         )
                     else:
                         outcome = await self._escalation_turn(
-                            prompt, brief=outcome.escalation_reason, handoff=outcome.handoff
+                            prompt,
+                            brief=outcome.escalation_reason,
+                            handoff=outcome.handoff,
+                            why=f"the primary handed it on: {outcome.escalation_reason}",
                         )
             else:
-                outcome = await self._escalation_turn(prompt, brief="")
+                outcome = await self._escalation_turn(prompt, brief="", why=reason)
             st.router.after_turn(st.flags, target, outcome.ok, force, st.config.sticky_escalation)
             if outcome.ok:
                 self._after_reply(outcome)
@@ -159,7 +170,7 @@ class TurnRunner:
             raise AgentError("no agent configured: add an entry to agents[] in the config file")
         return target, reason, rule, label
 
-    async def _primary_turn(self, prompt: str) -> TurnOutcome:
+    async def _primary_turn(self, prompt: str, *, guard_repeats: bool = True) -> TurnOutcome:
         st = self._state
         slot, s = st.primary, st.session
         assert slot is not None
@@ -170,7 +181,7 @@ class TurnRunner:
             if not s.primary_nonce:
                 s.primary_nonce = new_nonce()
             answered = [t.content for t in s.history if t.role == "user"]
-            if is_repeated_prompt(answered, prompt, s.repetition_baseline):
+            if guard_repeats and is_repeated_prompt(answered, prompt, s.repetition_baseline):
                 scratch.escalation_reason = ESCALATION_REASON
             else:
                 request = await self._requests.primary_request(prompt, scratch)
@@ -182,7 +193,7 @@ class TurnRunner:
             return self._fail(slot, str(e), snap, prompt, unreachable=_unreachable(e))
 
     async def _escalation_turn(
-        self, prompt: str, brief: str, handoff: PendingHandoff | None = None
+        self, prompt: str, brief: str, handoff: PendingHandoff | None = None, why: str = ""
     ) -> TurnOutcome:
         st = self._state
         slot, s = st.escalation, st.session
@@ -205,7 +216,7 @@ class TurnRunner:
             if not s.escalation_nonce:
                 s.escalation_nonce = new_nonce()
             request, context_text = await self._requests.escalation_request(prompt, plan, scratch)
-            self._escalation_started(slot, plan, context_text)
+            self._escalation_started(slot, plan, context_text, why)
             try:
                 await self._consume(slot, request, scratch)
             except SessionNotFound:
@@ -222,7 +233,7 @@ class TurnRunner:
                 request, context_text = await self._requests.escalation_request(
                     prompt, plan, scratch
                 )
-                self._escalation_started(slot, plan, context_text)
+                self._escalation_started(slot, plan, context_text, why)
                 await self._consume(slot, request, scratch)
             outcome = self._commit.escalation(prompt, slot, scratch, context_text, handoff)
             if outcome.ok and self._on_denials is not None:
@@ -234,7 +245,9 @@ class TurnRunner:
             self._pub.publish(ev.EscalationFinished(agent_name=slot.name, ok=False))
             return self._fail(slot, str(e), snap, prompt, unreachable=_unreachable(e))
 
-    def _escalation_started(self, slot: AgentSlot, plan: HandoffPlan, context_text: str) -> None:
+    def _escalation_started(
+        self, slot: AgentSlot, plan: HandoffPlan, context_text: str, why: str
+    ) -> None:
         self._pub.publish(
             ev.EscalationStarted(
                 agent_name=slot.name,
@@ -246,6 +259,7 @@ class TurnRunner:
                 escalation_session_id=plan.resume_session_id,
                 brief=self._state.session.escalation_brief,
                 context_text=context_text,
+                reason=why,
             )
         )
 
@@ -294,6 +308,16 @@ class TurnRunner:
         finally:
             if warn is not None:
                 warn.cancel()
+        if scratch.finish_reason in CUT_AT_LIMIT:
+            limit = slot.config.max_tokens or scratch.completion_tokens()
+            self._pub.publish(
+                ev.ReplyTruncated(
+                    slot=slot.slot,
+                    agent_name=slot.name,
+                    finish_reason=scratch.finish_reason,
+                    max_tokens=limit or 0,
+                )
+            )
         if not (scratch.reply_text() or scratch.escalation_reason or scratch.percepts or calls[0]):
             raise AgentError(
                 f"agent '{slot.name}': empty reply (no text, no tool calls); nothing recorded",

@@ -45,6 +45,11 @@ class SessionSnapshot:
         setattr(s, name, self.values[name])
 
 
+CUT_AT_LIMIT = frozenset({"length", "max_tokens", "max_output_tokens"})
+"""Finish reasons meaning the token limit ended the reply: chat completions (and llama.cpp)
+``length``, Anthropic and Bedrock ``max_tokens``, the Responses API's incomplete reason."""
+
+
 @dataclass
 class TurnScratch:
     text: list[str] = field(default_factory=list)
@@ -57,6 +62,8 @@ class TurnScratch:
     cost_usd: float = 0.0
     denials: tuple[DeniedTool, ...] = ()
     """Tool calls the agent was refused (shown after the turn, to grant and retry)."""
+    finish_reason: str = ""
+    """Why the backend ended the reply (``stop``, ``length``, ``max_tokens`` …); "" unknown."""
 
     def reply_text(self) -> str:
         """The visible reply, trimmed: the tag machine already removed the tags."""

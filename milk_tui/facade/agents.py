@@ -26,6 +26,7 @@ from milk_tui.config.agent_keys import provider_problem, unknown_keys
 from milk_tui.config.agent_keys import typed_value as typed_value
 from milk_tui.config.diff import config_diff
 from milk_tui.config.load import ConfigError, load_config
+from milk_tui.config.mcp import servers_to_start
 from milk_tui.config.paths import config_dir
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.config.writer import add_agent, remove_agent, target_file
@@ -344,7 +345,14 @@ class Agents:
             self._stamp = stamp
             return ReloadResult(False, (f"config not reloaded, the old one stays: {e}",))
         self._stamp = stamp
-        return self._apply(config, warnings, used)
+        before = servers_to_start(self._rt.config)
+        result = self._apply(config, warnings, used)
+        if servers_to_start(config) == before:
+            return result
+        done = await self._rt.sync_mcp(config)
+        said = {"added": "added, starting", "changed": "changed, restarting"}
+        mcp = [f"mcp server '{n}': {said.get(how, 'removed, stopped')}" for n, how in done.items()]
+        return replace(result, lines=result.lines + tuple(mcp))
 
     def _apply(self, config: MilkConfig, warnings: list[str], used: Path | None) -> ReloadResult:
         old = self._rt.config
@@ -360,8 +368,6 @@ class Agents:
         diff = config_diff(old, config)
         diff = replace(diff, keys=tuple(k for k in diff.keys if k not in dropped))  # said above
         lines += diff.lines()
-        if "mcp_servers" in diff.keys:
-            lines.append("mcp_servers changed: /mcp reconnect <server> or a restart applies it")
         lines += [w for w in warnings if w not in self._warnings]
         self._warnings |= set(warnings)
         self._rt.config_path = used

@@ -222,6 +222,15 @@ class Application:
             raise BusyError("a turn is already running")
         return await task
 
+    def start_sitting(self) -> None:
+        """Count repeated prompts from here on only (print mode, before its one turn).  A
+        headless run is one prompt on its own: sending a prompt an earlier run sent is that
+        run again (often with other flags, e.g. ``--allow-tools`` as a refusal advised), not
+        a user repeating a question at an answer just read, which the repeated-prompt guard
+        hands to the escalation agent (engine/repeat_guard.py)."""
+        s = self.runtime.dispatcher.session
+        s.repetition_baseline = s.user_turn_count()
+
     def cancel(self) -> bool:
         """Stop the running turn (it records nothing); False when none runs."""
         return self.runtime.dispatcher.cancel()

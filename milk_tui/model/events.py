@@ -158,6 +158,9 @@ class EscalationStarted(BusEvent):
     brief: str = ""
     context_text: str = ""
     """The exact orientation/context text the escalation agent receives (\"what it saw\")."""
+    reason: str = ""
+    """Why this prompt went to the escalation agent: the route's reason, or the primary's
+    hand-off (its ``escalate`` call, a repeated prompt)."""
 
 
 class EscalationFinished(BusEvent):
@@ -221,6 +224,21 @@ class ReplyCut(BusEvent):
     slot: Slot
     kept: str
     passage: str
+
+
+class ReplyTruncated(BusEvent):
+    """The backend stopped the reply at its token limit (``length``, ``max_tokens``,
+    ``max_output_tokens``); ``max_tokens`` is the agent's limit, else the reply's token count."""
+
+    type: Literal["reply_truncated"] = "reply_truncated"
+    slot: Slot
+    agent_name: str
+    finish_reason: str
+    max_tokens: int = 0
+
+    def line(self) -> str:  # the conversation's line and print mode's stderr line
+        n = f" ({self.max_tokens})" if self.max_tokens else ""
+        return f"{self.agent_name}: reply cut at max_tokens{n}; it is incomplete"
 
 
 class PermissionRequested(BusEvent):
@@ -361,6 +379,7 @@ AnyEvent = (
     | Notice
     | PermissionRequested
     | ReplyCut
+    | ReplyTruncated
     | PermissionDecided
     | QuestionAsked
     | PermissionsDenied

@@ -60,6 +60,8 @@ class Reply:
     cache_creation: int = 0
     delay_s: float = 0.0
     """Sleep between SSE events (cancellation tests want a reply that takes a while)."""
+    stop: str = ""
+    """This ``stop_reason`` instead of the natural one (``max_tokens``: cut at the limit)."""
 
     @classmethod
     def text(cls, text: str, **kw: Any) -> Reply:
@@ -75,6 +77,8 @@ class Reply:
 
     @property
     def stop_reason(self) -> str:
+        if self.stop:
+            return self.stop
         return "tool_use" if any(isinstance(b, ToolUseBlock) for b in self.blocks) else "end_turn"
 
 

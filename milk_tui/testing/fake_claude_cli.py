@@ -9,7 +9,7 @@ tool results, control_request, result) and follows a script:
   (the last one repeats).  Turn keys, all optional: ``text``, ``thinking``, ``tool``
   (``{"name", "input", "result"}``), ``permission`` (``{"tool_name", "input"}`` → a
   control_request; the answer is recorded), ``error`` (result with ``is_error``),
-  ``api_status``, ``exit``, ``no_result`` (die without a result line), ``stderr``, ``sleep`` (seconds before answering),
+  ``api_status``, ``stop_reason`` (the result's; ``end_turn`` by default), ``exit``, ``no_result`` (die without a result line), ``stderr``, ``sleep`` (seconds before answering),
   ``spawn_child`` (start ``sleep 300`` in the group; ``child.pid`` and ``cli.pid`` land in the
   state dir),
   ``usage``, ``cost``, ``subagent_usage``, ``raw`` (extra lines printed verbatim),
@@ -183,7 +183,7 @@ def _result(sid: str, turn: dict[str, Any], text: str) -> None:
         "api_error_status": turn.get("api_status"),
         "num_turns": 1,
         "result": turn["error"] if is_error else text,
-        "stop_reason": "end_turn",
+        "stop_reason": turn.get("stop_reason", "end_turn"),
         "session_id": sid,
         "total_cost_usd": turn.get("cost", 0.001),
         "usage": usage,

@@ -32,7 +32,7 @@ REDIRECTS: dict[str, tuple[str, str]] = {
                             "session's facts"),
     "/agent tool": ("list|enable|disable|add|remove …", "agents offered as tools are the "
                     "config's agent_tools (an agent's own: its tools); /config open edits them"),
-    "/mcp add": ("", "add an entry to mcp_servers in the config (/config open), then restart"),
+    "/mcp add": ("", "add an entry to mcp_servers in the config (/config open), then /reload"),
     "/mcp remove": ("<name>", "delete its mcp_servers entry in the config (/config open); "
                               "/mcp disable NAME turns it off for this session"),
     "/mcp assign": ("<server> <agent>", "an agent's mcp_servers list in the config names the "

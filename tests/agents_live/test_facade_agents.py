@@ -238,7 +238,7 @@ async def test_a_chosen_agent_gone_from_the_file_and_mcp_changes(
             "agent 'two' is gone from the config; primary as configured",
             "agents removed: two",
             "keys changed: mcp_servers",
-            "mcp_servers changed: /mcp reconnect <server> or a restart applies it",
+            "mcp server 'calc': added, starting",  # started now, no restart needed
         )
         assert (await app.run_turn("hi")).text == "from one"
     finally:

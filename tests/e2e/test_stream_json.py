@@ -30,6 +30,7 @@ WANT = {
     "tools": {"thinking_delta", "tool_call", "tool_result", "percept_recorded",
               "percept_deleted", "percept_updated", "permission_decided", "reply_cut", "notice"},
     "failed": {"turn_failed"},
+    "truncated": {"reply_truncated"},
     "server": {"server_starting", "server_countdown", "server_ready", "server_stopped"},
     "server_down": {"server_starting", "server_failed"},
     "claude": {"permissions_denied"},
@@ -139,6 +140,20 @@ def test_a_failed_turn(tmp_path: Path, milk_home: Path) -> None:
     events = stream("hello there", cwd=tmp_path, code=1)
     assert WANT["failed"] <= types(events)
     assert events[-1].type == "turn_failed" and events[-1].error
+
+
+def test_a_reply_cut_at_its_token_limit(tmp_path: Path, milk_home: Path) -> None:
+    with FakeOpenAIServer() as srv:
+        srv.default_reply = FakeReply(text=["Once upon a ti"], finish_reason="length")
+        (milk_home / "config.toml").write_text(
+            'agent = "llama"\nescalation_agent = "llama"\n'
+            f'[[agents]]\nname = "llama"\nprovider = "local"\nurl = "{srv.url}"\n'
+            "max_tokens = 16\n"
+        )
+        events = stream("tell me a story", "--primary", cwd=tmp_path)
+    assert WANT["truncated"] <= types(events)
+    (cut,) = [e for e in events if e.type == "reply_truncated"]
+    assert (cut.finish_reason, cut.max_tokens) == ("length", 16)
 
 
 def run_cmd_config(home: Path, run_cmd: str, port: int) -> None:

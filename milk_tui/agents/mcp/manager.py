@@ -59,15 +59,7 @@ class McpManager:
         self._cwd = cwd
         self._conns: dict[str, McpConnection] = {}
         for cfg in usable(list(servers)):
-            self._conns[cfg.name.lower()] = McpConnection(
-                cfg,
-                log_file=log_dir / log_name(cfg.name),
-                cwd=cwd,
-                on_warning=lambda m: self.on_warning(m),
-                redact=self.redact,
-                token_file=log_dir / "auth" / log_name(cfg.name).replace(".log", ".json"),
-                open_url=self._open_url,
-            )
+            self._conns[cfg.name.lower()] = self._connection(cfg)
         self._started = False
         self._total_said: set[str] = set()
         """The total-bound notices already said (the agents' boxes may differ)."""
@@ -173,10 +165,45 @@ class McpManager:
         c.reconnect()
         return True
 
+    def _connection(self, cfg: McpServerConfig) -> McpConnection:
+        log_dir = self._log_dir
+        return McpConnection(
+            cfg,
+            log_file=log_dir / log_name(cfg.name),
+            cwd=self._cwd,
+            on_warning=lambda m: self.on_warning(m),
+            redact=self.redact,
+            token_file=log_dir / "auth" / log_name(cfg.name).replace(".log", ".json"),
+            open_url=self._open_url,
+        )
+
+    async def sync(self, servers: Sequence[McpServerConfig]) -> dict[str, str]:
+        """Apply a reloaded config: a new server starts, a changed one restarts with its new
+        entry, a removed one stops.  Returns ``{name: "added"|"changed"|"removed"}``."""
+        wanted = {c.name.lower(): c for c in usable(list(servers))}
+        done: dict[str, str] = {}
+        for key in [k for k in self._conns if k not in wanted]:
+            old = self._conns.pop(key)
+            await old.stop()
+            done[old.name] = "removed"
+        for key, cfg in wanted.items():
+            old_conn = self._conns.get(key)
+            if old_conn is not None and old_conn.cfg == cfg:
+                continue
+            if old_conn is not None:
+                await old_conn.stop()
+            if not self._conns and not self._started:
+                _quiet_sdk_logging(self._log_dir)
+            conn = self._conns[key] = self._connection(cfg)
+            done[cfg.name] = "changed" if old_conn is not None else "added"
+            self._started = True
+            conn.start()  # a disabled entry just shows as disabled
+        return done
+
     def toolbox(self, assigned: list[str] | None = None) -> McpToolBox:
         """The tools of the ready servers an agent gets (``assigned`` names; None: all)."""
         self.start()
-        wanted = {n.strip().lower() for n in assigned} if assigned else None
+        wanted = {n.strip().lower() for n in assigned} if assigned is not None else None
         conns = [c for k, c in self._conns.items() if wanted is None or k in wanted]
         box = McpToolBox([c for c in conns if c.state == "ready"], self.redact)
         notice = total_notice(box.dropped) if box.dropped else ""

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from milk_tui.tui.slash.base import SlashGroup
-
-if TYPE_CHECKING:
-    pass
-
 
 DONE = {
     "enable": "enabled",
@@ -30,6 +24,11 @@ class McpCommands(SlashGroup):
         elif verb in DONE and name.strip():
             ok = getattr(servers, "authenticate" if verb == "auth" else verb)(name.strip())
             done = DONE[verb]
+            if not ok and verb in ("reconnect", "enable"):  # added to the file since? read it
+                await self.facade.agents.reload()
+                servers = self.facade.mcp
+                ok = any(s.name.lower() == name.strip().lower() for s in servers.statuses())
+                done = "starting (read from the config file)"
             self.say(f"mcp server '{name.strip()}': {done if ok else 'no such server'}")
         elif verb == "tools" and name.strip():
             tools = servers.tools(name.strip())

@@ -12,7 +12,6 @@ from __future__ import annotations
 from textual.widget import Widget
 from textual.widgets import Static
 
-from milk_tui.facade.servers import event_line
 from milk_tui.model import events as ev
 from milk_tui.model.session import PRIMARY
 from milk_tui.model.terminal_text import inert_copy
@@ -27,6 +26,7 @@ from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
 from milk_tui.tui.widgets.tool_line import ToolLine
 from milk_tui.tui.widgets.transcript_line import TranscriptLine
+from milk_tui.tui.widgets.turn_notes import TurnNotes
 from milk_tui.tui.widgets.user_turn import UserTurn
 
 WINDOW = 16
@@ -85,6 +85,7 @@ class Conversation(FollowScroll):
         self._user: UserTurn | None = None
         self._user_item: Item | None = None
         self._tools: dict[str, ToolLine] = {}
+        self._notes = TurnNotes()
         self._gc_turn = 0  # this turn's token for gc_pace.release
         self._next = NextTurn(self)  # the next turn's blocks, mounted hidden ahead of time
         self._loading_older = False
@@ -308,9 +309,8 @@ class Conversation(FollowScroll):
                     self.add_line("error", f"{who}{e.error}")
             case ev.Notice():
                 self.add_line("notice" if e.level == "info" else e.level, e.message)
-            case ev.ServerStarting() | ev.ServerReady() | ev.ServerFailed() | ev.ServerStopped():
-                kind: Kind = "error" if isinstance(e, ev.ServerFailed) else "notice"
-                self.add_line(kind, event_line(e) or "")
+        for note in self._notes.feed(e, self.names):
+            self.add_line(*note)
 
     def _end_turn(self) -> None:
         self._next.show_user()
