@@ -25,6 +25,9 @@ LEAKY_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "AWS_", "OPENAI_", "OTEL_", "MILK_")
 """Variables that could point the app, the real Claude CLI, boto3 or the OpenTelemetry
 exporter at a real endpoint or a real account (``CLAUDE_`` covers ``CLAUDE_CODE_``)."""
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+TERMINAL_SIZE = ("COLUMNS", "LINES")
+"""pytest-xdist's workers run with ``COLUMNS=80 LINES=24``, and Textual takes a size from
+them over the terminal's: an app started in a 160-column tmux pane drew 80 columns."""
 KEPT_PREFIX = "MILK_TEST_"
 """The suite's own settings (``MILK_TEST_CLAUDE_BIN`` from scripts/test) are kept."""
 
@@ -33,7 +36,7 @@ def leaky(name: str) -> bool:
     """True for a variable no test may inherit from the shell that runs pytest."""
     if name.startswith(KEPT_PREFIX):
         return False
-    return name.upper() in PROXY_VARS or name.startswith(LEAKY_PREFIXES)
+    return name.upper() in PROXY_VARS or name in TERMINAL_SIZE or name.startswith(LEAKY_PREFIXES)
 
 
 def aws_isolation(tmp: Path) -> dict[str, str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from peer_missing import needs_peer
 from tui.conftest import make_app, type_and_send, until
 
 from milk_tui.config.mcp import McpServerConfig
@@ -22,7 +23,7 @@ from milk_tui.tui.widgets.conversation import Conversation
 
 pytestmark = [
     pytest.mark.real_peer,
-    pytest.mark.skipif(not peers.everything_available(), reason="mcp-server-everything missing"),
+    needs_peer(peers.everything_available(), "npm mcp-server-everything"),
 ]
 
 

