@@ -139,7 +139,8 @@ async def test_denials_are_listed_and_grant_and_retry_resumes(cli_rig: CliRig) -
     # resumed: the same Claude session, which still holds the first exchange
     assert rig.session.escalation_session_id == sid
     sent = rig.server.message_requests[-2]
-    assert sent.last_user_text == RETRY_PROMPT
+    # a resumed CLI session gets this turn's tag block after the prompt (escalation_delta.py)
+    assert sent.last_user_text.split("\n\n[Milk: tags for this turn]")[0] == RETRY_PROMPT
     assert "I was not allowed to fetch." in sent.all_message_text
     assert rig.of("permission_decided") == [] and rig.of("permissions_denied") == []
     # nothing left to grant

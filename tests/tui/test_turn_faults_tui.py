@@ -67,7 +67,9 @@ async def test_a_dripping_server_past_turn_timeout_secs_is_warned_about_and_ctrl
         cfg = MilkConfig(agent="fake", escalation_agent="fake", agents=[agent])
         app = make_app(config=cfg, demo=False)
         async with app.run_test(size=(120, 40)) as pilot:
-            await type_and_send(pilot, "take all the time you need")
+            # sent without waiting for the turn to end: it ends only by Ctrl+C below
+            app.screen.query_one(PromptInput).set_text("take all the time you need")
+            await pilot.press("enter")
             conv = app.main_screen.query_one(Conversation)
 
             def warned() -> list[str]:
