@@ -103,3 +103,12 @@ async def until(what: str, check: Callable[[], Any], timeout: float = 10.0) -> A
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.01)
     return got
+
+
+def print_mode_config(home: Path, url: str) -> None:
+    """A milk home whose one agent is the fake server at ``url`` (for ``-p`` processes)."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        f'agent = "fake"\nescalation_agent = "fake"\n[[agents]]\nname = "fake"\n'
+        f'provider = "local"\nurl = "{url}"\nmodel = "m"\n'
+    )

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextvars
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,12 +17,6 @@ from milk_tui.model import events as ev
 from milk_tui.testing.fake_openai import FakeOpenAIServer
 
 from .rig import Layout, call, layout, of, open_app, results, script, until
-
-
-@pytest.fixture
-def srv() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as s:
-        yield s
 
 
 @pytest.fixture

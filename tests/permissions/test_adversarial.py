@@ -11,7 +11,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,12 +26,6 @@ GRANTED = [
     "read_file", "list_dir", "grep", "find_files", "write_file", "edit_file", "delete_file",
     "move_file", "bash",
 ]  # fmt: skip
-
-
-@pytest.fixture
-def srv() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as s:
-        yield s
 
 
 @pytest.fixture

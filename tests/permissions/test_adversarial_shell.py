@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,13 +15,7 @@ import pytest
 from milk_tui.model import events as ev
 from milk_tui.testing.fake_openai import FakeOpenAIServer
 
-from .rig import Layout, answering, call, layout, of, open_app, results, script
-
-
-@pytest.fixture
-def srv() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as s:
-        yield s
+from .rig import Layout, answering, call, layout, of, open_app, print_mode_config, results, script
 
 
 @pytest.fixture
@@ -215,10 +208,7 @@ def test_print_mode_a_stored_rm_grant_removes_inside_only(lay: Layout, tmp_path:
     home = tmp_path / "milk-home"
     env = {**os.environ, "MILK_HOME": str(home), "HOME": str(lay.outside)}
     with FakeOpenAIServer() as srv:
-        (home / "config.toml").write_text(
-            f'agent = "fake"\nescalation_agent = "fake"\n[[agents]]\nname = "fake"\n'
-            f'provider = "local"\nurl = "{srv.url}"\nmodel = "m"\n'
-        )
+        print_mode_config(home, srv.url)
         calls = [
             call("bash", "in", command="rm mine.txt"),
             call("bash", "home", command="rm ~/victim.txt"),

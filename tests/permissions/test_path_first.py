@@ -6,7 +6,6 @@ the calls, the real built-in tools would act on real files."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,15 +14,20 @@ from milk_tui.model import events as ev
 from milk_tui.testing.cli_run import run_milk
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 
-from .rig import ESCAPES, Layout, answering, call, layout, of, open_app, results, script
+from .rig import (
+    ESCAPES,
+    Layout,
+    answering,
+    call,
+    layout,
+    of,
+    open_app,
+    print_mode_config,
+    results,
+    script,
+)
 
 FILE_TOOLS = ["write_file", "edit_file", "delete_file", "move_file", "read_file"]
-
-
-@pytest.fixture
-def srv() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as s:
-        yield s
 
 
 @pytest.fixture
@@ -164,10 +168,7 @@ def test_print_mode_with_allow_tools_and_a_grant_refuses_an_outside_write(
     home = tmp_path / "milk-home"
     env = {**__import__("os").environ, "MILK_HOME": str(home), "HOME": str(lay.outside)}
     with FakeOpenAIServer() as srv:
-        (home / "config.toml").write_text(
-            f'agent = "fake"\nescalation_agent = "fake"\n[[agents]]\nname = "fake"\n'
-            f'provider = "local"\nurl = "{srv.url}"\nmodel = "m"\n'
-        )
+        print_mode_config(home, srv.url)
         srv.enqueue(
             FakeReply(tool_calls=[call("write_file", "w", path="link/p.txt", content="HACK")]),
             FakeReply(text=["done"]),

@@ -5,7 +5,6 @@ the separate, explicit choice (``bash``), which a grant file from before still m
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,12 +77,6 @@ def test_an_exact_grant_matches_that_command_only_and_bash_matches_all() -> None
     assert not allowed("git status", exact)
     assert allowed("rm -rf / ; anything | sh", "bash")
     assert command_granted("x", ["bash"]) and not command_granted("x", ["bash:y"])
-
-
-@pytest.fixture
-def srv() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as s:
-        yield s
 
 
 def bash(call_id: str, command: str):  # noqa: ANN201 — a FakeToolCall

@@ -5,7 +5,6 @@ too (``agents/shell_paths.py``, docs/adr/0033-path-first-permissions.md)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,7 @@ from milk_tui.model import events as ev
 from milk_tui.testing.cli_run import run_milk
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 
-from .rig import Layout, answering, call, layout, of, open_app, results, script
-
-
-@pytest.fixture
-def srv() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as s:
-        yield s
+from .rig import Layout, answering, call, layout, of, open_app, print_mode_config, results, script
 
 
 @pytest.fixture
@@ -115,10 +108,7 @@ def test_print_mode_with_allow_tools_denies_a_command_reaching_outside(
     home = tmp_path / "milk-home"
     env = {**__import__("os").environ, "MILK_HOME": str(home), "HOME": str(lay.outside)}
     with FakeOpenAIServer() as srv:
-        (home / "config.toml").write_text(
-            f'agent = "fake"\nescalation_agent = "fake"\n[[agents]]\nname = "fake"\n'
-            f'provider = "local"\nurl = "{srv.url}"\nmodel = "m"\n'
-        )
+        print_mode_config(home, srv.url)
         srv.enqueue(
             FakeReply(
                 tool_calls=[

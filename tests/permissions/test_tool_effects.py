@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +66,6 @@ def test_agent_tools_that_can_run_programs_are_run_and_only_chat_agents_read() -
     }
     kinds = {a.kind for a in cfg.agents}
     assert kinds <= set(AGENT_TOOL_EFFECTS), "an agent kind without an entry in the table"
-
-
-@pytest.fixture
-def srv() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as s:
-        yield s
 
 
 def undeclared(specs: list[ToolSpec]) -> list[str]:
