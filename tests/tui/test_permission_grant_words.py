@@ -37,3 +37,10 @@ def test_a_prefix_grant_and_a_plain_tool() -> None:
     assert answered_text(_req("web_fetch", "web_fetch"), True, True, False).endswith(
         "every web_fetch call"
     )
+
+
+def test_a_command_with_line_breaks_is_named_readably_and_cut_on_its_button() -> None:
+    r = _req("bash", "bash=echo hello" + "%0A" * 81 + "touch pwned", grant_all="bash")
+    label = always_label(r)
+    assert "%0A" not in label and "⏎×81" in label, label
+    assert len(label) < 100

@@ -15,6 +15,7 @@ answer use the same words.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from rich.text import Text
@@ -154,7 +155,7 @@ def _one_grant(key: str) -> tuple[str, str]:
     cut = min((i for i in (key.find(":"), key.find("=")) if i > 0), default=-1)
     if cut < 0:
         return key, f"every {key} call"
-    tool, mark, rest = key[:cut], key[cut], key[cut + 1 :]
+    tool, mark, rest = key[:cut], key[cut], _shown(key[cut + 1 :])
     if mark == "=":
         return f"exactly `{rest}`", f"only the command `{rest}`"
     if _is_shell(tool):
@@ -162,6 +163,18 @@ def _one_grant(key: str) -> tuple[str, str]:
     if rest.startswith("/"):
         return f"{tool} on {rest}", f"{tool} on {rest} only"
     return f"{tool} `{rest} …`", f"only {tool} calls starting with `{rest} …`"
+
+
+LABEL_CHARS = 60
+"""A grant longer than this is cut on its button (the body shows the whole call)."""
+
+
+def _shown(escaped: str) -> str:
+    """A grant's command or path as a person reads it: the escaped line breaks
+    (``%0A``, ``%0D``) as ⏎ and ␍, a run of three or more counted, at most ``LABEL_CHARS``."""
+    text = escaped.replace("%0A", "⏎").replace("%0D", "␍").replace("%25", "%")
+    text = re.sub(r"⏎{3,}", lambda m: f"⏎×{len(m.group())}", text)
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
 def grant_text(request: PermissionRequested, *, wide: bool = False) -> str:

@@ -103,7 +103,8 @@ class PermissionModal(MilkModal[PermissionChoice]):
 
     def on_key(self, event: events.Key) -> None:
         # Keys reach here before the bindings.  A printable key that answers nothing (keys
-        # may be remapped) starts the reason; while focus moves there, every key is text.
+        # may be remapped) starts the reason; while focus moves there, and once the box
+        # holds text, every key is text (focus can be off the box for a moment in a burst).
         reason = self.query_one("#reason", Input)
         if not event.is_printable or not event.character:
             if event.key in ("tab", "shift+tab"):
@@ -111,7 +112,8 @@ class PermissionModal(MilkModal[PermissionChoice]):
             return
         if self.focused is reason:
             return
-        if not self._to_reason and not self._typing and event.key in self.active_bindings:
+        started = bool(reason.value)  # a reason begun is never cut short by a letter of it
+        if not (self._to_reason or self._typing or started) and event.key in self.active_bindings:
             return  # y, a, n, r: the binding answers
         event.stop()
         event.prevent_default()
