@@ -23,7 +23,9 @@ from milk_tui.agents.tools import BuiltinToolBox, CompositeToolBox
 from milk_tui.config.settings import AgentConfig
 from milk_tui.testing.llama_server import LlamaServer, xllamacpp_available
 
-pytestmark = pytest.mark.real_peer
+# A hang guard, not a speed check: the module's model server starts inside its first test,
+# and on two cores shared with the other real peers a turn of the real model can take minutes.
+pytestmark = [pytest.mark.real_peer, pytest.mark.timeout(360)]
 
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 

@@ -23,7 +23,9 @@ from milk_tui.engine.turn_scratch import TurnScratch
 from milk_tui.model import events as ev
 from milk_tui.testing.llama_server import LlamaServer
 
-pytestmark = pytest.mark.real_peer
+# A hang guard, not a speed check: the module's model server starts inside its first test,
+# and on two cores shared with the other real peers a turn of the real model can take minutes.
+pytestmark = [pytest.mark.real_peer, pytest.mark.timeout(360)]
 
 LOOPING_PROMPT = "What is the capital of France?"
 """At temperature 0 this model answers with ", la femme au martyre" over and over."""
