@@ -23,13 +23,11 @@ one grant is always one line.  docs/adr/0033-path-first-permissions.md.
 
 from __future__ import annotations
 
-import glob
-import itertools
-import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from milk_tui.agents.shell_paths import glob_matches
 from milk_tui.agents.tools.paths import ToolFailure, resolve, within
 
 SHELL_TOOL = "bash"
@@ -153,23 +151,12 @@ def leaves(root: Path, words: list[str]) -> bool:
         if w.startswith("-"):
             forms = [w.split("=", 1)[1]] if "=" in w else [w[2:]] if w[1:2] != "-" else []
         for form in forms:
-            if any(not _inside(root, f) for f in _expanded(root, form)):
+            if any(not _inside(root, f) for f in glob_matches(root, form)):
                 return True
     return False
 
 
 _DOT_GLOB = re.compile(r"(^|/)\.[^/]*[*?\[]")
-_GLOB_LIMIT = 1000
-
-
-def _expanded(root: Path, form: str) -> list[str]:
-    """``form`` and, for a glob, what it matches from ``root`` (at most ``_GLOB_LIMIT``,
-    past which the glob itself stands for them: it is checked as a path)."""
-    if not form or not any(c in form for c in "*?["):
-        return [form]
-    base = os.path.expanduser(form) if form.startswith("~") else form
-    found = list(itertools.islice(glob.iglob(base, root_dir=root), _GLOB_LIMIT + 1))
-    return [form, *found] if len(found) <= _GLOB_LIMIT else [form, "/"]
 
 
 def _inside(root: Path, form: str) -> bool:

@@ -90,7 +90,7 @@ def _outside(root: Path, form: str) -> str | None:
         return None
     if form in HARMLESS:
         return None
-    for each in _matches(root, form):
+    for each in glob_matches(root, form):
         try:
             target = resolve(root, each)
         except (ToolFailure, OSError, RuntimeError):
@@ -100,7 +100,7 @@ def _outside(root: Path, form: str) -> str | None:
     return None
 
 
-def _matches(root: Path, form: str) -> list[str]:
+def glob_matches(root: Path, form: str) -> list[str]:
     """``form`` and, for a glob, what it matches now from ``root`` (``l*/x`` through a
     symlink leading out; ``..*`` matches ``..``); past ``GLOB_LIMIT`` matches the glob's
     fixed start stands for them."""
