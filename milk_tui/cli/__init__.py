@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal, TextIO
 
 from milk_tui.cli.go_words import Parser
 from milk_tui.cli.sessions_cmd import ALL_FOLDERS_HELP
+from milk_tui.cli.subcommands import config_option as _common
 from milk_tui.cli.terminal_out import event_json, inert_out
 from milk_tui.facade.errors import ConfigError, StorageError
 
@@ -25,14 +26,6 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 """128 + SIGINT, the shell convention for a run stopped by Ctrl+C."""
-
-
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--config",
-        metavar="FILE",
-        help="config file (TOML or JSON); default: MILK_CONFIG or the user config dir",
-    )
 
 
 class _VersionAction(argparse.Action):
@@ -112,22 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
         "runs or fetches, or a path outside the folder, needs a grant: see `permissions`)",
     )
     sub = p.add_subparsers(dest="command")
-    from milk_tui.cli.sessions_cmd import add_sessions_parser
+    from milk_tui.cli.subcommands import SUBCOMMANDS
 
-    add_sessions_parser(sub, _common)
-    from milk_tui.cli.mcp_cmd import add_mcp_parser
-    from milk_tui.cli.memory_cmd import add_import_parser, add_memory_parser
-    from milk_tui.cli.permissions_cmd import add_permissions_parser
-    from milk_tui.cli.usage_cmd import add_usage_parser
-
-    add_memory_parser(sub)
-    add_import_parser(sub)
-    add_permissions_parser(sub)
-    add_mcp_parser(sub)
-    from milk_tui.cli.server_cmd import add_server_parser
-
-    add_server_parser(sub)
-    add_usage_parser(sub)
+    for command in SUBCOMMANDS:
+        command.add(sub)
     return p
 
 
@@ -334,34 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.config:
         os.environ["MILK_CONFIG"] = args.config
     try:
-        if args.command == "sessions":
-            from milk_tui.cli.sessions_cmd import run_sessions
+        from milk_tui.cli.subcommands import find
 
-            return run_sessions(args, sys.stdout)
-        if args.command == "permissions":
-            from milk_tui.cli.permissions_cmd import run_permissions
-
-            return run_permissions(args, os.getcwd(), sys.stdout, sys.stderr)
-        if args.command == "server":
-            from milk_tui.cli.server_cmd import run_server
-
-            return run_server(args, sys.stdout, sys.stderr)
-        if args.command == "usage":
-            from milk_tui.cli.usage_cmd import run_usage
-
-            return run_usage(args, sys.stdout, sys.stderr)
-        if args.command == "mcp":
-            from milk_tui.cli.mcp_cmd import run_mcp
-
-            return run_mcp(args, sys.stdout, sys.stderr)
-        if args.command in ("memory", "import-go"):
-            from milk_tui.cli.memory_cmd import run_import_go, run_memory
-            from milk_tui.facade.admin import open_admin
-
-            with open_admin() as admin:
-                if args.command == "memory":
-                    return run_memory(args, admin, os.getcwd())
-                return run_import_go(args, admin)
+        command = find(args.command)
+        if command is not None:
+            return command.run(args)
         if args.prompt == "-":
             args.prompt = _read_stdin_prompt()
             if args.prompt is None:
