@@ -314,6 +314,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if args.config:
         os.environ["MILK_CONFIG"] = args.config
+    if args.command or args.prompt is not None:
+        from milk_tui.facade.early import check_database_soon
+
+        check_database_soon()  # beside the command's imports; the open takes what it read
     try:
         from milk_tui.cli.subcommands import find
 

@@ -1,4 +1,5 @@
-"""What the TUI starts before its first frame, beside Textual's own start-up.
+"""What a start begins before it needs it: the TUI before its first frame, beside Textual's own
+start-up; the command line before a command's imports.
 
 Only work that leaves the GIL free most of the time belongs here: Textual's start-up is
 Python on the main thread, so a Python-heavy task would only delay the first frame.

@@ -1,11 +1,15 @@
-"""Is the database file damaged?  ``PRAGMA quick_check`` at open, within a time budget,
-and the same check started early in a thread.
+"""Is the database file damaged?  ``PRAGMA quick_check`` started early in a thread, or at
+open within a small time budget.
 
-The check reads every page (12–40 ms for a 10,000-turn, 14 MB database: bench/db_open.py).
-SQLite releases the GIL while it reads, so ``check_soon`` — called by the TUI before its
-first frame — runs it beside Textual's start-up on another core, and the database's open
-later only collects the answer (``Database`` calls ``quick_check``, which waits for an early
-check of the same file, or runs its own).
+The check reads every page (12–40 ms for a 10,000-turn, 14 MB database, seconds for a
+million facts: bench/db_open.py), so its cost must not reach the user in proportion to the
+store.  SQLite releases the GIL while it reads, so ``check_soon`` — called by the TUI before
+its first frame and by the command line before its imports — runs it beside the start-up
+on another core; the database's open collects the answer, and a check still running then
+is stopped where it got to, never waited for (``Database`` calls ``quick_check``).  An open
+with no early check runs its own for ``OPEN_BUDGET_S``: a small store is checked whole, a
+large one as far as the budget reaches.  Damage past either point is caught the moment
+SQLite reports a damaged page (``Database.failure``).
 """
 
 from __future__ import annotations
@@ -18,13 +22,42 @@ from pathlib import Path
 from milk_tui.model.errors import CorruptDatabaseError
 
 CHECK_BUDGET_S = 0.1
-"""Time ``PRAGMA quick_check`` may take.  On a larger file the check stops at the budget and
-the rest is caught the moment SQLite reports a damaged page (``Database.failure``)."""
+"""Time an early check (in its thread, beside the start-up) may take."""
+OPEN_BUDGET_S = 0.015
+"""Time a check at open, on the caller's thread, may take: a store of a few MB whole."""
 _CORRUPT_CODES = (11, 26)
 """SQLITE_CORRUPT and SQLITE_NOTADB (primary result codes): https://www.sqlite.org/rescode.html"""
 
-_early: dict[Path, Future[str]] = {}
-"""Early checks by resolved path: the first row of ``quick_check`` ("ok" or a problem)."""
+
+class _EarlyCheck:
+    """One early check: its answer (the first row of ``quick_check``: "ok", a problem, or ""
+    for not answered) and a way for the open to stop it where it got to."""
+
+    def __init__(self) -> None:
+        self.answer: Future[str] = Future()
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._stopped = False
+
+    def running_on(self, conn: sqlite3.Connection) -> bool:
+        """The check's connection is open; False when the open already stopped it."""
+        with self._lock:
+            self._conn = conn
+            return not self._stopped
+
+    def finished(self) -> None:
+        with self._lock:
+            self._conn = None
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            if self._conn is not None:
+                self._conn.interrupt()  # thread-safe: the check answers "ok" so far
+
+
+_early: dict[Path, _EarlyCheck] = {}
+"""Early checks by resolved path."""
 
 
 def is_corrupt(e: sqlite3.Error) -> bool:
@@ -42,12 +75,12 @@ def corrupt_message(path: Path, cause: str) -> str:
     )
 
 
-def _first_row(conn: sqlite3.Connection) -> str:
-    """``quick_check``'s first row within ``CHECK_BUDGET_S``; "ok" for a check cut short by
-    the budget (the rest is caught on use).  A timer interrupts the check: a progress
-    handler would need the GIL every few thousand steps, which a busy thread beside it
-    (Textual's start-up, the event loop) holds."""
-    timer = threading.Timer(CHECK_BUDGET_S, conn.interrupt)
+def _first_row(conn: sqlite3.Connection, budget_s: float = OPEN_BUDGET_S) -> str:
+    """``quick_check``'s first row within ``budget_s``; "ok" for a check cut short by the
+    budget or by the open (the rest is caught on use).  A timer interrupts the check: a
+    progress handler would need the GIL every few thousand steps, which a busy thread beside
+    it (Textual's start-up, the event loop) holds."""
+    timer = threading.Timer(budget_s, conn.interrupt)
     timer.daemon = True
     timer.start()
     try:
@@ -68,15 +101,20 @@ def check_soon(path: Path) -> None:
     path = path.resolve()
     if path in _early or not path.is_file():
         return
-    answer: Future[str] = Future()
-    _early[path] = answer
+    check = _EarlyCheck()
+    _early[path] = check
+    answer = check.answer
 
     def run() -> None:
         try:
             conn = sqlite3.connect(str(path), timeout=1.0, check_same_thread=False)
             try:
-                answer.set_result(_first_row(conn))
+                if check.running_on(conn):
+                    answer.set_result(_first_row(conn, CHECK_BUDGET_S))
+                else:
+                    answer.set_result("")  # stopped before it began: the open checks
             finally:
+                check.finished()
                 conn.close()
         except sqlite3.Error as e:
             if is_corrupt(e):
@@ -93,9 +131,14 @@ def check_soon(path: Path) -> None:
 
 def quick_check(conn: sqlite3.Connection, path: Path) -> None:
     """Raise ``CorruptDatabaseError`` (or the SQLite error naming damage) when ``path`` is
-    damaged: the early check's answer when one was started, else a check on ``conn``."""
+    damaged: the early check's answer when one was started (stopped where it got to if it
+    is still running), else a check on ``conn`` within ``OPEN_BUDGET_S``."""
     early = _early.pop(path.resolve(), None)
-    row = early.result() if early is not None else ""
+    row = ""
+    if early is not None:
+        if not early.answer.done():
+            early.stop()
+        row = early.answer.result()
     if not row:
         row = _first_row(conn)
     if row != "ok":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,7 @@ def test_the_early_check_finds_a_damaged_page_and_the_open_refuses_it(tmp_path: 
     before = _digest(path)
     integrity.check_soon(path)
     assert path.resolve() in integrity._early  # started, answered in its thread
+    integrity._early[path.resolve()].answer.result(timeout=30)  # not stopped by the open
     with pytest.raises(CorruptDatabaseError, match="recover"):
         Database(path)
     assert path.resolve() not in integrity._early  # the open collected the answer
@@ -146,7 +148,7 @@ def test_the_open_uses_the_early_checks_answer(
     path = tmp_path / "milk.db"
     _filled(path)
     integrity.check_soon(path)
-    integrity._early[path.resolve()].result(timeout=10)
+    integrity._early[path.resolve()].answer.result(timeout=10)
     checks: list[bool] = []
     real = integrity._first_row
     monkeypatch.setattr(integrity, "_first_row", lambda c, **k: checks.append(True) or real(c))
@@ -156,3 +158,51 @@ def test_the_open_uses_the_early_checks_answer(
     assert (tmp_path / "new.db").resolve() not in integrity._early
     Database(tmp_path / "new.db").close()
     assert checks == [True]
+
+
+@pytest.mark.timeout(60)
+def test_the_open_stops_an_early_check_still_running_instead_of_waiting_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The open takes what the early check has read so far: a check that would run for
+    ever (a query only an interrupt ends) is stopped, and the open goes on."""
+    from milk_tui.storage import integrity
+
+    path = tmp_path / "milk.db"
+    _filled(path, turns=10)
+    started = threading.Event()
+
+    def endless(conn: sqlite3.Connection, budget_s: float = 0.0) -> str:
+        started.set()
+        try:
+            conn.execute(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+                "SELECT count(*) FROM n"
+            ).fetchall()
+        except sqlite3.OperationalError as e:
+            assert "interrupted" in str(e)
+        return "ok"
+
+    monkeypatch.setattr(integrity, "_first_row", endless)
+    integrity.check_soon(path)
+    assert started.wait(30)
+    Database(path).close()  # hangs (the test's timeout fails it) unless the check is stopped
+    assert path.resolve() not in integrity._early
+
+
+def test_an_open_without_an_early_check_checks_within_its_own_small_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from milk_tui.storage import integrity
+
+    path = tmp_path / "milk.db"
+    _filled(path, turns=10)
+    budgets: list[float] = []
+    real = integrity._first_row
+    monkeypatch.setattr(
+        integrity,
+        "_first_row",
+        lambda c, budget_s=integrity.OPEN_BUDGET_S: budgets.append(budget_s) or real(c, budget_s),
+    )
+    Database(path).close()
+    assert budgets == [integrity.OPEN_BUDGET_S] and integrity.OPEN_BUDGET_S <= 0.02
