@@ -49,11 +49,19 @@ class _EarlyCheck:
         with self._lock:
             self._conn = None
 
-    def stop(self) -> None:
-        with self._lock:
-            self._stopped = True
-            if self._conn is not None:
-                self._conn.interrupt()  # thread-safe: the check answers "ok" so far
+    def stop(self) -> str:
+        """Stop the check where it got to and return its answer.  An interrupt that arrives
+        between two statements is lost (SQLite ignores one when nothing runs), so it is
+        repeated until the check has answered."""
+        while True:
+            with self._lock:
+                self._stopped = True
+                if self._conn is not None:
+                    self._conn.interrupt()  # thread-safe: the check answers "ok" so far
+            try:
+                return self.answer.result(timeout=0.005)
+            except TimeoutError:
+                continue
 
 
 _early: dict[Path, _EarlyCheck] = {}
@@ -136,9 +144,7 @@ def quick_check(conn: sqlite3.Connection, path: Path) -> None:
     early = _early.pop(path.resolve(), None)
     row = ""
     if early is not None:
-        if not early.answer.done():
-            early.stop()
-        row = early.answer.result()
+        row = early.answer.result() if early.answer.done() else early.stop()
     if not row:
         row = _first_row(conn)
     if row != "ok":
