@@ -7,7 +7,7 @@ OUT_HOME becomes a ``MILK_HOME`` (``milk.db`` inside) for the scale benchmarks
 (``PerceptStore.insert``, ``SessionStore.commit_turns``) so indexes, the full-text index and
 the term counts are what the app itself would have written, in large transactions.  The
 long session is in folder ``/bench/big`` and is the most recently used one there; the
-other sessions are spread over 50 folders; one fact in 500 belongs to the long session,
+other sessions are spread over 50 folders; one fact in 5,000 belongs to the long session,
 the rest are global.  A finished store is reused when its ``big_store.json`` says it has
 the same sizes; ``fresh_copy`` gives each benchmark run its own copy (a turn writes).
 """
@@ -49,7 +49,7 @@ def _sentence(rng: random.Random, i: int) -> str:
 def build(home: Path, facts: int, turns: int, sessions: int, quiet: bool = False) -> Path:
     home.mkdir(parents=True, exist_ok=True)
     stamp = home / "big_store.json"
-    want = {"facts": facts, "turns": turns, "sessions": sessions, "v": 2}
+    want = {"facts": facts, "turns": turns, "sessions": sessions, "v": 3}
     if stamp.exists() and json.loads(stamp.read_text()) == want:
         return home
     for old in home.glob(DB_NAME + "*"):
@@ -90,7 +90,7 @@ def build(home: Path, facts: int, turns: int, sessions: int, quiet: bool = False
                 # End-of-session consolidation decays a session's facts at every end (a
                 # -p run is one), so a real store's facts are global but for the few
                 # recorded in the last sessions.
-                scope = "session" if i % 500 == 0 else "global"
+                scope = "session" if i % 5000 == 0 else "global"
                 p = Percept(
                     id=0,
                     content=_sentence(rng, i),

@@ -6,7 +6,8 @@ The large store is made by ``bench/big_store.py`` (cached under ``$TMPDIR/milk-b
 empty one is a fresh ``MILK_HOME`` with one session in the same folder.  Each command runs
 as the user runs it, a fresh ``milk-tui`` process (``python -m milk_tui.cli``), alternating
 empty and large, medians of R rounds: a headless ``-p`` turn against a local fake OpenAI
-server, ``memory list``, ``memory list --search``, ``sessions list`` and
+server, ``memory list``, ``memory list --search`` (two words each in ~20 % of the facts, and a
+rare reference), ``sessions list`` and
 ``sessions list --all``.  The budget (docs/performance.md, "Scale"): each ratio ≤ 1.10.
 """
 
@@ -32,6 +33,7 @@ COMMANDS: dict[str, list[str]] = {
     "headless turn": ["-p", "hello there"],
     "memory list": ["memory", "list", "--scope", "all", "--limit", "50"],
     "memory search": ["memory", "list", "--scope", "all", "--search", "kafka router"],
+    "memory search (rare)": ["memory", "list", "--scope", "all", "--search", "123456"],
     "sessions list": ["sessions", "list"],
     "sessions list --all": ["sessions", "list", "--all"],
 }

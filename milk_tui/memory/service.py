@@ -242,7 +242,7 @@ class MemoryService:
     def search(
         self, query: str, filters: PerceptFilter | None = None, **page: Unpack[SearchPage]
     ) -> builtins.list[Percept]:
-        return self.store.search(query, filters, **page)[0]
+        return self.store.search(query, filters, **page, count=False)[0]
 
     def search_count(self, query: str, filters: PerceptFilter | None = None) -> int:
         return self.store.search(query, filters, 0, 0)[1]
