@@ -33,10 +33,13 @@ class Progress:
         with self._lock:
             self._running.pop(label, None)
             self.done += 1
-            if self.tty:
-                self._redraw()
-            else:
+            if not self.tty:
                 self._line(f"eval: [{self.done}/{self.total}] {inert(label)}: {inert(outcome)}")
+                return
+            if outcome.startswith("failed"):  # a failure stays on screen above the bar
+                self.out.write("\r\x1b[K")
+                self._line(f"eval: {inert(label)}: {inert(outcome)}")
+            self._redraw()
 
     def note(self, text: str) -> None:
         """A line that stays (a skipped mode, a file that did not load)."""
