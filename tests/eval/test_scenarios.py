@@ -91,3 +91,17 @@ def test_the_builtin_suite_loads_and_every_turn_is_labelled() -> None:
     found, problems = load_scenarios(None)
     assert problems == [] and found
     assert all(t.route in ("primary", "escalation") for s in found for t in s.turns)
+
+
+def test_the_builtin_suite_ships_in_the_wheel() -> None:
+    """The package-data globs of pyproject.toml cover every file of the suite folder (a
+    real wheel build needs a network; tests/core/test_packaging.py checks the same way)."""
+    import fnmatch
+    import tomllib
+
+    conf = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["tool"]
+    assert "milk_tui.eval" in conf["setuptools"]["packages"]
+    globs = conf["setuptools"]["package-data"]["milk_tui.eval"]
+    suite = builtin_dir()
+    files = [f"suite/{p.name}" for p in suite.iterdir() if p.is_file()]
+    assert files and all(any(fnmatch.fnmatch(f, g) for g in globs) for f in files), files
