@@ -28,8 +28,12 @@ def add_eval_parser(
     actions = p.add_subparsers(dest="eval_command")
 
     run = actions.add_parser("run", help="run every scenario once per mode")
+    # SUPPRESS: a --scenarios given before the word (eval --scenarios DIR run) is kept
     run.add_argument(
-        "--scenarios", metavar="DIR", help="scenario folder or file (default: built-in)"
+        "--scenarios",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="scenario folder or file (default: built-in)",
     )
     run.add_argument(
         "--modes",
@@ -62,7 +66,10 @@ def add_eval_parser(
         "--judge-agent", metavar="NAME", help="the judge (default: the escalation agent)"
     )
     judge.add_argument(
-        "--scenarios", metavar="DIR", help="where the rubrics are (default: the run's)"
+        "--scenarios",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="where the rubrics are (default: the run's)",
     )
     config_option(judge)
     # ``eval report`` is added here by its own module (the report and its --json).

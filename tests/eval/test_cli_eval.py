@@ -123,3 +123,17 @@ def test_the_progress_line_on_a_terminal_is_redrawn_in_place() -> None:
     q.start("a\x1b[31m")
     q.finish("a", "ok")
     assert plain.getvalue().splitlines() == ["eval: [1/1] a␛[31m …", "eval: [1/1] a: ok"]
+
+
+def test_scenarios_before_the_word_are_kept(tmp_path: Path) -> None:
+    folder = write(tmp_path / "sc", "two.yaml", TWO)
+    (tmp_path / "config.toml").write_text(config_text("http://127.0.0.1:9"))
+    r = run_eval("--scenarios", str(folder), "run", "--modes", "primary", "--results", str(tmp_path / "res"),
+                 "--config", str(tmp_path / "config.toml"), cwd=tmp_path,
+                 env=env_with(MILK_HOME=tmp_path / "home"))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert sorted(k[0] for k in turns(tmp_path / "res")) == ["a-first", "b-second", "b-second"]
+    r = run_eval(
+        "--scenarios", str(folder), "judge", "--results", str(tmp_path / "none"), cwd=tmp_path
+    )
+    assert r.stderr.strip() == f"milk-tui eval: {tmp_path / 'none'}: no eval run here (no run.json)"
