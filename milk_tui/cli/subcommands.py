@@ -110,6 +110,18 @@ def _run_usage(args: argparse.Namespace) -> int:
     return run_usage(args, sys.stdout, sys.stderr)
 
 
+def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from milk_tui.cli.eval_cmd import add_eval_parser
+
+    add_eval_parser(sub, config_option)
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    from milk_tui.cli.eval_cmd import run_eval
+
+    return run_eval(args, sys.stdout, sys.stderr)
+
+
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("sessions",), _add_sessions, _run_sessions),
     Subcommand(("memory", "import-go"), _add_memory, _run_memory),
@@ -117,6 +129,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("mcp",), _add_mcp, _run_mcp),
     Subcommand(("server",), _add_server, _run_server),
     Subcommand(("usage",), _add_usage, _run_usage),
+    Subcommand(("eval",), _add_eval, _run_eval),
 )
 """In the order ``--help`` lists them."""
 

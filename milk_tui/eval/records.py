@@ -55,6 +55,8 @@ class RoleTokens:
     completion_tokens: int = 0
     cached_tokens: int = 0
     cost_usd: float = 0.0
+    cache_creation: int = 0
+    """Prompt tokens written to the provider's cache (``usage.cache_creation``)."""
 
 
 @dataclass
@@ -90,6 +92,11 @@ class TurnRecord:
     """The answer as recorded (tags removed)."""
     error: str = ""
     """One line when the turn failed (then the figures are what was seen before it failed)."""
+    cache_creation: int = 0
+    """Prompt tokens written to the cache, all roles (``cache_expect`` checks it)."""
+    diff: str = ""
+    """A unified diff of the text files the turn changed (cut at ``DIFF_MAX`` characters),
+    for the judge: the folder is gone once the run ends."""
 
     def key(self) -> tuple[str, str, int]:
         return (self.scenario, self.mode, self.turn)
@@ -128,6 +135,9 @@ class RunInfo:
     finished: float = 0.0
     interrupted: bool = False
     milk_tui_version: str = ""
+    notes: list[str] = field(default_factory=list)
+    """One line each: a mode skipped (``claude-code`` not installed), a scenario file that
+    did not load."""
 
 
 _T = TypeVar("_T")

@@ -1,0 +1,40 @@
+"""Where a run's results go: by default a timestamped folder under the data dir's ``eval/``;
+``latest`` is the newest folder there holding a run."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from milk_tui.config.paths import data_dir
+from milk_tui.eval.records import RUN_FILE
+
+
+def eval_root() -> Path:
+    return data_dir() / "eval"
+
+
+def new_results_dir(given: str | None) -> Path:
+    """``given`` (created when missing), else a new timestamped folder."""
+    if given and given != "latest":
+        path = Path(given).expanduser()
+    else:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path, n = eval_root() / stamp, 1
+        while path.exists():
+            n += 1
+            path = eval_root() / f"{stamp}-{n}"
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def find_results_dir(given: str | None) -> Path:
+    """An existing run: ``given``, or the newest under ``eval/`` for None/``latest``.
+    ``ValueError`` with one line when there is none."""
+    if given and given != "latest":
+        return Path(given).expanduser()
+    root = eval_root()
+    runs = sorted((p for p in root.glob("*") if (p / RUN_FILE).is_file()), key=lambda p: p.name)
+    if not runs:
+        raise ValueError(f"no eval run under {root} (run: milk-tui eval run)")
+    return runs[-1]
