@@ -110,6 +110,23 @@ def _run_usage(args: argparse.Namespace) -> int:
     return run_usage(args, sys.stdout, sys.stderr)
 
 
+def _add_eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from milk_tui.cli.eval_report_cmd import add_report_parser
+
+    ep = sub.add_parser("eval", help="measure routing: report on an eval run")
+    ep.set_defaults(usage_of=ep)
+    add_report_parser(ep.add_subparsers(dest="eval_cmd", metavar="COMMAND"))
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    if args.eval_cmd == "report":
+        from milk_tui.cli.eval_report_cmd import run_report
+
+        return run_report(args, sys.stdout, sys.stderr)
+    args.usage_of.print_help(sys.stderr)
+    return 2
+
+
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("sessions",), _add_sessions, _run_sessions),
     Subcommand(("memory", "import-go"), _add_memory, _run_memory),
@@ -117,6 +134,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("mcp",), _add_mcp, _run_mcp),
     Subcommand(("server",), _add_server, _run_server),
     Subcommand(("usage",), _add_usage, _run_usage),
+    Subcommand(("eval",), _add_eval, _run_eval),
 )
 """In the order ``--help`` lists them."""
 

@@ -178,7 +178,7 @@ def read_jsonl(path: Path, cls: type[_T], problems: list[str]) -> Iterator[_T]:
                 continue
             try:
                 yield from_dict(cls, json.loads(line))
-            except (ValueError, TypeError) as e:
+            except (ValueError, TypeError, AttributeError) as e:  # a list where an object belongs
                 problems.append(f"{path.name} line {n}: {e}")
 
 
