@@ -72,7 +72,9 @@ async def test_hostile_turn_text_is_shown_inert(milk_home: Path) -> None:
     folder = write_known(milk_home / "eval" / RUN)
     append(folder / TURNS_FILE, TurnRecord(
         scenario="s" + HOSTILE, mode="routed", turn=0, prompt=HOSTILE, label="escalation",
-        slot="primary", route_reason=HOSTILE, error=HOSTILE))  # fmt: skip
+        slot="primary", route_reason=HOSTILE))  # fmt: skip
+    append(folder / TURNS_FILE, TurnRecord(
+        scenario="t" + HOSTILE, mode="routed", turn=0, prompt="p", error=HOSTILE))  # fmt: skip
     app = make_app()
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot, app)
@@ -82,7 +84,7 @@ async def test_hostile_turn_text_is_shown_inert(milk_home: Path) -> None:
             c for id in ("eval-wrong", "eval-failed") for row in _rows(screen, id) for c in row
         ]
         shown = "\n".join(cells)
-        assert "␛]52;c;cHduZWQ=␇" in shown
+        assert shown.count("␛]52;c;cHduZWQ=␇") >= 3  # prompt, reason, error
         for raw in ("\x1b", "\x07", "\r", "\u202e"):
             assert raw not in shown
 
