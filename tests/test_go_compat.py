@@ -126,7 +126,6 @@ GO_CLI = [
     (["config", "init"], 2, "milk-tui: config: not in milk-tui — in the TUI, /config"),
     (["otel", "debug", "enable"], 2, "milk-tui: otel: not in milk-tui — set otel.endpoint"),
     (["update", "check"], 2, "milk-tui: update: not in milk-tui — milk-tui is updated by"),
-    (["eval", "run"], 2, "milk-tui: eval: not in milk-tui — no evaluation harness"),
     (["fix the test"], 2, "milk-tui: 'fix the test' is not a command — one prompt runs with -p"),
 ]
 

@@ -21,7 +21,6 @@ GO_WORDS: dict[str, str] = {
     "otel": "set otel.endpoint in the config to export traces; /otel in the TUI shows the export",
     "update": "milk-tui is updated by the tool that installed it (pipx upgrade milk-tui, "
               "uv tool upgrade milk-tui)",
-    "eval": "no evaluation harness in milk-tui",
 }  # fmt: skip
 """Go milk's word → what to use here."""
 
