@@ -146,17 +146,17 @@ class EvalScreen(ModalScreen[None]):
         is a mode that costs far less for nearly the same quality.  Two widgets rather than
         plotext subplots: a bar at a subplot's right edge ran over its neighbour's labels."""
         modes = [m for m in self.report.modes if m.turns]
-        names = [cut(m.mode, 11) for m in modes]
-        # A mode nobody judged has no quality bar, and says so under it.
-        unjudged = [
-            n if m.quality is not None else f"{n} (-)" for n, m in zip(names, modes, strict=True)
-        ]
+        names = [m.mode for m in modes]
         xs = [float(x) for x in range(1, len(modes) + 1)]
+        # Each plot's width from the terminal's (the screen is 96 % of it, two plots side
+        # by side): the widgets are not laid out yet when the screen mounts.
+        width = (self.app.size.width * 96 // 100 - 6) // 2
         charts = (
-            ("cost", "cost $", [m.cost_usd for m in modes], names),
-            ("quality", "quality (judged, 0–1)", [m.quality or 0.0 for m in modes], unjudged),
+            ("cost", "cost $", [m.cost_usd for m in modes]),
+            # A mode nobody judged has no bar (its quality is "-" in the table).
+            ("quality", "quality 0–1 (no bar: not judged)", [m.quality or 0.0 for m in modes]),
         )
-        for id, title, values, labels in charts:
+        for id, title, values in charts:
             plt = self.query_one(f"#eval-plot-{id}", PlotextPlot).plt
             plt.clear_figure()
             plt.title(title if modes else "no turn recorded")
@@ -164,7 +164,10 @@ class EvalScreen(ModalScreen[None]):
                 continue
             plt.bar(xs, values, width=0.5)
             plt.xlim(0.4, len(xs) + 0.6)
-            plt.xticks(xs, labels)
+            # plotext leaves out a label that would touch its neighbour: cut to the room
+            # each bar has (the y labels take about 8 columns).
+            room = max(4, (width - 8) // len(xs) - 1)
+            plt.xticks(xs, [cut(n, room) for n in names])
             if id == "quality":
                 plt.ylim(0, 1)
 
