@@ -57,9 +57,12 @@ def latest_results(root: Path | None = None) -> Path | None:
 
     def started(p: Path) -> tuple[float, str]:
         try:
-            return (read_run(p).started, p.name)
+            when = read_run(p).started
         except ValueError:
-            return (p.stat().st_mtime, p.name)
+            when = None
+        if not isinstance(when, int | float) or isinstance(when, bool):
+            when = p.stat().st_mtime  # no run.json yet, or one a hand broke
+        return (float(when), p.name)
 
     return max(folders, key=started, default=None)
 
@@ -91,6 +94,9 @@ def read_results(folder: Path) -> Results:
     except ValueError as e:
         run = None
         problems.append(str(e))
+    if run is not None and (bad := _bad_field(run)):
+        problems.append(f"run.json: {bad}")
+        run = None
     if not (folder / TURNS_FILE).exists():
         problems.append(f"{TURNS_FILE}: missing (no turn finished yet)")
     turns = _checked(read_jsonl(folder / TURNS_FILE, TurnRecord, problems), TURNS_FILE, problems)
@@ -142,7 +148,7 @@ def _checked(records: typing.Iterable[_T], name: str, problems: list[str]) -> li
 
 
 _HINTS: dict[type, dict[str, Any]] = {
-    cls: typing.get_type_hints(cls) for cls in (TurnRecord, RubricScore, Check, RoleTokens)
+    cls: typing.get_type_hints(cls) for cls in (TurnRecord, RubricScore, Check, RoleTokens, RunInfo)
 }
 
 

@@ -78,3 +78,14 @@ def test_named_modes_without_turns_and_unpriced_escalation(tmp_path: Path) -> No
     assert report.premise.cost_ratio.value is None
     assert report.premise.cost_ratio.why == "escalation cost $0 over 1 turns (not priced)"
     assert report.premise.quality_ratio.why.startswith("no turn judged in both")
+
+
+def test_a_bad_run_json_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    folder = write_known(tmp_path / "run")
+    (folder / "run.json").write_text(
+        '{"started": "yesterday", "modes": "routed", "scenarios_dir": ""}'
+    )
+    report = build_report(folder)
+    assert report.run is None
+    assert report.problems == ["run.json: started: str 'yesterday' is not a valid value"]
+    assert "Eval report" in text_report(report) and report.mode("routed") is not None

@@ -4,6 +4,7 @@ key, the 80-column table, Markdown, the newest run by default, and hostile turn 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -101,6 +102,10 @@ def test_table_fits_80_columns_and_markdown(tmp_path: Path, milk_home: Path) -> 
 def test_newest_run_by_default_and_latest(tmp_path: Path, milk_home: Path) -> None:
     write_known(_runs(milk_home) / "20260101-000000", started=100.0)
     write_known(_runs(milk_home) / "20260102-000000", modes=("routed",), started=200.0)
+    broken = write_known(_runs(milk_home) / "20251201-000000", started=50.0)
+    # A run.json a hand broke: the folder sorts by its modification time (set old here).
+    (broken / "run.json").write_text('{"started": "soon"}')
+    os.utime(broken, (1.0, 1.0))
     for args in ((), ("--results", "latest")):
         r = _milk(tmp_path, *args, "--json")
         assert r.returncode == 0, r.stderr
