@@ -72,20 +72,28 @@ def add_eval_parser(
         help="where the rubrics are (default: the run's)",
     )
     config_option(judge)
-    # ``eval report`` is added here by its own module (the report and its --json).
+    from milk_tui.cli.eval_report_cmd import add_report_parser
+
+    add_report_parser(actions)
 
 
 def run_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out, err = inert_out(out), inert_out(err)
     if args.list or not args.eval_command:
         if not args.list:
-            print("milk-tui eval: say run, judge or --list (milk-tui eval --help)", file=err)
+            print(
+                "milk-tui eval: say run, judge, report or --list (milk-tui eval --help)", file=err
+            )
             return EXIT_USAGE
         return _list(args, out, err)
     if args.eval_command == "run":
         return _run(args, err)
     if args.eval_command == "judge":
         return _judge(args, args.results, err)
+    if args.eval_command == "report":
+        from milk_tui.cli.eval_report_cmd import run_report
+
+        return run_report(args, out, err)
     return EXIT_USAGE
 
 

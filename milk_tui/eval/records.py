@@ -81,6 +81,8 @@ class TurnRecord:
     """The escalation started fresh instead of resuming (``escalation_started.downgraded``)."""
     roles: dict[str, RoleTokens] = field(default_factory=dict)
     prompt_tokens: int = 0
+    """The uncached input, summed over the roles, as ``usage`` events count it: the whole
+    input is ``prompt_tokens + cached_tokens`` (the report's cache hit rate divides by it)."""
     completion_tokens: int = 0
     cached_tokens: int = 0
     cost_usd: float = 0.0
@@ -188,7 +190,7 @@ def read_jsonl(path: Path, cls: type[_T], problems: list[str]) -> Iterator[_T]:
                 continue
             try:
                 yield from_dict(cls, json.loads(line))
-            except (ValueError, TypeError) as e:
+            except (ValueError, TypeError, AttributeError) as e:  # a list where an object belongs
                 problems.append(f"{path.name} line {n}: {e}")
 
 

@@ -6,12 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from milk_tui.config.paths import data_dir
-from milk_tui.eval.records import RUN_FILE
-
-
-def eval_root() -> Path:
-    return data_dir() / "eval"
+from milk_tui.eval.load import resolve
+from milk_tui.eval.load import results_root as eval_root
 
 
 def new_results_dir(given: str | None) -> Path:
@@ -29,12 +25,6 @@ def new_results_dir(given: str | None) -> Path:
 
 
 def find_results_dir(given: str | None) -> Path:
-    """An existing run: ``given``, or the newest under ``eval/`` for None/``latest``.
-    ``ValueError`` with one line when there is none."""
-    if given and given != "latest":
-        return Path(given).expanduser()
-    root = eval_root()
-    runs = sorted((p for p in root.glob("*") if (p / RUN_FILE).is_file()), key=lambda p: p.name)
-    if not runs:
-        raise ValueError(f"no eval run under {root} (run: milk-tui eval run)")
-    return runs[-1]
+    """An existing run: ``given``, or the newest under ``eval/`` for None/``latest``
+    (``load.resolve``).  ``ValueError`` with one line when there is none."""
+    return resolve(given)

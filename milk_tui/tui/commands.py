@@ -96,6 +96,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
         args="[session|folder|all]",
         busy_safe=True,
     ),
+    SlashCommand(
+        "/eval",
+        "an eval run's report: premise, modes, routing (default: the newest run)",
+        args="[DIR]",
+        busy_safe=True,
+    ),
     SlashCommand("/attach", "send a file with the next prompt", args="<path>", busy_safe=True),
     SlashCommand("/paste", "attach the clipboard's image", busy_safe=True),
     SlashCommand("/detach", "unstage attached files", args="[N|name|all]", busy_safe=True),

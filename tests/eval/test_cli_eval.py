@@ -54,8 +54,8 @@ def test_list_shows_turns_and_labels(tmp_path: Path) -> None:
     [(["run", "--modes", "routed,cheap"], "milk-tui eval: --modes: unknown mode cheap (known: routed, primary, escalation, claude-code)"),
      (["run", "--jobs", "0"], "milk-tui eval: --jobs: expected 1 or more"),
      (["run", "--scenarios", "/nonexistent/x"], "milk-tui eval: no scenario to run"),
-     ([], "milk-tui eval: say run, judge or --list (milk-tui eval --help)"),
-     (["judge"], "milk-tui eval: no eval run under")],
+     ([], "milk-tui eval: say run, judge, report or --list (milk-tui eval --help)"),
+     (["judge"], "milk-tui eval: no eval run yet under")],
 )  # fmt: skip
 def test_bad_input_is_one_line(args: list[str], line: str, tmp_path: Path) -> None:
     r = run_eval(*args, cwd=tmp_path, env=env_with(MILK_HOME=tmp_path / "home"))
@@ -136,4 +136,4 @@ def test_scenarios_before_the_word_are_kept(tmp_path: Path) -> None:
     r = run_eval(
         "--scenarios", str(folder), "judge", "--results", str(tmp_path / "none"), cwd=tmp_path
     )
-    assert r.stderr.strip() == f"milk-tui eval: {tmp_path / 'none'}: no eval run here (no run.json)"
+    assert r.stderr.strip() == f"milk-tui eval: {tmp_path / 'none'}: no such folder"

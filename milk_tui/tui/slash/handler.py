@@ -12,6 +12,7 @@ from milk_tui.tui.slash.agents import AgentCommands
 from milk_tui.tui.slash.attach import AttachCommands
 from milk_tui.tui.slash.base import SlashGroup
 from milk_tui.tui.slash.config import ConfigCommands
+from milk_tui.tui.slash.eval import EvalCommands
 from milk_tui.tui.slash.mcp import McpCommands
 from milk_tui.tui.slash.memory import MemoryCommands
 from milk_tui.tui.slash.permissions import PermissionCommands
@@ -38,6 +39,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     TranscriptCommands,
     TelemetryCommands,
     UsageCommands,
+    EvalCommands,
     AttachCommands,
     AgentCommands,
 )
