@@ -106,13 +106,22 @@ async def test_escalation_failure_restores_state_and_records_nothing(rig):
 
 
 async def test_repeated_prompt_self_escalates_without_calling_primary(rig):
-    q = "why does the integration test fail on the build server"
-    rig.primary.push(say("it is flaky"))
+    q = "where does the integration build server keep its settings"  # no difficulty signal
+    rig.primary.push(say("in /etc"))
     await rig.dispatcher.run_turn(q)
     n_calls = len(rig.primary.requests)
     rig.escalation.push(say("real cause"))
     out = await rig.dispatcher.run_turn(q)
     assert out.ok and out.slot == "escalation" and len(rig.primary.requests) == n_calls
+    # asked again right after the primary's answer: the router learned it and sends it on
+    route = rig.of("route_decided")[-1]
+    assert route.rule == "learned" and "asked again" in route.reason
+    # with learning off, the primary's own repeat guard hands it on
+    rig.dispatcher.router.rules.learn_similarity = 0
+    rig.escalation.push(say("again"))
+    rig.primary.push(say("in /etc"))
+    await rig.dispatcher.run_turn(q, force="primary")
+    await rig.dispatcher.run_turn(q)
     assert rig.of("escalation_started")[-1].brief == REPEATED_PROMPT_REASON
 
 
