@@ -39,6 +39,7 @@ from milk_tui.engine.router_learning import (
 )
 from milk_tui.engine.router_rules import RouterRules
 from milk_tui.model.session import ESCALATION, PRIMARY, Session, State
+from milk_tui.model.terminal_text import inert
 
 Target = Literal["primary", "escalation"]
 Classifier = Callable[[str], Awaitable[str | Verdict]]
@@ -244,7 +245,7 @@ class Router:
         if v.notice:
             why = f"{why}; {v.notice}"
         if not v.answer:
-            said = " ".join(v.text.split())[:30] or "nothing"
+            said = _clip(v.text) or "nothing"
             return RouteDecision(
                 ESCALATION,
                 f"{why}; the primary's verdict is unparsable ('{said}'): unsure",
@@ -285,8 +286,7 @@ class Router:
             self.learned.record(prompt, why)
         except Exception as e:  # noqa: BLE001 - a storage failure must not fail the command
             return f"could not record the routing example: {e}"
-        short = " ".join(prompt.split())
-        short = short if len(short) <= 50 else short[:49] + "…"
+        short = _clip(prompt, 50)
         return f"learned: prompts like '{short}' go to the escalation agent (/auto shows, /auto reset forgets)"
 
     # ----- sticky state ---------------------------------------------------------------
@@ -347,6 +347,12 @@ class Router:
             flags.pinned_primary = False
         else:
             flags.force_escalate = True
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    """Model or user text quoted in a reason: one line, inert (model/terminal_text.py), cut."""
+    one = inert(" ".join(text.split()))
+    return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
 def _looks_like_path(word: str) -> bool:

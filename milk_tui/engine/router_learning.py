@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from milk_tui.engine.repeat_guard import strip_label
 from milk_tui.model.session import PRIMARY, Turn
+from milk_tui.model.terminal_text import inert
 from milk_tui.storage.route_examples import RouteExample, RouteExampleStore
 
 REASKED_SIMILARITY = 0.8
@@ -125,5 +126,5 @@ def learned_summary(learned: LearnedRoutes | None) -> str:
 
 
 def _clip(text: str, limit: int = 50) -> str:
-    one = " ".join(text.split())
+    one = inert(" ".join(text.split()))  # the user's prompt, shown in the route line
     return one if len(one) <= limit else one[: limit - 1] + "…"

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from milk_tui.model.terminal_text import inert
+
 STRONG = 3
 """A signal of this weight alone reaches the default ``difficulty_threshold``."""
 WEAK = 2
@@ -201,5 +203,5 @@ def describe(signals: list[Signal]) -> str:
 
 
 def _clip(text: str, limit: int = 40) -> str:
-    one_line = " ".join(text.split())
+    one_line = inert(" ".join(text.split()))
     return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
