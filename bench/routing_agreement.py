@@ -6,7 +6,9 @@ primary on llama.cpp as its classifier:
 
 * before: the router of the base commit (``git merge-base HEAD main``), loaded from git
   into a scratch package, with its own free-text classifier;
-* after: this checkout's router (difficulty signals, the constrained verdict).
+* after: this checkout's router (difficulty signals, the constrained verdict);
+* verdict-only: this checkout's router with rules that decide nothing, so every turn is the
+  small model's constrained verdict alone (what the model contributes on its own).
 
 Each scenario's ``setup.files`` are written to a scratch folder that is the router's
 working folder (the old score looks for existing paths).  Prints per router: agreement,
@@ -88,13 +90,25 @@ RouterFactory = Callable[[str], Any]
 """cwd → a router with ``decide(prompt, session, flags)`` and a ``RouteFlags`` class."""
 
 
-def after_factory(url: str) -> tuple[RouterFactory, Any]:
+VERDICT_ONLY = {
+    "difficulty_threshold": 0,
+    "local_below_tokens": 0,
+    "escalate_threshold": 1000,
+    "local_threshold": -1000,
+    "escalate_keywords": [],
+    "learn_similarity": 0,
+}
+"""Rules that decide nothing: every prompt goes to the primary's verdict."""
+
+
+def after_factory(url: str, rules: dict[str, Any] | None = None) -> tuple[RouterFactory, Any]:
     from milk_tui.engine.router import RouteFlags, Router, make_agent_classifier
 
     agent = smol_agent(url)
 
     def make(cwd: str) -> Any:
-        return Router(MilkConfig(), cwd, classifier=make_agent_classifier(agent))
+        config = MilkConfig(rules=rules or {})
+        return Router(config, cwd, classifier=make_agent_classifier(agent))
 
     return make, RouteFlags
 
@@ -204,6 +218,7 @@ async def _run(url: str, which: list[str]) -> None:
         factories: dict[str, Callable[[], tuple[RouterFactory, Any]]] = {
             "before": lambda: before_factory(url, scratch),
             "after": lambda: after_factory(url),
+            "verdict-only": lambda: after_factory(url, VERDICT_ONLY),
         }
         for name in which:
             make, flags_cls = factories[name]()
@@ -213,10 +228,10 @@ async def _run(url: str, which: list[str]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", choices=["before", "after"], default=None)
+    ap.add_argument("--only", choices=["before", "after", "verdict-only"], default=None)
     ap.add_argument("--url", default="", help="a running llama.cpp server (else one is started)")
     args = ap.parse_args()
-    which = [args.only] if args.only else ["before", "after"]
+    which = [args.only] if args.only else ["before", "after", "verdict-only"]
     if args.url:
         asyncio.run(_run(args.url, which))
         return
