@@ -118,13 +118,18 @@ class Router:
 
     # ----- the decision ---------------------------------------------------------------
 
-    async def decide(self, prompt: str, session: Session, flags: RouteFlags) -> RouteDecision:
+    async def decide(
+        self, prompt: str, session: Session, flags: RouteFlags, *, use_learned: bool = True
+    ) -> RouteDecision:
+        """``use_learned`` False: the turn that just taught the router (a re-ask) goes as it
+        would have — the primary's repeat guard hands an exact repeat on with its reason —
+        and the next similar prompt is the one that moves."""
         explicit = self._explicit(flags)
         if explicit is not None:
             return explicit
         if session.state == State.ESCALATION_WAITING:
             return RouteDecision(ESCALATION, "answering the escalation agent's question", "state")
-        ruled = self.apply_rules(prompt, session.current_need)
+        ruled = self.apply_rules(prompt, session.current_need, use_learned=use_learned)
         if isinstance(ruled, RouteDecision):
             return ruled
         return await self._fallback(prompt, ruled)
@@ -146,7 +151,9 @@ class Router:
             return RouteDecision(PRIMARY, "pinned with /primary", "explicit", "pinned")
         return None
 
-    def apply_rules(self, prompt: str, need: str = "") -> RouteDecision | Score:
+    def apply_rules(
+        self, prompt: str, need: str = "", *, use_learned: bool = True
+    ) -> RouteDecision | Score:
         """Hard rules, difficulty, learned examples, short prompt, then the weighted score;
         a ``Score`` back means inconclusive."""
         r = self.rules
@@ -163,7 +170,9 @@ class Router:
                 return RouteDecision(ESCALATION, f"escalate keyword '{kw}'", "keyword")
         found = signals.difficulty_signals(prompt, need) if r.difficulty_threshold > 0 else []
         strength = signals.total(found)
-        learned = self.learned.match(prompt, r.learn_similarity) if self.learned else None
+        learned = (
+            self.learned.match(prompt, r.learn_similarity) if self.learned and use_learned else None
+        )
         if found and strength >= r.difficulty_threshold:
             why = f"difficulty {strength} >= {r.difficulty_threshold} ({signals.describe(found)})"
             return RouteDecision(

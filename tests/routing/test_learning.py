@@ -96,9 +96,11 @@ async def test_escalate_after_a_primary_answer_teaches_the_dispatcher(rig):
 
 async def test_asking_again_teaches_too(rig):
     d = rig.dispatcher
-    rig.primary.push(say("hmm"))
+    rig.primary.push(say("hmm"), say("hmm again"))
     await d.run_turn(ASKED)
-    rig.escalation.push(say("Rome"))
-    await d.run_turn(ASKED + "?")
+    await d.run_turn(ASKED + "?")  # nearly the same: taught, and this one goes as before
+    assert rig.of("route_decided")[-1].target == "primary"
+    rig.escalation.push(say("Madrid"))
+    await d.run_turn(SIMILAR)
     route = rig.of("route_decided")[-1]
     assert route.rule == "learned" and "asked again after a primary answer" in route.reason
