@@ -127,7 +127,8 @@ _KINDS: list[tuple[str, int, re.Pattern[str]]] = [
     (
         "multi-step",
         WEAK,
-        _words(r"and then", r"after that", r"step by step", r"first\b.{1,80}\bthen"),
+        # "and then?" alone is a follow-up question, not a second step: a step names its verb
+        _words(r"and then \w+", r"after that,? \w+", r"step by step", r"first\b.{1,80}\bthen \w+"),
     ),
 ]
 

@@ -58,6 +58,7 @@ async def test_each_strong_signal_escalates_a_short_prompt(tmp_path, prompt, kin
         "Print the latest testimonial.",  # "test" alone is not a failing test
         "Open notes.md.",  # one file: context, not difficulty
         "What is 2+2?",
+        "and then?",  # a follow-up, not a second step
     ],
 )
 async def test_no_signal_from_parts_of_words(tmp_path, prompt):
@@ -71,6 +72,13 @@ async def test_a_weak_signal_keeps_a_short_prompt_off_the_short_rule(tmp_path):
     assert d.rule == "default" and "difficulty bug report 'wrong' +2" in d.reason
     d = await route(router(tmp_path), "It crashes on start; the output is wrong.")
     assert d.rule == "default"  # one kind counts once (first hit), still weak
+
+
+async def test_multi_step_wording(tmp_path):
+    (sig,) = [s for s in difficulty_signals("Add a flag and then update the docs") if s.weight > 1]
+    assert (sig.kind, sig.evidence) == ("multi-step", "and then update")
+    steps = "Do this:\n1. add a flag\n2. use it\n3. test it"
+    assert [s.kind for s in difficulty_signals(steps)] == ["multi-step"]
 
 
 async def test_signals_add_up_to_the_threshold(tmp_path):
