@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import os
 import ssl
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from milk_tui.agents.base import (
     AgentRequest,
     Slot,
     ToolSpec,
+    UsageEvent,
 )
 from milk_tui.agents.credential_cmd import CredentialCommand
 from milk_tui.agents.openai_sse import (
@@ -39,6 +40,7 @@ from milk_tui.agents.redact import Redactor
 from milk_tui.agents.round_backend import RoundParser, RoundResult, ToolRun
 from milk_tui.agents.text_call_round import TextCallRound
 from milk_tui.agents.tool_loop import LoopSettings, ToolLoop
+from milk_tui.agents.verdict import Verdict
 from milk_tui.agents.wire_log import WireLog
 from milk_tui.config.settings import DEFAULT_MAX_TOOL_ITERATIONS, SAMPLING_KEYS, AgentConfig
 
@@ -107,6 +109,8 @@ class OpenAICompatAgent:
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._extra_body = {k: v for k in PASSTHROUGH_KEYS if (v := getattr(config, k)) is not None}
+        self.verdict_unconstrained = False
+        """The server refused a grammar/logprobs verdict once: ask in free text from then on."""
         self.text_call_format = ""
         """The format of tool calls this model wrote as text, once seen: preferred from
         then on, other formats stay text (docs/adr/0012-text-tool-calls-and-loop-detection.md)."""
@@ -115,6 +119,32 @@ class OpenAICompatAgent:
 
     def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         return ToolLoop(self, self.loop_settings).run(request)
+
+    supports_verdict = True
+    """Chat completions carry a grammar-constrained verdict (agents/openai_verdict.py)."""
+
+    async def verdict(
+        self,
+        prompt: str,
+        choices: tuple[str, ...],
+        on_usage: Callable[[UsageEvent], None] | None = None,
+    ) -> Verdict:
+        """The router's one-word question, constrained to ``choices`` where the server can."""
+        from milk_tui.agents.openai_verdict import ask_verdict  # it imports this module
+
+        return await ask_verdict(self, prompt, choices, on_usage)
+
+    def sampling_body(self) -> dict[str, Any]:
+        return dict(self._extra_body)
+
+    async def request_headers(self) -> dict[str, str]:
+        return await self._headers()
+
+    def http(self) -> httpx.AsyncClient:
+        return self._http()
+
+    def transport_error(self, e: httpx.HTTPError) -> AgentError:
+        return self._transport_error(e)
 
     async def available(self) -> bool:
         """Any HTTP answer means reachable; only transport errors mean down."""

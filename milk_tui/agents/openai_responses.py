@@ -31,6 +31,8 @@ def responses_path(config: AgentConfig) -> str:
 
 class OpenAIResponsesAgent(OpenAICompatAgent):
     parser_class = ResponsesParser
+    supports_verdict = False
+    """The verdict request is chat-completions shaped; the router streams a plain turn."""
 
     def __init__(self, config: AgentConfig, **options: Any) -> None:
         """``options`` as for ``OpenAICompatAgent`` (slot, limits, debug log, transport)."""

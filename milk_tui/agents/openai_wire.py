@@ -165,3 +165,37 @@ def backend_message(body: bytes) -> str:
     if len(text) > ERROR_EXCERPT_CHARS:
         text = text[:ERROR_EXCERPT_CHARS] + "…"
     return text or "(empty body)"
+
+
+def verdict_body(model: str, prompt: str, grammar: str, extra: dict[str, Any]) -> bytes:
+    """A non-streamed one-word answer: constrained by ``grammar`` (llama.cpp) with the first
+    token's log-probs, or ``grammar`` "" for a server that refused those fields."""
+    body: dict[str, Any] = {**extra, "model": model}
+    body.update(
+        messages=[{"role": "user", "content": prompt}],
+        stream=False,
+        temperature=0,
+        max_tokens=8,
+    )
+    if grammar:
+        body.update(grammar=grammar, logprobs=True, top_logprobs=20)
+    return json.dumps(body, ensure_ascii=False).encode()
+
+
+def completion_text(data: Any) -> str:
+    """The message text of a non-streamed chat completion ("" when it has none)."""
+    try:
+        return str(data["choices"][0]["message"]["content"] or "")
+    except (KeyError, IndexError, TypeError):
+        return ""
+
+
+def first_token_logprobs(data: Any) -> tuple[float, dict[str, float]] | None:
+    """(the first generated token's log-prob, {top token: log-prob}) of a non-streamed
+    completion, or None when the server sent no ``logprobs``."""
+    try:
+        first = data["choices"][0]["logprobs"]["content"][0]
+        top = {str(t["token"]): float(t["logprob"]) for t in first.get("top_logprobs") or []}
+        return float(first["logprob"]), top
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None

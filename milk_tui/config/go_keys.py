@@ -39,6 +39,8 @@ RULES_KEYS: dict[str, type] = {
     "path_ref_weight": int, "code_block_weight": int, "open_question_weight": int,
     "classifier_fallback": str, "escalate_keywords": list, "local_verbs": list,
     "escalate_verbs": list, "open_question_prefixes": list,
+    # ours (docs/adr/0039-routing-signals-verdict-and-learning.md)
+    "difficulty_threshold": int, "classifier_min_probability": float, "learn_similarity": float,
 }  # fmt: skip
 """The keys of ``rules`` and their types, read by ``RouterRules.from_config``
 (engine/router_rules.py, a layer above this one; tests/config/test_go_config.py checks that

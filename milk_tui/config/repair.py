@@ -182,14 +182,28 @@ def usable_rules(rules: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             or (want is int and _is_int(v))
             or (want is list and isinstance(v, list) and all(isinstance(x, str) for x in v))
             or (want is str and isinstance(v, str))
+            or (want is float and _is_number(v))
         )
         if ok:
             kept[k] = v
         else:
-            what = {int: "an integer", list: "a list of strings", str: "a string"}[want or str]
+            what = {
+                int: "an integer",
+                float: "a number",
+                list: "a list of strings",
+                str: "a string",
+            }[want or str]
             got = f"got a list of {len(v)} items" if isinstance(v, list) else f"got {v!r}"
             problems.append(f"key 'rules.{k}': expected {what} ({got}); the default is used")
     return kept, problems
+
+
+def _is_number(v: Any) -> bool:
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(v, bool | list | dict)
 
 
 def _is_int(v: Any) -> bool:

@@ -139,7 +139,9 @@ class AgentSwap:
         agents: dict[str, Agent] = {s.slot: s.agent for s in (d.primary, d.escalation) if s}
         availability = AvailabilityCache(agents)  # fresh answers for the agents now in place
         d.availability = availability
+        learned = d.router.learned  # the user's corrections outlive a change of agents
         d.router = wire_router(config, d.cwd, d.primary, availability)
+        d.router.learned = learned
         for agent in retired:
             asyncio.get_running_loop().create_task(_close(agent))
         self.on_applied(rebuilt)

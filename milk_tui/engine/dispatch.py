@@ -25,6 +25,7 @@ from milk_tui.engine.dispatch_state import DispatchState, PermissionPolicy
 from milk_tui.engine.permissions import PermissionBroker
 from milk_tui.engine.request_builder import RequestBuilder
 from milk_tui.engine.router import RouteFlags, Router
+from milk_tui.engine.router_learning import LearnedRoutes, learned_summary
 from milk_tui.engine.turn_commit import TurnCommitter
 from milk_tui.engine.turn_lifecycle import BusyError, Files, Force, TurnRunner
 from milk_tui.engine.turn_publisher import TurnPublisher
@@ -34,6 +35,7 @@ from milk_tui.model import events as ev
 from milk_tui.model.nonce import new_nonce
 from milk_tui.model.session import Session
 from milk_tui.storage.permission_grants import GrantStore
+from milk_tui.storage.route_examples import RouteExampleStore
 from milk_tui.storage.sessions import SessionStore
 
 T = TypeVar("T")
@@ -93,6 +95,8 @@ class Dispatcher:
         grants: GrantStore | None = None,
     ) -> None:
         router = router or Router(config, cwd)
+        if router.learned is None:
+            router.learned = LearnedRoutes(RouteExampleStore(store.db), cwd)
         self.state = DispatchState(config, store, session, bus, cwd, primary, escalation, router)
         self.state.memory, self.state.availability = memory, availability
         self.state.permission_policy = permission_policy
@@ -165,6 +169,9 @@ class Dispatcher:
     def escalate_command(self, arg: str) -> str | None:
         """``/escalate [fresh] [prompt]`` → the prompt to run forced, or None (pinned)."""
         words = arg.strip()
+        taught = self.router.learn_from_escalate(self.session)
+        if taught:
+            self._publisher.notice(taught)
         fresh = words == "fresh" or words.startswith("fresh ")
         if fresh:
             words = words[len("fresh") :].strip()
@@ -191,10 +198,20 @@ class Dispatcher:
         self._publish_pin()
         return None
 
-    def auto_command(self) -> None:
-        """``/auto``: drop the pin; the router picks the agent for each prompt again."""
+    def auto_command(self, arg: str = "") -> None:
+        """``/auto``: drop the pin; the router picks the agent for each prompt again, and what
+        it learned from the user is listed.  ``/auto reset`` forgets this folder's examples,
+        ``/auto reset --global`` every folder's."""
+        words = arg.split()
+        if words[:1] == ["reset"]:
+            everywhere = any(w in ("--global", "global", "--all", "all") for w in words[1:])
+            n = self.router.learned.reset(everywhere) if self.router.learned else 0
+            where = "in every folder" if everywhere else "for this folder"
+            self._publisher.notice(f"routing: forgot {n} learned example(s) {where}")
+            return
         self.router.auto_command(self.flags)
         self._publisher.notice("automatic routing: the router picks the agent for each prompt")
+        self._publisher.notice(learned_summary(self.router.learned))
         self._publish_pin()
 
     @property

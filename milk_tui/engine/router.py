@@ -1,10 +1,14 @@
 """Which agent gets a prompt: explicit flags, state, rules, weighted score, classifier.
 
 Decision order: single-turn forces, pins and stickiness (``RouteFlags``); a waiting
-escalation question; the hard rules and the weighted score (``RouterRules``); for an
-inconclusive score the configured fallback or the classifier.  The router is
-agent-agnostic: the classifier is a callable the runtime supplies, which sends the
-router's own classification prompt to the primary model and returns its raw answer.
+escalation question; the hard rules (long prompt, keyword); the difficulty signals
+(engine/router_signals.py, at any length); what the user taught it (engine/router_learning.py);
+the short-prompt rule, which a difficulty signal keeps a prompt out of; the weighted score
+(``RouterRules``); for an inconclusive score the configured fallback or the primary's own
+verdict.  The router is agent-agnostic: the classifier is a callable the runtime supplies,
+which asks the primary model the router's one-word question and returns its answer, as text
+or as a ``Verdict`` with its probability; an unsure or unparsable verdict escalates
+(docs/adr/0039-routing-signals-verdict-and-learning.md).
 
 Two rules that are ours on purpose:
 
@@ -24,12 +28,23 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from milk_tui.agents.base import UsageEvent
+from milk_tui.agents.verdict import Verdict, parse_choice
 from milk_tui.config.settings import MilkConfig
+from milk_tui.engine import router_signals as signals
+from milk_tui.engine.router_learning import (
+    REASKED_SIMILARITY,
+    LearnedRoutes,
+    last_primary_prompt,
+    similarity,
+)
 from milk_tui.engine.router_rules import RouterRules
 from milk_tui.model.session import ESCALATION, PRIMARY, Session, State
+from milk_tui.model.terminal_text import inert
 
 Target = Literal["primary", "escalation"]
-Classifier = Callable[[str], Awaitable[str]]
+Classifier = Callable[[str], Awaitable[str | Verdict]]
+CHOICES = ("primary", "escalate")
+"""The verdict's words, in the grammar that constrains them."""
 
 CLASSIFIER_PROMPT = (
     'Answer with exactly one word: "primary" or "escalate".\n'
@@ -37,7 +52,7 @@ CLASSIFIER_PROMPT = (
     'deep reasoning. Answer "primary" for shell commands, reading files, grep, simple code '
     "questions, debugging and small functions.\n\nTask: {prompt}"
 )
-"""One-word verdict: the prompt escalates iff the answer starts with "escalate"."""
+"""One-word verdict: "escalate", "primary", or unparsable (which escalates: unsure)."""
 
 ESCALATE_FALLBACKS = {"claude", "escalation", "escalate"}
 """classifier_fallback values that send inconclusive prompts straight to escalation."""
@@ -62,7 +77,8 @@ class RouteDecision:
     target: Target
     reason: str
     rule: str
-    """explicit, state, long_prompt, keyword, short_prompt, score, classifier, default."""
+    """explicit, state, long_prompt, keyword, difficulty, learned, short_prompt, score,
+    classifier, default."""
     label: str = ""
     """pinned / sticky / forced / "" — the status line shows it next to the agent name."""
 
@@ -89,6 +105,10 @@ class Router:
         """Tokens the classifier spent, recorded (role ``classifier``) with the next turn
         that commits (engine/turn_commit.py)."""
         self.rules = RouterRules.from_config(dict(config.rules or {}))
+        self.learned: LearnedRoutes | None = None
+        """The user's corrections, set by the dispatcher (it owns the database)."""
+        self._taught: tuple[str, int] = ("", -1)
+        """(session id, history length) of the last exchange learned from: once each."""
 
     @property
     def classifier_fallback(self) -> str:
@@ -98,13 +118,18 @@ class Router:
 
     # ----- the decision ---------------------------------------------------------------
 
-    async def decide(self, prompt: str, session: Session, flags: RouteFlags) -> RouteDecision:
+    async def decide(
+        self, prompt: str, session: Session, flags: RouteFlags, *, use_learned: bool = True
+    ) -> RouteDecision:
+        """``use_learned`` False: the turn that just taught the router (a re-ask) goes as it
+        would have — the primary's repeat guard hands an exact repeat on with its reason —
+        and the next similar prompt is the one that moves."""
         explicit = self._explicit(flags)
         if explicit is not None:
             return explicit
         if session.state == State.ESCALATION_WAITING:
             return RouteDecision(ESCALATION, "answering the escalation agent's question", "state")
-        ruled = self.apply_rules(prompt)
+        ruled = self.apply_rules(prompt, session.current_need, use_learned=use_learned)
         if isinstance(ruled, RouteDecision):
             return ruled
         return await self._fallback(prompt, ruled)
@@ -126,8 +151,11 @@ class Router:
             return RouteDecision(PRIMARY, "pinned with /primary", "explicit", "pinned")
         return None
 
-    def apply_rules(self, prompt: str) -> RouteDecision | Score:
-        """Hard rules then the weighted score; a ``Score`` back means inconclusive."""
+    def apply_rules(
+        self, prompt: str, need: str = "", *, use_learned: bool = True
+    ) -> RouteDecision | Score:
+        """Hard rules, difficulty, learned examples, short prompt, then the weighted score;
+        a ``Score`` back means inconclusive."""
         r = self.rules
         lower = prompt.lower()
         approx_tokens = len(prompt) // 4  # characters / 4, rounded down
@@ -140,13 +168,28 @@ class Router:
         for kw in r.escalate_keywords:
             if kw and kw.lower() in lower:
                 return RouteDecision(ESCALATION, f"escalate keyword '{kw}'", "keyword")
-        if r.local_below_tokens > 0 and approx_tokens <= r.local_below_tokens:
+        found = signals.difficulty_signals(prompt, need) if r.difficulty_threshold > 0 else []
+        strength = signals.total(found)
+        learned = (
+            self.learned.match(prompt, r.learn_similarity) if self.learned and use_learned else None
+        )
+        if found and strength >= r.difficulty_threshold:
+            why = f"difficulty {strength} >= {r.difficulty_threshold} ({signals.describe(found)})"
+            return RouteDecision(
+                ESCALATION, why + (f"; {learned.describe()}" if learned else ""), "difficulty"
+            )
+        if learned is not None:
+            return RouteDecision(ESCALATION, learned.describe(), "learned")
+        weak = [s for s in found if s.weight >= signals.WEAK]
+        if r.local_below_tokens > 0 and approx_tokens <= r.local_below_tokens and not weak:
             return RouteDecision(
                 PRIMARY,
                 f"short prompt (~{approx_tokens} tokens <= {r.local_below_tokens})",
                 "short_prompt",
             )
         score = self.score(prompt)
+        for s in weak:  # a short prompt with one lands here: the score and verdict decide
+            score.add(f"difficulty {s.kind} '{s.evidence}'", s.weight)
         if score.total >= r.escalate_threshold:
             return RouteDecision(ESCALATION, f"score {score.total} ({score.describe()})", "score")
         if score.total <= r.local_threshold:
@@ -197,11 +240,63 @@ class Router:
                 return RouteDecision(
                     PRIMARY, f"{why}; classifier error ({e}), defaulting to primary", "default"
                 )
-            verdict = answer.strip().lower()
-            if verdict.startswith("escalate"):
-                return RouteDecision(ESCALATION, f"{why}; classifier said escalate", "classifier")
-            return RouteDecision(PRIMARY, f"{why}; classifier said primary", "classifier")
+            return self._verdict(why, answer)
         return RouteDecision(PRIMARY, f"{why}; default route", "default")
+
+    def _verdict(self, why: str, answer: str | Verdict) -> RouteDecision:
+        """The primary's verdict: unparsable or less sure than ``classifier_min_probability``
+        escalates — a model that cannot say it can do it has not shown it can."""
+        v = (
+            answer
+            if isinstance(answer, Verdict)
+            else Verdict(parse_choice(answer, CHOICES), answer)
+        )
+        if v.notice:
+            why = f"{why}; {v.notice}"
+        if not v.answer:
+            said = _clip(v.text) or "nothing"
+            return RouteDecision(
+                ESCALATION,
+                f"{why}; the primary's verdict is unparsable ('{said}'): unsure",
+                "classifier",
+            )
+        p, floor = v.probability, self.rules.classifier_min_probability
+        if p is not None and p < floor:
+            return RouteDecision(
+                ESCALATION,
+                f"{why}; the primary said {v.answer} with p={p:.2f} < {floor:.2f}: unsure",
+                "classifier",
+            )
+        sure = f"p={p:.2f}" if p is not None else "no probability offered"
+        target: Target = ESCALATION if v.answer == "escalate" else PRIMARY
+        return RouteDecision(target, f"{why}; the primary said {v.answer} ({sure})", "classifier")
+
+    # ----- learning from the user ----------------------------------------------------------
+
+    def learn_from_escalate(self, session: Session) -> str:
+        """``/escalate`` right after a primary answer: the primary failed that prompt.
+        Returns the notice to show ("" when there was nothing to learn)."""
+        return self._learn(session, "/escalate after a primary answer")
+
+    def learn_from_reask(self, prompt: str, session: Session) -> str:
+        """The prompt the primary just answered, asked again (near-duplicate)."""
+        last = last_primary_prompt(session.history)
+        if last is None or similarity(prompt, last) < REASKED_SIMILARITY:
+            return ""
+        return self._learn(session, "asked again after a primary answer")
+
+    def _learn(self, session: Session, why: str) -> str:
+        prompt = last_primary_prompt(session.history)
+        mark = (session.id, len(session.history))
+        if self.learned is None or prompt is None or self._taught == mark:
+            return ""
+        self._taught = mark
+        try:
+            self.learned.record(prompt, why)
+        except Exception as e:  # noqa: BLE001 - a storage failure must not fail the command
+            return f"could not record the routing example: {e}"
+        short = _clip(prompt, 50)
+        return f"learned: prompts like '{short}' go to the escalation agent (/auto shows, /auto reset forgets)"
 
     # ----- sticky state ---------------------------------------------------------------
 
@@ -263,6 +358,12 @@ class Router:
             flags.force_escalate = True
 
 
+def _clip(text: str, limit: int = 40) -> str:
+    """Model or user text quoted in a reason: one line, inert (model/terminal_text.py), cut."""
+    one = inert(" ".join(text.split()))
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
 def _looks_like_path(word: str) -> bool:
     return word.startswith(("/", "./", "../", "~/")) or "/" in word or "\\" in word
 
@@ -282,17 +383,21 @@ def make_agent_classifier(
     available: Callable[[], Awaitable[bool]] | None = None,
     on_usage: Callable[[UsageEvent], None] | None = None,
 ) -> Classifier:
-    """A classifier over the primary agent: ``complete()`` when it has one (Bedrock's
-    ``converse``), otherwise one tool-less streamed turn whose text is collected.
+    """A classifier over the primary agent: its constrained ``verdict()`` when it has one
+    (chat completions), ``complete()`` when it has that (Bedrock's ``converse``), otherwise
+    one tool-less streamed turn whose text is collected.
 
     ``available`` (e.g. the AvailabilityCache's cached check) skips the model call when the
     primary is known to be down, so an inconclusive prompt costs no failed connection.
     ``on_usage`` receives the tokens each call spent.
     """
 
-    async def classify(text: str) -> str:
+    async def classify(text: str) -> str | Verdict:
         if available is not None and not await available():
             raise RuntimeError(f"primary agent '{getattr(agent, 'name', '?')}' unavailable")
+        if getattr(agent, "supports_verdict", False):
+            verdict: Verdict = await agent.verdict(text, CHOICES, on_usage=on_usage)
+            return verdict
         complete = getattr(agent, "complete", None)
         if complete is not None:
             return str(await complete(text, on_usage=on_usage))

@@ -23,6 +23,15 @@ class RouterRules:
     code_block_weight: int = -2
     open_question_weight: int = 3
     classifier_fallback: str = "local"
+    difficulty_threshold: int = 3
+    """Difficulty signals (engine/router_signals.py) weighing this much escalate at any
+    length; 0 turns the signals off (the short-prompt rule and the score alone decide)."""
+    classifier_min_probability: float = 0.75
+    """A primary verdict less sure than this (its probability between the two answers, where
+    the server gives log-probs) escalates."""
+    learn_similarity: float = 0.5
+    """Word overlap (Jaccard) with a prompt the user escalated after a primary answer from
+    which a prompt is escalated too; 0 turns the learning off."""
     escalate_keywords: list[str] = field(
         default_factory=lambda: [
             "refactor entire",
@@ -144,6 +153,8 @@ class RouterRules:
                     value = [str(v) for v in value]
                     if f.name == "open_question_prefixes" and not value:
                         continue  # an empty list keeps the built-in prefixes
+                elif isinstance(current, float):
+                    value = float(value)
                 elif isinstance(current, int):
                     value = int(value)
                 else:

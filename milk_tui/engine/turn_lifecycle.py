@@ -152,7 +152,10 @@ class TurnRunner:
         f = st.flags
         f.force_escalate = force == "escalate"
         f.force_primary = force == "primary"
-        d = await st.router.decide(prompt, st.session, f)
+        taught = st.router.learn_from_reask(prompt, st.session) if force is None else ""
+        if taught:
+            self._pub.notice(taught)
+        d = await st.router.decide(prompt, st.session, f, use_learned=not taught)
         target: Slot = d.target
         reason, rule, label = d.reason, d.rule, d.label
         if st.agent(target) is None:  # that slot is empty: the other one answers

@@ -321,9 +321,10 @@ class Application:
         """``/primary [prompt]``: the prompt to send forced, or None (now pinned)."""
         return self.runtime.dispatcher.primary_command(arg)
 
-    def auto_command(self) -> None:
-        """``/auto``: no pin; the router picks the agent for each prompt again."""
-        self.runtime.dispatcher.auto_command()
+    def auto_command(self, arg: str = "") -> None:
+        """``/auto``: no pin; the router picks the agent for each prompt again (and lists what
+        it learned); ``/auto reset [--global]`` forgets the learned examples."""
+        self.runtime.dispatcher.auto_command(arg)
 
     @property
     def pinned(self) -> Literal["", "primary", "escalation"]:

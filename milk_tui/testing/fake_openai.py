@@ -28,7 +28,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from milk_tui.testing.fake_openai_reply import FakeReply, FakeToolCall, Hang, usage
+from milk_tui.testing.fake_openai_reply import (
+    FakeReply,
+    FakeToolCall,
+    Hang,
+    usage,
+    whole_completion,
+)
 from milk_tui.testing.reply_queue import ReplyQueue
 
 __all__ = ["FakeOpenAIServer", "FakeReply", "FakeToolCall", "Hang", "RecordedRequest", "usage"]
@@ -194,6 +200,11 @@ class FakeOpenAIServer:
             await asyncio.Event().wait()  # until the server stops (cancelled)
         if reply.status != 200:
             _write_simple(writer, reply.status, reply.error_body, "application/json")
+            await writer.drain()
+            return True
+        body = req.json if req.body else None
+        if isinstance(body, dict) and body.get("stream") is False:
+            _write_simple(writer, 200, whole_completion(reply), "application/json")
             await writer.drain()
             return True
         writer.write(

@@ -71,6 +71,9 @@ class FakeReply:
     raw_lines: list[str] | None = None
     """Exact SSE lines to send instead of generated ones (newlines added)."""
     model: str = "fake-model"
+    logprobs: dict[str, Any] | None = None
+    """A non-streamed request (``"stream": false``) gets one JSON completion of ``text``
+    with this as its ``choices[0].logprobs`` (``None``: the field is left out)."""
     send_done: bool = True
     _encoded: list[bytes] | None = field(default=None, repr=False)
 
@@ -155,3 +158,18 @@ def _split(s: str, n: int) -> list[str]:
     step = max(1, -(-len(s) // n)) if s else 1
     parts = [s[i * step : (i + 1) * step] for i in range(n)]
     return parts
+
+
+def whole_completion(reply: FakeReply) -> str:
+    """The JSON body of a non-streamed chat completion of ``reply``."""
+    choice: dict[str, Any] = {
+        "index": 0,
+        "message": {"role": "assistant", "content": "".join(reply.text)},
+        "finish_reason": reply.finish_reason or "stop",
+    }
+    if reply.logprobs is not None:
+        choice["logprobs"] = reply.logprobs
+    body: dict[str, Any] = {"object": "chat.completion", "model": reply.model, "choices": [choice]}
+    if reply.usage is not None:
+        body["usage"] = reply.usage
+    return json.dumps(body)

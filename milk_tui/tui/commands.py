@@ -34,7 +34,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
         args="[fresh] [prompt]",
     ),
     SlashCommand("/primary", "pin the primary agent, or send one prompt there", args="[prompt]"),
-    SlashCommand("/auto", "automatic routing again: no pin, the router picks per prompt"),
+    SlashCommand(
+        "/auto",
+        "automatic routing again: no pin, the router picks per prompt; shows what it learned"
+        " (/auto reset [--global] forgets)",
+    ),
     SlashCommand("/new", "start a new session in this folder", args="[name]"),
     SlashCommand("/sessions", "list, switch, rename, delete sessions"),
     SlashCommand("/learn", "remember a fact for both agents", args="<fact>", busy_safe=True),

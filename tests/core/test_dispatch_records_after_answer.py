@@ -78,7 +78,7 @@ def test_history_builder_has_no_tail_logic():
 async def test_repeat_guard_not_fired_by_the_pending_turn(rig):
     """Step 0.4: an immediate first ask is not a repeat because the prompt is not in history."""
     rig.primary.push(say("answer"))
-    out = await rig.dispatcher.run_turn("why does the build fail on arm64 machines")
+    out = await rig.dispatcher.run_turn("where does the build put its arm64 machines")
     assert out.ok and out.slot == "primary" and not out.escalation_reason
 
 

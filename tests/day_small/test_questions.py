@@ -12,7 +12,7 @@ from milk_tui.storage.db import Database
 from milk_tui.storage.sessions import SessionStore
 from milk_tui.testing.cli_run import run_milk as milk
 
-HANDED_OVER = "please refactor the architecture"  # the demo primary hands this one over
+HANDED_OVER = "this one is hard"  # the demo primary hands this one over
 
 
 def test_a_handed_over_prompt_is_one_question_in_every_listing(tmp_path: Path) -> None:

@@ -76,7 +76,7 @@ def test_every_event_type_is_in_exactly_one_group() -> None:
 
 
 def test_an_escalation_on_the_demo_agents(tmp_path: Path) -> None:
-    events = stream("please refactor the architecture", "--demo", cwd=tmp_path)
+    events = stream("this one is hard", "--demo", cwd=tmp_path)  # the demo primary hands it on
     assert WANT["demo"] <= types(events), sorted(types(events))
     assert events[0].type == "turn_started" and events[-1].type == "turn_completed"
 

@@ -22,7 +22,11 @@ def long(text: str) -> str:
 
 
 def make_router(tmp_path: Path, rules: dict | None = None, classifier=None, **cfg) -> Router:
-    return Router(MilkConfig(rules=rules or {}, **cfg), str(tmp_path), classifier=classifier)
+    # These tables test the rule layers on their own: the difficulty signals that come
+    # before them (and would take "design", "why", a 2,000-token prompt) are tested in
+    # tests/routing/test_router_signals.py.
+    rules = {"difficulty_threshold": 0, **(rules or {})}
+    return Router(MilkConfig(rules=rules, **cfg), str(tmp_path), classifier=classifier)
 
 
 def session(state: State = State.ROUTING) -> Session:
@@ -172,7 +176,8 @@ class FakeClassifier:
         ("Escalate.", "escalation", "classifier"),
         ("  escalate because it is hard", "escalation", "classifier"),
         ("primary", "primary", "classifier"),
-        ("I would escalate", "primary", "classifier"),  # must START with "escalate"
+        # not one of the two words: an unsure primary escalates (it did not say it can)
+        ("I would escalate", "escalation", "classifier"),
         (RuntimeError("model offline"), "primary", "default"),
     ],
 )
@@ -198,10 +203,11 @@ async def test_classifier_not_asked_when_rules_are_conclusive(tmp_path):
 @pytest.mark.parametrize("value", ["claude", "escalation"])
 async def test_classifier_fallback_setting_escalates_directly(tmp_path, where, value):
     clf = FakeClassifier("primary")
+    off = {"difficulty_threshold": 0}  # "design" would be a difficulty signal
     kw = (
-        {"rules": {"classifier_fallback": value}}
+        {"rules": {"classifier_fallback": value, **off}}
         if where == "rules"
-        else {"classifier_fallback": value}
+        else {"classifier_fallback": value, "rules": off}
     )
     r = Router(MilkConfig(**kw), str(tmp_path), classifier=clf)
     d = await decide(r, long("design"))

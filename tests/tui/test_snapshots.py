@@ -112,7 +112,7 @@ class TestHandOff(SnapshotCase):
         assert self.shot(send("/escalate fix the flaky test"))
 
     def test_self_escalation_by_the_primary(self) -> None:
-        assert self.shot(send("refactor the parser"))
+        assert self.shot(send("the parser is hard"))
 
     def there_and_back(self, back: str, again: str) -> bool:
         """Escalate "fix the flaky test", ask the primary ``back``, escalate ``again``; the
@@ -126,7 +126,7 @@ class TestHandOff(SnapshotCase):
 
     def test_handoff_downgraded_to_fresh_start(self) -> None:
         """Back to the primary on a new goal, then escalate: the need changed, so fresh."""
-        assert self.there_and_back("what is a monad?", "now refactor the parser")
+        assert self.there_and_back("what is a monad?", "now the parser, it is hard")
 
     def test_escalation_waiting_for_an_answer(self) -> None:
         assert self.shot(send("/escalate plan the migration"))
@@ -134,7 +134,7 @@ class TestHandOff(SnapshotCase):
 
 class TestNeed(SnapshotCase):
     def test_stale_need_label(self) -> None:
-        assert self.shot(send("refactor the parser"))
+        assert self.shot(send("the parser is hard"))
 
     def test_need_history(self) -> None:
         assert self.shot(send("what is a monad?", "fix the build", "what is a functor?"))
@@ -202,7 +202,7 @@ class TestStatusLine(SnapshotCase):
         assert self.shot(press("slash", "e"))
 
     def test_light_theme(self) -> None:
-        assert self.shot(send("refactor the parser"), theme="milk-light")
+        assert self.shot(send("the parser is hard"), theme="milk-light")
 
 
 LOOPING = "The answer is in the parser module. "

@@ -9,7 +9,7 @@ from tui.snapshot_base import SMALL, SnapshotCase, on_screen, press, publish, se
 from tui.test_snapshots_screens import EDIT
 
 WIDE = (160, 45)
-THREE_TURNS = send("what is a monad?", "remember that I prefer tabs", "refactor the parser")
+THREE_TURNS = send("what is a monad?", "remember that I prefer tabs", "the parser is hard")
 
 
 class TestFirstHour(SnapshotCase):

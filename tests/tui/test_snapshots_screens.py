@@ -106,7 +106,7 @@ class TestModals(SnapshotCase):
 class TestScreens(SnapshotCase):
     def test_sessions(self) -> None:
         assert self.shot(
-            send("what is a monad?", "/new other work", "refactor the parser"), press("f7")
+            send("what is a monad?", "/new other work", "the parser is hard"), press("f7")
         )
 
     def test_sessions_rename_prompt(self) -> None:
@@ -125,7 +125,7 @@ class TestScreens(SnapshotCase):
         assert self.shot(press("f6", "a"), on_screen(FactEditModal), theme="milk-light")
 
 
-THREE_TURNS = send("what is a monad?", "remember that I prefer tabs", "refactor the parser")
+THREE_TURNS = send("what is a monad?", "remember that I prefer tabs", "the parser is hard")
 
 
 class TestLayouts(SnapshotCase):

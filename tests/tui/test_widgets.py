@@ -88,7 +88,7 @@ async def test_escalation_timeline_logs_one_return_per_hand_off() -> None:
     """↩ marks the first primary turn after an escalation, not every primary turn after it."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await type_and_send(pilot, "please refactor the parser")  # primary hands over
+        await type_and_send(pilot, "the parser is hard")  # primary hands over
         await type_and_send(pilot, "what is a monad?")
         await type_and_send(pilot, "and a functor?")
         pane = app.main_screen.query_one(EscalationPane)

@@ -10,7 +10,8 @@ from milk_tui.config.settings import MilkConfig
 from milk_tui.engine.router import RouteFlags, Router, make_agent_classifier
 from milk_tui.model.session import Session
 
-INCONCLUSIVE = "design" + " qqq" * 32
+INCONCLUSIVE = "describe" + " qqq" * 32
+"""An escalate verb (+4) and no difficulty signal: the score is inconclusive."""
 
 
 async def test_bedrock_converse_usage_is_reported(tmp_path: Path) -> None:
@@ -29,7 +30,7 @@ async def test_bedrock_converse_usage_is_reported(tmp_path: Path) -> None:
             for u in spent] == [(120, 2, 80, 8)]  # fmt: skip
 
 
-async def test_streamed_classifier_usage_is_reported(tmp_path: Path) -> None:
+async def test_chat_verdict_usage_is_reported(tmp_path: Path) -> None:
     from milk_tui.agents.openai_compat import OpenAICompatAgent
     from milk_tui.config.settings import AgentConfig
     from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage
@@ -41,5 +42,6 @@ async def test_streamed_classifier_usage_is_reported(tmp_path: Path) -> None:
             AgentConfig(name="llama", provider="local", url=srv.url, model="q")
         )
         classify = make_agent_classifier(agent, on_usage=spent.append)
-        assert (await classify("which?")).strip() == "primary"
+        verdict = await classify("which?")
+        assert not isinstance(verdict, str) and verdict.answer == "primary"
     assert [(u.model, u.prompt_tokens, u.cache_read) for u in spent] == [("q", 26, 64)]

@@ -18,7 +18,7 @@ from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, usage
 
 ROW_KEYS = {"model", "role", "turns", "prompt_tokens", "completion_tokens", "cached_tokens",
             "cost_usd"}  # fmt: skip
-INCONCLUSIVE = "design" + " qqq" * 32
+INCONCLUSIVE = "describe" + " qqq" * 32  # an escalate verb, no difficulty signal
 """Scores between the thresholds: the router asks the classifier (engine/router.py)."""
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "db-before-usage-log" / "milk.db"
 

@@ -22,4 +22,4 @@ class RoutingCommands(SlashGroup):
             self.screen.submit_prompt(prompt, force="primary")
 
     async def cmd_auto(self, arg: str) -> None:
-        self.facade.auto_command()
+        self.facade.auto_command(arg)
