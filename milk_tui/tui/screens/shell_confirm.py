@@ -1,0 +1,61 @@
+"""The one-key question before a recognised command that is not on the allow-list runs.
+
+Enter or ``y`` runs it, ``n`` sends the line to the agent as a prompt (the recognition may
+be wrong), Esc or Ctrl+C cancels.  Typing cannot answer it: a key that arrives in the same
+burst as others (a terminal delivers a typed word at once) means the user is typing, not
+answering, and nothing runs — the keys go back into the prompt box.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from textual import events
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from milk_tui.model.terminal_text import inert
+from milk_tui.tui.screens.milk_modal import MilkModal
+
+Answer = Literal["run", "agent", "cancel"] | str
+"""``run``, ``agent``, ``cancel``, or ``typed:TEXT`` (the keys typed into it)."""
+_KEYS = {"enter": "run", "y": "run", "n": "agent", "escape": "cancel", "ctrl+c": "cancel"}
+
+
+class ShellConfirm(MilkModal[str]):
+    DEFAULT_CSS = "ShellConfirm .milk-modal { border: round $warning; }"
+
+    def __init__(self, command: str) -> None:
+        super().__init__("run in the shell?")
+        self.command = command
+        self._keys: list[events.Key] = []
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(f"$ {inert(self.command)}", markup=False, classes="body", id="command")
+        yield Static(
+            "Enter or y runs it · n sends it to the agent · Esc cancels\n"
+            "/bash allow WORD runs a first word without asking",
+            markup=False,
+            classes="hint",
+        )
+
+    def compose_buttons(self) -> ComposeResult:
+        return iter(())
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+        self._keys.append(event)
+        if len(self._keys) == 1:
+            # decide once the keys already queued are in: one key alone is an answer
+            self.call_after_refresh(self._decide)
+
+    def _decide(self) -> None:
+        keys, self._keys = self._keys, []
+        if len(keys) == 1 and keys[0].key in _KEYS:
+            self.dismiss(_KEYS[keys[0].key])
+            return
+        typed = "".join(k.character or "" for k in keys if k.is_printable)
+        if len(keys) == 1 and not typed:
+            return  # a lone arrow or function key answers nothing
+        self.dismiss("typed:" + typed)
