@@ -348,8 +348,12 @@ class MilkApp(App[int]):
     def action_interrupt(self) -> None:
         from milk_tui.tui.screens.permission_modal import DENY, PermissionModal
 
+        from milk_tui.tui.screens.shell_screen import ShellScreen
+
         top = self.screen
-        if isinstance(top, PermissionModal):
+        if isinstance(top, ShellScreen):
+            top.ctrl_c()  # the child's, not milk's: SIGINT to its foreground group
+        elif isinstance(top, PermissionModal):
             # Ctrl+C while asking: the answer is No and the turn stops.
             top.dismiss(DENY)
             if self.main_screen is not None and self.main_screen.facade.busy:

@@ -22,7 +22,7 @@ async def run_typed_command(screen: MainScreen, typed: str, line: ShellLine) -> 
     shell = screen.facade.shell
     box = screen.query_one(PromptInput)
     if not line.runs_at_once(shell.allowed):
-        answer = await screen.app.push_screen_wait(ShellConfirm(line.command))
+        answer = await screen.app.push_screen_wait(ShellConfirm(line.command)) or "cancel"
         if answer == "agent":
             screen.submitter.submit_prompt(typed)
             return

@@ -103,14 +103,20 @@ class ShellScreen(ModalScreen[str]):
             return
         if self.child is None:
             return
-        if event.key == "ctrl+c":
-            self.child.interrupt()
-        elif event.key in SPECIAL_KEYS:
+        if event.key in SPECIAL_KEYS:
             self.child.write(SPECIAL_KEYS[event.key])
         elif event.key.startswith("ctrl+") and len(event.key) == 6 and event.key[5].isalpha():
             self.child.write(bytes([ord(event.key[5]) - 96]))
         elif event.character:
             self.child.write(event.character.encode("utf-8"))
+
+    def ctrl_c(self) -> None:
+        """Ctrl+C (the app's key, routed here): interrupt the child; once it has exited,
+        close the pane."""
+        if self.exit_code is not None:
+            self.dismiss(self.query_one(TerminalView).text())
+        elif self.child is not None:
+            self.child.interrupt()
 
     def on_unmount(self) -> None:
         if self.child is not None and self.exit_code is None:
