@@ -347,7 +347,6 @@ class MilkApp(App[int]):
 
     def action_interrupt(self) -> None:
         from milk_tui.tui.screens.permission_modal import DENY, PermissionModal
-
         from milk_tui.tui.screens.shell_screen import ShellScreen
 
         top = self.screen

@@ -9,13 +9,14 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from tui.conftest import make_app, settle, type_and_send, until
+
 from milk_tui.testing.fake_openai import FakeOpenAIServer
 from milk_tui.tui.screens.shell_confirm import ShellConfirm
 from milk_tui.tui.screens.shell_screen import ShellScreen
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.terminal_view import TerminalView
-from tui.conftest import make_app, settle, type_and_send, until
 
 PY = sys.executable
 
