@@ -124,6 +124,14 @@ async def test_typing_into_the_confirm_never_answers_it(tmp_path: Path) -> None:
             assert not isinstance(app.screen, ShellScreen)
             assert not (work / "made-by-typing").exists()
             assert app.screen.query_one(PromptInput).text == "yes please"
+            # a lone y is text too: the first letter of a word typed without looking
+            await _enter(pilot, "touch made-by-typing")
+            await until(pilot, lambda: isinstance(app.screen, ShellConfirm), what="the confirm")
+            await pilot.press("y")
+            await until(pilot, lambda: not isinstance(app.screen, ShellConfirm), what="closed")
+            await pilot.pause()
+            assert not (work / "made-by-typing").exists()
+            assert app.screen.query_one(PromptInput).text == "y"
             assert srv.chat_requests == []
 
 

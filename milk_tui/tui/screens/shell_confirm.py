@@ -1,9 +1,11 @@
 """The one-key question before a recognised command that is not on the allow-list runs.
 
-Enter or ``y`` runs it, ``n`` sends the line to the agent as a prompt (the recognition may
-be wrong), Esc or Ctrl+C cancels.  Typing cannot answer it: a key that arrives in the same
-burst as others (a terminal delivers a typed word at once) means the user is typing, not
-answering, and nothing runs — the keys go back into the prompt box.
+Enter runs it, ``n`` sends the line to the agent as a prompt (the recognition may be
+wrong), Esc or Ctrl+C cancels.  Typing cannot answer it: ``y`` is not a key that runs (a
+word typed without looking — "yes", "you" — would start with it, and a terminal does not
+always deliver a typed word in one read), and any other printable key, or ``n`` with more
+keys in the same burst, means the user is typing: nothing runs and the keys go back into
+the prompt box.  Enter is never the first key of typed text.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from milk_tui.tui.screens.milk_modal import MilkModal
 
 Answer = Literal["run", "agent", "cancel"] | str
 """``run``, ``agent``, ``cancel``, or ``typed:TEXT`` (the keys typed into it)."""
-_KEYS = {"enter": "run", "y": "run", "n": "agent", "escape": "cancel", "ctrl+c": "cancel"}
+_KEYS = {"enter": "run", "n": "agent", "escape": "cancel", "ctrl+c": "cancel"}
 
 
 class ShellConfirm(MilkModal[str]):
@@ -33,7 +35,7 @@ class ShellConfirm(MilkModal[str]):
     def compose_body(self) -> ComposeResult:
         yield Static(f"$ {inert(self.command)}", markup=False, classes="body", id="command")
         yield Static(
-            "Enter or y runs it · n sends it to the agent · Esc cancels\n"
+            "Enter runs it · n sends it to the agent · Esc cancels\n"
             "/bash allow WORD runs a first word without asking",
             markup=False,
             classes="hint",

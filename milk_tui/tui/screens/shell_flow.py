@@ -30,7 +30,7 @@ async def run_typed_command(screen: MainScreen, typed: str, line: ShellLine) -> 
             typed_keys = answer.removeprefix("typed:") if answer.startswith("typed:") else ""
             box.set_text(typed_keys or typed)
             screen.query_one(StatusLine).set_hint(
-                "not run — the question takes one key (Enter/y runs, n asks the agent, Esc "
+                "not run — the question takes one key (Enter runs, n asks the agent, Esc "
                 "cancels); the command is in the history (Up)"
                 if typed_keys
                 else "not run"

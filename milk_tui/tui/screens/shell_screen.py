@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from milk_tui.model.terminal_text import inert
 from milk_tui.tui.widgets.terminal_view import TerminalView
@@ -34,8 +34,8 @@ class ShellScreen(ModalScreen[str]):
     DEFAULT_CSS = """
     ShellScreen { align: center middle; }
     ShellScreen #shell-box { width: 100%; height: 100%; border: round $accent;
-                             background: $background; }
-    ShellScreen #shell-title { height: 1; color: $text-muted; }
+                             background: $background; border-title-color: $text;
+                             border-subtitle-color: $text-muted; }
     """
 
     def __init__(self, shell: DirectShell, line: ShellLine) -> None:
@@ -46,15 +46,15 @@ class ShellScreen(ModalScreen[str]):
         self.exit_code: int | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="shell-box"):
-            yield Static(self._title(), id="shell-title", markup=False)
+        with Vertical(id="shell-box") as box:
+            box.border_title = Text(f"$ {inert(self.line.command)}")  # never markup
+            box.border_subtitle = self._status()
             yield TerminalView(id="term")
 
-    def _title(self) -> str:
-        cmd = inert(self.line.command)
+    def _status(self) -> str:
         if self.exit_code is None:
-            return f"$ {cmd} — running in {inert(self.shell.cwd)} · Ctrl+C interrupts"
-        return f"$ {cmd} — exit {self.exit_code} · Enter or Esc closes; the output goes with your next prompt"
+            return "running · Ctrl+C interrupts"
+        return f"exit {self.exit_code} · Enter closes · the output goes with your next prompt"
 
     async def on_mount(self) -> None:
         self.call_after_refresh(self._start)
@@ -78,7 +78,7 @@ class ShellScreen(ModalScreen[str]):
 
     def _exited(self, code: int) -> None:
         self.exit_code = code
-        self.query_one("#shell-title", Static).update(self._title())
+        self.query_one("#shell-box").border_subtitle = self._status()
         self.query_one(TerminalView).refresh()
 
     def on_resize(self, event: events.Resize) -> None:
