@@ -22,8 +22,8 @@ import subprocess
 import termios
 from collections.abc import Callable
 
-READ_CHUNK = 16 * 1024
-"""Bytes read per reader callback: one chunk is parsed well within a frame."""
+READ_CHUNK = 4 * 1024
+"""Bytes read per reader callback: the emulator parses one chunk well within a frame."""
 TERM = "xterm-256color"
 
 
