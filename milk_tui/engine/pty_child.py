@@ -22,8 +22,9 @@ import subprocess
 import termios
 from collections.abc import Callable
 
-READ_CHUNK = 4 * 1024
-"""Bytes read per reader callback: the emulator parses one chunk well within a frame."""
+READ_CHUNK = 512
+"""Bytes read per reader callback: pyte parsed 1 KB in a median 8.6 ms on a loaded 2-core box
+(4 KB: up to 36 ms), so half that keeps each callback well inside a 16 ms frame."""
 TERM = "xterm-256color"
 
 

@@ -47,11 +47,14 @@ class TerminalView(Widget, can_focus=True):
         self.screen_.set_mode(pyte.modes.LNM)  # a bare \n also returns the carriage
         self.stream = pyte.ByteStream(self.screen_)
         self._dirty = False
+        self._drawn: list[int] | None = None
+        """How many rows there are to draw, counted once per redraw (None: stale)."""
         self.scroll_back = 0
         """Lines scrolled up from the bottom (PgUp/PgDn)."""
 
     def feed(self, data: bytes) -> None:
         self.stream.feed(data)
+        self._drawn = None
         if not self._dirty:
             self._dirty = True
             self.set_timer(REDRAW_S, self._redraw)
@@ -63,32 +66,42 @@ class TerminalView(Widget, can_focus=True):
     def resize_to(self, cols: int, rows: int) -> None:
         if (cols, rows) != (self.screen_.columns, self.screen_.lines) and cols > 1 and rows > 0:
             self.screen_.resize(rows, cols)
+            self._drawn = None
             self.refresh()
 
-    def _rows(self) -> list[Any]:
-        """Scrollback then the screen: rows of pyte characters."""
+    def _row(self, i: int) -> list[Any]:
+        """Row ``i`` of scrollback-then-screen, as pyte characters."""
         s = self.screen_
-        top = [[line[x] for x in range(s.columns) if x in line] for line in s.history.top]
-        return [*top, *([s.buffer[y][x] for x in range(s.columns)] for y in range(s.lines))]
+        top = s.history.top
+        if i < len(top):
+            line = top[i]
+            return [line[x] for x in range(s.columns) if x in line]
+        row = s.buffer[i - len(top)]
+        return [row[x] for x in range(s.columns)]
+
+    def _last(self) -> int:
+        """Rows to draw: scrollback, then the screen down to its last written row (a short
+        output sits at the top, not above empty screen rows)."""
+        s = self.screen_
+        used = [y for y in range(s.lines) if any(c.data.strip() for c in s.buffer[y].values())]
+        return len(s.history.top) + (used[-1] + 1 if used else 0)
 
     def text(self) -> str:
         """Everything kept, as plain text (trailing blank lines dropped)."""
-        lines = ["".join(c.data for c in row).rstrip() for row in self._rows()]
+        lines = ["".join(c.data for c in self._row(i)).rstrip() for i in range(self._last())]
         while lines and not lines[-1]:
             lines.pop()
         return "\n".join(lines)
 
     def render_line(self, y: int) -> Strip:
-        rows = self._rows()
-        last = len(rows)
-        while last > self.screen_.lines and not "".join(c.data for c in rows[last - 1]).strip():
-            last -= 1  # a short output sits at the top, not above empty screen rows
-        start = max(0, last - self.size.height - self.scroll_back)
-        i = start + y
+        if self._drawn is None:
+            self._drawn = [self._last()]
+        last = self._drawn[0]
+        i = max(0, last - self.size.height - self.scroll_back) + y
         if i >= last:
             return Strip.blank(self.size.width)
         segs: list[Segment] = []
-        for c in rows[i]:
+        for c in self._row(i):
             style = Style(
                 color=_color(c.fg),
                 bgcolor=_color(c.bg),
@@ -104,4 +117,5 @@ class TerminalView(Widget, can_focus=True):
         total = len(self.screen_.history.top)
         step = max(self.size.height - 1, 1)
         self.scroll_back = max(0, min(total, self.scroll_back + pages * step))
+        self._drawn = None
         self.refresh()
