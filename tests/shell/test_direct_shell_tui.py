@@ -107,6 +107,15 @@ async def test_a_command_not_allowed_asks_one_key(tmp_path: Path) -> None:
             assert not (work / "made-by-esc").exists()
             assert app.screen.query_one(PromptInput).text == "touch made-by-esc"
 
+            app.screen.query_one(PromptInput).set_text("")
+            await _enter(pilot, "touch made-by-ctrl-c")  # the app's Ctrl+C: cancel, not quit
+            await until(pilot, lambda: isinstance(app.screen, ShellConfirm), what="the confirm")
+            await pilot.press("ctrl+c")
+            await until(pilot, lambda: not isinstance(app.screen, ShellConfirm), what="closed")
+            await pilot.pause()
+            assert not (work / "made-by-ctrl-c").exists()
+            assert app.screen.query_one(PromptInput).text == "touch made-by-ctrl-c"
+
 
 async def test_typing_into_the_confirm_never_answers_it(tmp_path: Path) -> None:
     with FakeOpenAIServer() as srv:
@@ -211,3 +220,31 @@ async def test_bash_allow_and_colorize_are_saved(tmp_path: Path) -> None:
             last = app.main_screen.query_one(Conversation).items[-1].text
             assert "unknown mode 'loud'" in last
             assert tomllib.loads(cfg.read_text())["colorization"] == "off"
+
+
+async def test_scrollback_is_capped_and_paged(tmp_path: Path) -> None:
+    from milk_tui.tui.widgets.terminal_view import SCROLLBACK_LINES
+
+    with FakeOpenAIServer() as srv:
+        app, work, _ = _app(tmp_path, srv, [])
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot, app)
+            await _enter(pilot, "!seq 1 5000")
+            await until(pilot, lambda: isinstance(app.screen, ShellScreen), what="the pane")
+            pane = app.screen
+            await until(pilot, lambda: pane.exit_code is not None, what="the command to exit")
+            term = pane.query_one(TerminalView)
+            await until(pilot, lambda: term.text().endswith("5000"), what="the last line")
+            kept = term.text().splitlines()
+            assert len(kept) <= SCROLLBACK_LINES + term.size.height and "1" not in kept[:1]
+            bottom = "".join(s.text for s in term.render_line(term.size.height - 1))
+            await pilot.press("pageup")
+            await pilot.pause()
+            paged = "".join(s.text for s in term.render_line(term.size.height - 1))
+            assert bottom.strip() == "5000" and paged.strip() != "5000"
+            assert int(paged.strip()) < 5000
+            await pilot.press("enter")
+            await until(pilot, lambda: not isinstance(app.screen, ShellScreen), what="closed")
+            data = app.facade.attachments.for_turn()[0].data.decode()
+            assert data.endswith("5000\n[exit status 0]")
+            assert len(data.encode()) <= 16 * 1024 + 64  # the end of it only
