@@ -10,6 +10,7 @@ the prompt box.  Enter is never the first key of typed text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from textual import events
@@ -25,12 +26,21 @@ _KEYS = {"enter": "run", "n": "agent", "escape": "cancel", "ctrl+c": "cancel"}
 
 
 class ShellConfirm(MilkModal[str]):
-    DEFAULT_CSS = "ShellConfirm .milk-modal { border: round $warning; }"
+    DEFAULT_CSS = """
+    ShellConfirm .milk-modal { border: round $warning; }
+    ShellConfirm #command { text-style: bold; margin-bottom: 1; }
+    ShellConfirm .hint { color: $text-muted; }
+    ShellConfirm .buttons { display: none; }
+    """
 
     def __init__(self, command: str) -> None:
         super().__init__("run in the shell?")
         self.command = command
         self._keys: list[events.Key] = []
+        self._answered = False
+        self.late_text: Callable[[str], None] | None = None
+        """Where text typed after the answer goes (the prompt box) while the question is
+        still closing: keys of the same typed word must not be lost."""
 
     def compose_body(self) -> ComposeResult:
         yield Static(f"$ {inert(self.command)}", markup=False, classes="body", id="command")
@@ -47,6 +57,10 @@ class ShellConfirm(MilkModal[str]):
     def on_key(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()
+        if self._answered:
+            if event.is_printable and event.character and self.late_text is not None:
+                self.late_text(event.character)
+            return
         self._keys.append(event)
         if len(self._keys) == 1:
             # decide once the keys already queued are in: one key alone is an answer
@@ -55,9 +69,11 @@ class ShellConfirm(MilkModal[str]):
     def _decide(self) -> None:
         keys, self._keys = self._keys, []
         if len(keys) == 1 and keys[0].key in _KEYS:
+            self._answered = True
             self.dismiss(_KEYS[keys[0].key])
             return
         typed = "".join(k.character or "" for k in keys if k.is_printable)
         if len(keys) == 1 and not typed:
             return  # a lone arrow or function key answers nothing
+        self._answered = True
         self.dismiss("typed:" + typed)

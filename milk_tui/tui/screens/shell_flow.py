@@ -22,13 +22,16 @@ async def run_typed_command(screen: MainScreen, typed: str, line: ShellLine) -> 
     shell = screen.facade.shell
     box = screen.query_one(PromptInput)
     if not line.runs_at_once(shell.allowed):
-        answer = await screen.app.push_screen_wait(ShellConfirm(line.command)) or "cancel"
+        confirm = ShellConfirm(line.command)
+        late: list[str] = []
+        confirm.late_text = late.append
+        answer = await screen.app.push_screen_wait(confirm) or "cancel"
         if answer == "agent":
             screen.submitter.submit_prompt(typed)
             return
         if answer != "run":
             typed_keys = answer.removeprefix("typed:") if answer.startswith("typed:") else ""
-            box.set_text(typed_keys or typed)
+            box.set_text((typed_keys + "".join(late)) if typed_keys else typed)
             screen.query_one(StatusLine).set_hint(
                 "not run — the question takes one key (Enter runs, n asks the agent, Esc "
                 "cancels); the command is in the history (Up)"
