@@ -38,10 +38,10 @@ GO_INERT_KEYS = {
 never reads): accepted silently."""
 
 GO_UNSUPPORTED_KEYS = {
-    "colorization", "debug_claude_code", "debug_local",
+    "debug_claude_code", "debug_local",
     "debug_subprocess", "aws_auth_refresh", "remote_oversight",
     "experimental_permission_management",
-    "experimental_lazy_history_management", "direct_bash", "direct_bash_allow",
+    "experimental_lazy_history_management",
     "show_reasoning",
 }  # fmt: skip
 """Go milk keys that load but do nothing here yet: each one set is named in a warning."""

@@ -39,6 +39,7 @@ BEARERLESS_PROVIDERS = {"", "local", "bedrock", "claude-cli", "demo", "aider-cli
 EXTERNAL_PROCESS_PROVIDERS = {"claude-cli", "aider-cli", "subprocess"}
 DEFAULT_CHAT_PATH = "/v1/chat/completions"
 API_FORMATS = ("", "chat_completions", "responses")
+COLORIZATIONS = ("off", "fenced", "balanced", "full")
 
 
 class AgentLimits(BaseModel):
@@ -248,6 +249,25 @@ class MilkConfig(BaseModel):
     """Editors tried in order by ``/config open`` and ``/open`` (then $VISUAL, $EDITOR, nano, vim, vi)."""
     otel: OtelConfig = Field(default_factory=OtelConfig)
     """OpenTelemetry export of turns and tool calls (config/otel.py)."""
+    direct_bash: bool = False
+    """A typed line that reads as a shell command runs in a terminal pane in the session's
+    folder (engine/shell_line.py); its output goes with the next prompt."""
+    direct_bash_allow: list[str] = Field(default_factory=list)
+    """First words that run at once; any other recognised command asks one key first."""
+    colorization: str = "balanced"
+    """How replies are drawn: off (raw text), fenced (only code blocks highlighted),
+    balanced (Markdown), full (Markdown with terminal links); unknown → fenced, as in Go."""
+
+    @field_validator("direct_bash_allow", mode="before")
+    @classmethod
+    def _null_allow(cls, v: Any) -> Any:
+        return [] if v is None else v
+
+    @field_validator("colorization", mode="before")
+    @classmethod
+    def _known_colorization(cls, v: Any) -> Any:
+        v = str(v or "").strip().lower()
+        return v if v in COLORIZATIONS else "fenced"
 
     @field_validator("loop_detection", "otel", mode="before")
     @classmethod

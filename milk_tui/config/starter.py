@@ -48,6 +48,12 @@ STARTER_TOML = """\
 
 # --- the terminal ---------------------------------------------------------------------
 #theme = "milk-dark"
+# How replies are drawn: off (raw text), fenced (only code blocks), balanced, full.
+#colorization = "balanced"
+# A typed line that is a shell command runs in a terminal pane (! forces one); its output
+# goes with the next prompt.  First words that run without asking (/bash allow WORD):
+#direct_bash = false
+#direct_bash_allow = ["ls", "git"]
 # Editors tried first by /config open and /open (then $VISUAL, $EDITOR, nano, vim, vi).
 #config_editors = ["code --wait"]
 # A redacted log of every request and reply in the data dir (same as --debug).

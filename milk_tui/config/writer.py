@@ -140,3 +140,36 @@ def _json_object(path: Path, text: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected an object at the top level")
     return data
+
+
+def set_key(path: Path, key: str, value: Any) -> None:
+    """Set the top-level ``key`` to ``value`` in ``path`` (created when missing), keeping
+    everything else (``/colorize``, ``/bash allow``)."""
+    text = _read_text(path)
+    if _is_toml(path):
+        import tomlkit
+
+        try:
+            doc = tomlkit.parse(text or NEW_FILE_HEADER)
+        except tomlkit.exceptions.ParseError as e:
+            raise ConfigError(f"{path}: invalid TOML: {e}") from None
+        if key in doc:
+            doc[key] = value
+        else:  # a new top-level key must come before the first table, or it joins that table
+            body = tomlkit.document()
+            body[key] = value
+            doc = tomlkit.parse(_before_tables(tomlkit.dumps(doc), tomlkit.dumps(body)))
+        _write(path, tomlkit.dumps(doc))
+        return
+    data = _json_object(path, text)
+    data[key] = value
+    _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def _before_tables(doc: str, line: str) -> str:
+    """``line`` inserted before the first ``[table]`` header of ``doc`` (at its end if none)."""
+    lines = doc.splitlines(keepends=True)
+    for i, ln in enumerate(lines):
+        if ln.lstrip().startswith("["):
+            return "".join(lines[:i]) + line + "".join(lines[i:])
+    return doc + ("" if not doc or doc.endswith("\n") else "\n") + line

@@ -28,6 +28,7 @@ from milk_tui.facade.facts import Facts
 from milk_tui.facade.permissions import FolderPermissions
 from milk_tui.facade.project_trust import FolderTrust
 from milk_tui.facade.sessions import SessionCatalog
+from milk_tui.facade.shell import DirectShell
 from milk_tui.facade.usage import UsageReport
 from milk_tui.facade.views import StartupInfo, agent_info, session_view
 from milk_tui.model import events as ev
@@ -105,6 +106,8 @@ class Application:
         self._remove = runtime.bus.add_listener(self._on_event)
         self._changes = ChangeWatch(runtime)
         self.agents = Agents(runtime)
+        self.shell = DirectShell(runtime, self.attachments)
+        """Typed shell commands (``direct_bash``) and their output (facade/shell.py)."""
         """The configured agents: list, probe, switch, add, remove, reload (``/agent``)."""
 
     # ----- events -------------------------------------------------------------------------

@@ -90,6 +90,14 @@ class Attachments:
         self._staged = [a for a in self._staged if all(a is not f for f in files)]
         self._changed()
 
+    def stage_replacing(self, a: Attachment) -> AttachmentInfo:
+        """Stage ``a`` in place of a staged one of the same kind and name (a command's
+        output run again)."""
+        self._staged = [
+            s for s in self._staged if (s.info.kind, s.info.name) != (a.info.kind, a.info.name)
+        ]
+        return self._stage(a)
+
     def _stage(self, a: Attachment) -> AttachmentInfo:
         if any(s.info.sha256 == a.info.sha256 and s.info.name == a.info.name for s in self._staged):
             raise AttachmentError(f"{a.info.name} is already attached")

@@ -13,7 +13,9 @@ import base64
 from dataclasses import dataclass, field
 from typing import Literal
 
-AttachmentKind = Literal["image", "text"]
+AttachmentKind = Literal["image", "text", "shell"]
+"""``shell``: the output of a command the user ran in the shell pane (``direct_bash``); its
+``name`` is the command line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +33,13 @@ class AttachmentInfo:
 
     def chip(self) -> str:
         """``name · png · 12 KB``: the label of a chip on the user turn."""
-        sub = self.mime.split("/", 1)[-1] if self.kind == "image" else "text"
+        sub = self.mime.split("/", 1)[-1] if self.kind == "image" else self.kind
         return f"{self.name} · {sub} · {human_size(self.size)}"
 
     def placeholder(self) -> str:
         """One line standing for the file in later turns' history."""
+        if self.kind == "shell":
+            return f"[shell output attached: $ {self.name} ({human_size(self.size)})]"
         return f"[attached {self.kind}: {self.name} ({self.mime}, {human_size(self.size)})]"
 
 
@@ -61,7 +65,10 @@ class Attachment:
         ticks = "```"
         while ticks in text:
             ticks += "`"
-        return f"{self.info.name}:\n{ticks}\n{text.rstrip(chr(10))}\n{ticks}"
+        head = f"{self.info.name}:"
+        if self.info.kind == "shell":
+            head = f"I ran this in the shell: $ {self.info.name}\nIts output (the end of it):"
+        return f"{head}\n{ticks}\n{text.rstrip(chr(10))}\n{ticks}"
 
 
 def prompt_with_files(prompt: str, attachments: tuple[Attachment, ...], *, images: bool) -> str:

@@ -92,7 +92,9 @@ def attachments_json(infos: list[AttachmentInfo]) -> str:
 def parse_attachments(raw: str) -> list[AttachmentInfo] | None:
     """A user turn's stored attachments; None when they cannot be read."""
     out = _records(raw, AttachmentInfo)
-    if out is None or not all(isinstance(i.size, int) and i.kind in ("image", "text") for i in out):
+    if out is None or not all(
+        isinstance(i.size, int) and i.kind in ("image", "text", "shell") for i in out
+    ):
         return None
     return out
 

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import gc
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App
@@ -317,9 +318,19 @@ class MilkApp(App[int]):
     # ----- themes -----------------------------------------------------------------------
 
     def _theme_changed(self, theme: Any) -> None:
-        self.palette = palette_for(theme)
+        self.palette = replace(palette_for(theme), colorization=self.palette.colorization)
         self.ui_state.theme = theme.name
         self.ui_state.save()
+        if self.main_screen is not None and self.main_screen.is_attached:
+            from milk_tui.tui.widgets.conversation import Conversation
+
+            self.main_screen.query_one(Conversation).set_palette(self.palette)
+
+    def set_colorization(self, mode: str) -> None:
+        """Draw replies in ``mode`` from now on; the replies on screen are drawn again."""
+        if mode == self.palette.colorization:
+            return
+        self.palette = replace(self.palette, colorization=mode)
         if self.main_screen is not None and self.main_screen.is_attached:
             from milk_tui.tui.widgets.conversation import Conversation
 
@@ -336,9 +347,12 @@ class MilkApp(App[int]):
 
     def action_interrupt(self) -> None:
         from milk_tui.tui.screens.permission_modal import DENY, PermissionModal
+        from milk_tui.tui.screens.shell_screen import ShellScreen
 
         top = self.screen
-        if isinstance(top, PermissionModal):
+        if isinstance(top, ShellScreen):
+            top.ctrl_c()  # the child's, not milk's: SIGINT to its foreground group
+        elif isinstance(top, PermissionModal):
             # Ctrl+C while asking: the answer is No and the turn stops.
             top.dismiss(DENY)
             if self.main_screen is not None and self.main_screen.facade.busy:

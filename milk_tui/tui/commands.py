@@ -112,6 +112,18 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "/think", "show or hide thinking; alone: say which", args="[on|off]", busy_safe=True
     ),
+    SlashCommand(
+        "/colorize",
+        "how replies are drawn: off (raw text), fenced (code only), balanced, full; saved",
+        args="[off|fenced|balanced|full]",
+        busy_safe=True,
+    ),
+    SlashCommand(
+        "/bash",
+        "the direct shell's first words that run without asking (direct_bash); saved",
+        args="[list|allow <word>|deny <word>]",
+        busy_safe=True,
+    ),
     SlashCommand("/theme", "switch theme (no name: pick one)", args="[name]", busy_safe=True),
     SlashCommand(
         "/export",
@@ -141,6 +153,8 @@ SUBCOMMANDS: dict[str, tuple[str, ...]] = {
     "/server": ("status", "start", "stop"),
     "/usage": ("session", "folder", "all"),
     "/think": ("on", "off"),
+    "/colorize": ("off", "fenced", "balanced", "full"),
+    "/bash": ("list", "allow", "deny"),
     "/skip-permissions": ("on", "off"),
     "/permissions": ("revoke", "grant"),
     "/export": ("md", "json", "txt"),

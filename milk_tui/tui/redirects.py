@@ -13,14 +13,10 @@ REDIRECTS: dict[str, tuple[str, str]] = {
                "F2 or Ctrl+B shows or hides the side panes; F6 opens the memory browser"),
     "/tasks": ("", "no task list — /need shows and sets what you are working on"),
     "/task": ("[done <id>]", "no task list — /need shows and sets what you are working on"),
-    "/colorize": ("[mode]", "replies are always rendered as Markdown with highlighted code; "
-                            "/theme changes the colours"),
     "/history": ("[global|session]", "Up/Down walk this session's prompts, Ctrl+Up/Ctrl+Down "
                                      "every session's, Ctrl+R searches them"),
     "/metrics": ("", "/usage shows tokens, cache hits and cost per model and role; /otel "
                      "the OpenTelemetry export"),
-    "/bash": ("[list|allow|deny]", "no direct shell — ask the agent (its bash tool asks "
-                                   "first); /permissions lists what runs without asking"),
     "/setup": ("[telegram]", "no remote (Telegram) oversight"),
     "/update": ("[check|install|skip]", "milk-tui is updated by the tool that installed it "
                                         "(pipx upgrade milk-tui, uv tool upgrade milk-tui)"),

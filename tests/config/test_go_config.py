@@ -42,10 +42,10 @@ def test_the_go_written_config_loads_without_a_warning(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("key", "value"),
     [
-        ("colorization", "full"),
+        ("debug_local", True),
         ("aws_auth_refresh", True),
         ("remote_oversight", {"backend": "telegram", "telegram": {"chat_id": 1}}),
-        ("direct_bash", True),
+        ("experimental_permission_management", True),
     ],
 )
 def test_a_go_key_asking_for_something_unsupported_is_one_warning(

@@ -28,7 +28,7 @@ class TestConfigNotice(SnapshotCase):
         refusing = BROKEN.with_name("refusing.json")
         refusing.parent.mkdir(parents=True, exist_ok=True)
         scratch = refusing.with_name(f".refusing.{os.getpid()}.tmp")
-        scratch.write_text('{"colorization": true}\n')
+        scratch.write_text('{"debug_local": true}\n')
         os.replace(scratch, refusing)
         _big_session(4)
         assert self.shot(app=make_app(config_path=str(refusing)))

@@ -124,6 +124,7 @@ def test_go_keys_that_do_nothing_are_named(tmp_path: Path) -> None:
                 "mcp_servers": [{"name": "fs"}],
                 "colorization": "full",
                 "direct_bash": False,
+                "debug_local": True,
                 "loop_detection": {"enabled": True},
                 "agents": [
                     {
@@ -139,8 +140,11 @@ def test_go_keys_that_do_nothing_are_named(tmp_path: Path) -> None:
     )
     _, warnings, _ = load_config(f)
     text = "\n".join(warnings)
-    assert "'colorization'" in text and "loop_detection" not in text
+    assert "'debug_local'" in text and "loop_detection" not in text
     assert "mcp server 'fs': transport stdio needs a command" in text
     assert "agents[0].prompt" not in text and "system_prompt_tier" not in text  # both work
-    for works in ("default_route", "update_check", "direct_bash", "included_tools", "turn_timeout"):
+    for works in (
+        "default_route", "update_check", "direct_bash", "included_tools", "turn_timeout",
+        "colorization",
+    ):  # fmt: skip
         assert works not in text

@@ -19,12 +19,12 @@ from milk_tui.tui.widgets.welcome import Welcome
 from .conftest import until
 from .test_two_part_startup import _resumable_session
 
-REFUSED = "key 'colorization' is not supported by milk-tui yet; ignored"
+REFUSED = "key 'debug_local' is not supported by milk-tui yet; ignored"
 
 
 def _config(tmp_path: Path) -> Path:
     path = tmp_path / "config.json"
-    path.write_text(json.dumps({"colorization": True}))
+    path.write_text(json.dumps({"debug_local": True}))
     return path
 
 

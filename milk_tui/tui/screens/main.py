@@ -145,6 +145,7 @@ class MainScreen(Screen[None]):
         from milk_tui.tui.slash.agents import CONFIG_WATCH_S, watch_config
 
         attach.install(self)
+        self.milk.set_colorization(self.facade.agents.config.colorization)
         conv, info = self.query_one(Conversation), self.view.startup_info()
         conv.names.update(primary=info.primary.name, escalation=info.escalation.name)
         self.query_one(EscalationPane).renamed(info.escalation.name, info.escalation.missing)

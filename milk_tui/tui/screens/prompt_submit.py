@@ -59,6 +59,13 @@ class PromptSubmitter:
                 "to send a prompt that begins with /",
             )
             return
+        if (line := screen.facade.shell.recognise(text)) is not None:
+            from milk_tui.tui.screens.shell_flow import run_typed_command
+
+            box.remember(text)
+            take_sent(box, text)
+            screen.run_worker(run_typed_command(screen, text, line), group="direct-shell")
+            return
         self.submit_prompt(text)
 
     def cancel_pending(self) -> bool:

@@ -20,6 +20,7 @@ from milk_tui.tui.slash.presentation import PresentationCommands
 from milk_tui.tui.slash.routing import RoutingCommands
 from milk_tui.tui.slash.servers import ServerCommands
 from milk_tui.tui.slash.sessions import SessionCommands
+from milk_tui.tui.slash.shell import ShellCommands
 from milk_tui.tui.slash.telemetry import TelemetryCommands
 from milk_tui.tui.slash.transcript import TranscriptCommands
 from milk_tui.tui.slash.usage import UsageCommands
@@ -42,6 +43,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     EvalCommands,
     AttachCommands,
     AgentCommands,
+    ShellCommands,
 )
 
 

@@ -21,6 +21,17 @@ class PresentationCommands(SlashGroup):
         else:
             raise ValueError("usage: /think [on|off]")
 
+    async def cmd_colorize(self, arg: str) -> None:
+        from milk_tui.facade.config_keys import save_colorization
+
+        if not arg.strip():
+            mode = self.screen.milk.palette.colorization
+            self.say(f"colorization: {mode} — /colorize off|fenced|balanced|full")
+            return
+        mode = await save_colorization(self.facade.runtime, arg)
+        self.screen.milk.set_colorization(mode)
+        self.say(f"colorization: {mode} (saved)")
+
     async def cmd_theme(self, arg: str) -> None:
         name = arg.strip()
         app = self.screen.app

@@ -12,7 +12,7 @@ from milk_tui.model.attachment import AttachmentInfo
 from milk_tui.model.terminal_text import inert
 
 CHIP_STYLE = "bold reverse"
-MARKS = {"image": "▣", "text": "≡"}
+MARKS = {"image": "▣", "text": "≡", "shell": "$"}
 
 
 def chip_labels(infos: list[AttachmentInfo]) -> list[str]:

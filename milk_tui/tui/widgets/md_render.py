@@ -68,9 +68,36 @@ highlight_later.on_stop(render_markdown.cache_clear)  # it may hold plain code b
 
 
 def markdown_lines(text: str, width: int, palette: Palette) -> list[Strip]:
-    """Rich's Markdown render of ``text`` as lines, blank edges kept (uncached)."""
+    """``text`` as lines in the palette's ``colorization`` mode, blank edges kept (uncached):
+    off — the raw text, word-wrapped, no colour (for copying, and for slow terminals);
+    fenced — raw text with only fenced code blocks highlighted; balanced — Rich's Markdown
+    (headings, bold, inline code, lists, quotes, rules, tables, highlighted code); full —
+    the same with links as terminal hyperlinks instead of their URL in brackets."""
+    mode = palette.colorization
+    if mode == "off":
+        return _raw_lines(text, width)
+    if mode == "fenced":
+        out: list[Strip] = []
+        for i, part in enumerate(_FENCE.split(text)):
+            if i % 2:  # a fenced block (the split's captured group)
+                out.extend(_rich_lines(part, width, palette, links=False))
+            elif part.strip("\n"):
+                out.extend(_raw_lines(part.strip("\n"), width))
+        return out
+    return _rich_lines(text, width, palette, links=mode == "full")
+
+
+_FENCE = re.compile(r"^(```[^\n]*\n.*?^```[ \t]*$|```[^\n]*\n.*\Z)", re.M | re.S)
+"""A fenced code block (an unclosed one runs to the end: a reply still streaming)."""
+
+
+def _raw_lines(text: str, width: int) -> list[Strip]:
+    return [plain_strip(text[a:b]) for a, b in wrap_offsets(text.rstrip("\n"), width)]
+
+
+def _rich_lines(text: str, width: int, palette: Palette, *, links: bool) -> list[Strip]:
     console = _console(width, palette)
-    md = MarkdownLater(text, code_theme=palette.code_theme, hyperlinks=False)
+    md = MarkdownLater(text, code_theme=palette.code_theme, hyperlinks=links)
     lines = console.render_lines(md, console.options.update_width(max(width, 1)), pad=False)
     return [Strip(line).simplify() for line in lines]
 

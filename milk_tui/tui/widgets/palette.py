@@ -21,6 +21,8 @@ class Palette:
     muted: str = "#808080"
     code_bg: str = "#262626"
     dark: bool = True
+    colorization: str = "balanced"
+    """The ``colorization`` mode replies are drawn in (``md_render.markdown_lines``)."""
 
     @property
     def code_theme(self) -> str:
