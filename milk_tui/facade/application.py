@@ -221,6 +221,13 @@ class Application:
 
             self.remote = await start_remote_oversight(self)
 
+    async def restart_remote(self) -> None:
+        """Stop remote oversight and start it again from the config now held (``/setup``)."""
+        if self.remote is not None:
+            remote, self.remote = self.remote, None
+            await remote.stop()
+        await self.start_remote()
+
     async def preconnect(self) -> None:
         """Open the configured HTTP agents' connections ahead of the first prompt (call it once
         the UI is up; it never raises and never delays a turn)."""

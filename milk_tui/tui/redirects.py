@@ -21,7 +21,6 @@ REDIRECTS: dict[str, tuple[str, str]] = {
                      "the OpenTelemetry export"),
     "/bash": ("[list|allow|deny]", "no direct shell — ask the agent (its bash tool asks "
                                    "first); /permissions lists what runs without asking"),
-    "/setup": ("[telegram]", "no remote (Telegram) oversight"),
     "/update": ("[check|install|skip]", "milk-tui is updated by the tool that installed it "
                                         "(pipx upgrade milk-tui, uv tool upgrade milk-tui)"),
     "/workflow": ("[…]", "no designer/generator/evaluator workflow — /escalate hands a task "
