@@ -55,6 +55,8 @@ class FakeTelegram:
         self.sent: list[Sent] = []
         self.callback_answers: list[tuple[str, str]] = []
         self.down = False
+        self.refuse = ""
+        """Set: every call answers HTTP 400 with this description (a hostile or echoing API)."""
         self._updates: list[dict[str, Any]] = []
         self._next_update = 100
         self._next_message = 1000
@@ -120,6 +122,8 @@ class FakeTelegram:
             self.calls.append(Call(method, path, body))
         if self.down:
             return 502, {"ok": False, "error_code": 502, "description": "Bad Gateway"}
+        if self.refuse:
+            return 400, {"ok": False, "error_code": 400, "description": self.refuse}
         if prefix != f"/bot{self.token}":
             return 401, {"ok": False, "error_code": 401, "description": "Unauthorized"}
         match method:
