@@ -138,9 +138,14 @@ async def test_phone_first_then_terminal_exactly_one_winner(
         assert task is not None
         msg = await question(tg)
         (req,) = [e for e in events if isinstance(e, ev.PermissionRequested)]
+
+        def terminal_too(e: ev.BusEvent) -> None:  # the terminal's no in the very same tick
+            if isinstance(e, ev.PermissionDecided):
+                app.answer_permission(req.request_id, False)
+
+        app.add_listener(terminal_too)
         tg.press(CHAT, msg.message_id, msg.buttons[0][1])  # yes from the phone
         await until(None, lambda: bool(decided(events)), what="the phone's answer")
-        app.answer_permission(req.request_id, False)  # the terminal's late no: ignored
         out = await asyncio.wait_for(task, 60)
         assert out.ok and (tmp_path / "out.txt").exists()
         (d,) = decided(events)
@@ -288,5 +293,27 @@ async def test_headless_with_oversight_asks_the_phone(
         tg.press(CHAT, msg.message_id, msg.buttons[0][1])
         out = await asyncio.wait_for(task, 60)
         assert out.ok and (tmp_path / "out.txt").exists()
+    finally:
+        await app.aclose()
+
+
+async def test_a_backlog_from_before_the_start_is_not_replayed(
+    srv: FakeOpenAIServer, tg: FakeTelegram, tmp_path: Path
+) -> None:
+    tg.send_text(CHAT, "an old prompt sent while milk-tui was closed")
+    tg.send_text(CHAT, "another")
+    app, events = open_app(srv, tg, tmp_path)
+    try:
+        await started(app, tg)
+        last = tg.last_update_id
+        await until(None, lambda: tg.confirmed(last), what="the backlog confirmed")
+        srv.enqueue(FakeReply(text=["ok"]))
+        tg.send_text(CHAT, "a new prompt")
+        await until(
+            None,
+            lambda: any(isinstance(e, ev.TurnCompleted) for e in events),
+            what="the new prompt's turn",
+        )
+        assert [e.prompt for e in events if isinstance(e, ev.TurnStarted)] == ["a new prompt"]
     finally:
         await app.aclose()
