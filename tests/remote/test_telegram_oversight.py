@@ -256,12 +256,6 @@ async def test_telegram_down_then_back_one_notice_and_the_turn_is_not_stuck(
         await app.aclose()
 
 
-def test_the_backoff_doubles_up_to_its_cap() -> None:
-    from milk_tui.facade import remote_oversight as ro
-
-    assert ro.BACKOFF_FIRST_S < ro.BACKOFF_MAX_S
-
-
 async def test_off_nothing_changes_and_no_one_is_asked(
     srv: FakeOpenAIServer, tg: FakeTelegram, tmp_path: Path
 ) -> None:
