@@ -213,6 +213,9 @@ class PermissionAnswer:
     """With ``always``: store the question's ``grant_all`` instead of its ``grant``."""
     reason: str = ""
     """Why it was denied, told to the model (the user's words, or the policy's)."""
+    answered_from: str = ""
+    """Where the answer came from: "" the terminal, ``telegram`` the phone, ``timeout``
+    remote oversight's ``timeout_action`` after ``perm_timeout_secs``."""
 
 
 AskPermission = Callable[[PermissionQuestion], Awaitable[PermissionAnswer]]

@@ -154,6 +154,7 @@ def config_secrets(cfg: MilkConfig) -> list[str]:
         out += header_secrets(a.headers)
     for m in cfg.mcp_servers:
         out += [m.api_key, *env_secrets(m.env)]  # ``register`` skips words such as ``none``
+    out.append(cfg.remote_oversight.telegram.token)
     return [s for s in out if s]
 
 

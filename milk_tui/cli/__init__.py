@@ -203,6 +203,7 @@ async def _print_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
 
     app.add_listener(on_event)
     app.start_sitting()
+    await app.start_remote()  # on: a permission question goes to the phone instead of "no"
     await app.mcp.wait_settled()  # one headless turn: its MCP tools must be there when it starts
     force: Literal["escalate", "primary"] | None = (
         "escalate" if args.escalate else ("primary" if args.primary else None)

@@ -39,7 +39,7 @@ never reads): accepted silently."""
 
 GO_UNSUPPORTED_KEYS = {
     "debug_claude_code", "debug_local",
-    "debug_subprocess", "aws_auth_refresh", "remote_oversight",
+    "debug_subprocess", "aws_auth_refresh",
     "experimental_permission_management",
     "experimental_lazy_history_management",
     "show_reasoning",
@@ -177,7 +177,7 @@ def _format_error(path: Path | None, loc: tuple[Any, ...], error: ErrorDetails) 
     return f"{where}: key '{key}': {msg} ({got})"
 
 
-SECRET_KEYS = frozenset({"api_key", "aws_key_id", "aws_secret", "aws_token", "headers"})
+SECRET_KEYS = frozenset({"api_key", "aws_key_id", "aws_secret", "aws_token", "headers", "token"})
 """Keys whose values never appear in an error (secrets stay out of every message);
 ``headers`` may carry Authorization."""
 
@@ -267,6 +267,10 @@ def secret_file_warning(path: Path, data: dict[str, Any]) -> str:
         if m.get("api_key") or (isinstance(env, dict) and env_secrets(env)):
             key = "api_key" if m.get("api_key") else "env"
             return _readable_secret(path, mode, f"mcp_servers[{i}].{key}")
+    remote = data.get("remote_oversight")
+    telegram = remote.get("telegram") if isinstance(remote, dict) else None
+    if isinstance(telegram, dict) and telegram.get("token"):
+        return _readable_secret(path, mode, "remote_oversight.telegram.token")
     return ""
 
 

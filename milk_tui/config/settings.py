@@ -32,6 +32,7 @@ from milk_tui.config.env_overrides import overridden, with_env
 from milk_tui.config.loop_detection import LoopDetection
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.otel import OtelConfig
+from milk_tui.config.remote_oversight import RemoteOversightConfig
 
 SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "seed", "stop")
 """``AgentConfig`` fields an HTTP agent sends with each request when set."""
@@ -269,7 +270,11 @@ class MilkConfig(BaseModel):
         v = str(v or "").strip().lower()
         return v if v in COLORIZATIONS else "fenced"
 
-    @field_validator("loop_detection", "otel", mode="before")
+    remote_oversight: RemoteOversightConfig = Field(default_factory=RemoteOversightConfig)
+    """Permission questions, turn ends and prompts over a Telegram bot (Go's keys;
+    config/remote_oversight.py)."""
+
+    @field_validator("loop_detection", "otel", "remote_oversight", mode="before")
     @classmethod
     def _null_loop_detection(cls, v: Any) -> Any:
         return {} if v is None else v  # a Go config writes null for "defaults"

@@ -60,6 +60,8 @@ STARTER_TOML = """\
 #debug = false
 # OpenTelemetry: a span per turn and per tool call sent to an OTLP/HTTP collector.
 #otel = { endpoint = "http://localhost:4318", headers = {} }
+# Permission questions, turn ends and prompts over a Telegram bot (/setup telegram fills it).
+#remote_oversight = { backend = "telegram", telegram = { token_cmd = "pass show milk/telegram", chat_id = 123456789 }, perm_timeout_secs = 120, timeout_action = "deny" }
 
 # --- the agents themselves (tables last: in TOML, keys after a [[table]] belong to it) --
 # An OpenAI-compatible server (llama.cpp, vLLM, Ollama, LM Studio ...), no key:

@@ -173,3 +173,36 @@ def _before_tables(doc: str, line: str) -> str:
         if ln.lstrip().startswith("["):
             return "".join(lines[:i]) + line + "".join(lines[i:])
     return doc + ("" if not doc or doc.endswith("\n") else "\n") + line
+
+
+def set_remote_oversight(path: Path, telegram: dict[str, Any], backend: str = "telegram") -> None:
+    """Set ``remote_oversight.backend`` (``""`` switches it off) and these ``telegram`` keys
+    (token, chat_id), keeping the block's other keys; the file stays 0600 (the token)."""
+    text = _read_text(path)
+    if _is_toml(path):
+        import tomlkit
+
+        try:
+            doc = tomlkit.parse(text or NEW_FILE_HEADER)
+        except tomlkit.exceptions.ParseError as e:
+            raise ConfigError(f"{path}: invalid TOML: {e}") from None
+        block = doc.get("remote_oversight")
+        if not isinstance(block, dict):
+            block = tomlkit.table()
+            doc["remote_oversight"] = block
+        block["backend"] = backend
+        inner = block.get("telegram")
+        if not isinstance(inner, dict):
+            inner = tomlkit.table()
+            block["telegram"] = inner
+        inner.update(telegram)
+        _write(path, tomlkit.dumps(doc))
+        return
+    data = _json_object(path, text)
+    block = data.get("remote_oversight")
+    block = block if isinstance(block, dict) else {}
+    block["backend"] = backend
+    inner = block.get("telegram")
+    block["telegram"] = {**(inner if isinstance(inner, dict) else {}), **telegram}
+    data["remote_oversight"] = block
+    _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

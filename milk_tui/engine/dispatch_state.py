@@ -42,6 +42,9 @@ class DispatchState:
     permission_policy: PermissionPolicy = "ask"
     """``ask`` the user; ``allow`` everything (``--allow-tools``); ``deny`` = no one to ask
     (headless: only stored grants allow)."""
+    remote_answerer: bool = False
+    """Remote oversight is running: with ``deny`` (headless) a permission question still goes
+    out as ``PermissionRequested`` for the phone instead of being refused at once."""
     skip_permissions: bool = False
     """The session's ``/skip-permissions on``: allow every tool call of both agents."""
     flags: RouteFlags = field(default_factory=RouteFlags)

@@ -77,7 +77,8 @@ class PermissionBroker:
         granted = self.granted()
         if q.always_rules:
             granted |= frozenset(project_trust(self._state.cwd, self.trust).rules)
-        d = decide(q, root=self.root, skip=self.skip, granted=granted, can_ask=self.can_ask)
+        can_ask = self.can_ask or self._state.remote_answerer
+        d = decide(q, root=self.root, skip=self.skip, granted=granted, can_ask=can_ask)
         if d is not None:
             return self._decided(q, d)
         rid = uuid.uuid4().hex[:12]
@@ -117,7 +118,7 @@ class PermissionBroker:
             d = Decision(True, "user")
         else:
             d = Decision(False, "user", user_denial_reason(answer.reason))
-        fut.set_result(self._decided(q, d, request_id))
+        fut.set_result(self._decided(q, d, request_id, answer.answered_from))
 
     @property
     def root(self) -> Path:
@@ -196,7 +197,7 @@ class PermissionBroker:
         return denied
 
     def _decided(
-        self, q: PermissionQuestion, d: Decision, request_id: str = ""
+        self, q: PermissionQuestion, d: Decision, request_id: str = "", answered_from: str = ""
     ) -> PermissionAnswer:
         self._publisher.publish(
             ev.PermissionDecided(
@@ -206,6 +207,7 @@ class PermissionBroker:
                 reason=d.reason,
                 agent_name=q.agent_name,
                 tool_name=q.tool_name,
+                answered_from=answered_from,
             )
         )
         return PermissionAnswer(d.allowed, always=d.how == "always", reason=d.reason)

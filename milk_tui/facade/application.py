@@ -37,6 +37,7 @@ from milk_tui.model.session import Session, Turn
 if TYPE_CHECKING:
     from milk_tui.engine.telemetry import TelemetryStatus
     from milk_tui.facade.mcp import McpServers
+    from milk_tui.facade.remote_oversight import RemoteOversight
     from milk_tui.facade.servers import Servers
     from milk_tui.facade.transcript import SessionTranscript
 
@@ -109,6 +110,8 @@ class Application:
         self.shell = DirectShell(runtime, self.attachments)
         """Typed shell commands (``direct_bash``) and their output (facade/shell.py)."""
         """The configured agents: list, probe, switch, add, remove, reload (``/agent``)."""
+        self.remote: RemoteOversight | None = None
+        """Remote oversight over Telegram, once ``start_remote`` found it switched on."""
 
     # ----- events -------------------------------------------------------------------------
 
@@ -213,6 +216,21 @@ class Application:
         fast reply is parsed."""
         self.runtime.pacing.first_text_shown = shown
 
+    async def start_remote(self) -> None:
+        """Start remote oversight when ``remote_oversight`` switches it on (once; never
+        raises; a problem is one notice).  Off, nothing changes."""
+        if self.remote is None:
+            from milk_tui.facade.remote_oversight import start_remote_oversight
+
+            self.remote = await start_remote_oversight(self)
+
+    async def restart_remote(self) -> None:
+        """Stop remote oversight and start it again from the config now held (``/setup``)."""
+        if self.remote is not None:
+            remote, self.remote = self.remote, None
+            await remote.stop()
+        await self.start_remote()
+
     async def preconnect(self) -> None:
         """Open the configured HTTP agents' connections ahead of the first prompt (call it once
         the UI is up; it never raises and never delays a turn)."""
@@ -246,14 +264,16 @@ class Application:
         always: bool = False,
         wide: bool = False,
         reason: str = "",
+        answered_from: str = "",
     ) -> None:
         """Answer a ``PermissionRequested``: ``always`` stores its ``grant`` for this folder
-        (with ``wide``, its ``grant_all``); a denial's ``reason`` is told to the model."""
+        (with ``wide``, its ``grant_all``); a denial's ``reason`` is told to the model.  The
+        first answer wins (a later one is ignored); ``answered_from`` names a remote side."""
         always = allow and always
-        self.runtime.dispatcher.answer_permission(
-            request_id,
-            PermissionAnswer(allow, always=always, wide=always and wide, reason=reason),
+        answer = PermissionAnswer(
+            allow, always=always, wide=always and wide, reason=reason, answered_from=answered_from
         )
+        self.runtime.dispatcher.answer_permission(request_id, answer)
 
     def answer_question(self, request_id: str, answers: dict[str, str] | None) -> None:
         """Answer a ``QuestionAsked``: question text → chosen label(s) or free text; None
@@ -394,6 +414,9 @@ class Application:
 
     async def aclose(self) -> None:
         """Close the agents' connections and the database (on the loop they were opened on)."""
+        if self.remote is not None:
+            remote, self.remote = self.remote, None
+            await remote.stop()
         await self.runtime.close_telemetry()  # its last warning still reaches our listeners
         if self.runtime.servers is not None:  # so does the run's `server_stopped`
             await self.runtime.servers.stop_started()

@@ -284,6 +284,9 @@ class PermissionDecided(BusEvent):
     allowed: bool
     how: PermissionHow
     reason: str = ""
+    answered_from: str = ""
+    """A user's answer given elsewhere than the terminal: ``telegram`` (remote oversight's
+    phone) or ``timeout`` (its ``timeout_action`` after ``perm_timeout_secs``); "" otherwise."""
 
 
 class QuestionAsked(BusEvent):

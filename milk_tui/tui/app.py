@@ -275,6 +275,8 @@ class MilkApp(App[int]):
         # The function, not a coroutine: a quit before the worker starts leaves nothing unawaited.
         work = self.facade.preconnect
         self.run_worker(work, group="preconnect", exit_on_error=False)  # type: ignore[arg-type]  # WorkType wants Coroutine[None, None, ...]
+        remote = self.facade.start_remote
+        self.run_worker(remote, group="remote", exit_on_error=False)  # type: ignore[arg-type]  # as above
 
     async def on_unmount(self) -> None:
         """Every way out ends here (Ctrl+Q, /quit, Ctrl+C twice, the palette's Quit, a crash):

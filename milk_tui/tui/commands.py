@@ -133,6 +133,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("/drop", "forget the last exchange: its prompt and answers (asks first)"),
     SlashCommand("/otel", "OpenTelemetry export: where turns go and how it went", busy_safe=True),
+    SlashCommand(
+        "/setup",
+        "set up remote oversight: a Telegram bot",
+        args="telegram [on|off]",
+        busy_safe=True,
+    ),
+    SlashCommand("/oversight", "remote oversight (Telegram): on or off, reachable", busy_safe=True),
     SlashCommand("/help", "commands and keys", busy_safe=True),
     SlashCommand("/quit", "quit milk-tui", busy_safe=True),
 )

@@ -17,7 +17,6 @@ REDIRECTS: dict[str, tuple[str, str]] = {
                                      "every session's, Ctrl+R searches them"),
     "/metrics": ("", "/usage shows tokens, cache hits and cost per model and role; /otel "
                      "the OpenTelemetry export"),
-    "/setup": ("[telegram]", "no remote (Telegram) oversight"),
     "/update": ("[check|install|skip]", "milk-tui is updated by the tool that installed it "
                                         "(pipx upgrade milk-tui, uv tool upgrade milk-tui)"),
     "/workflow": ("[…]", "no designer/generator/evaluator workflow — /escalate hands a task "

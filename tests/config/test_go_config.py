@@ -44,7 +44,6 @@ def test_the_go_written_config_loads_without_a_warning(tmp_path: Path) -> None:
     [
         ("debug_local", True),
         ("aws_auth_refresh", True),
-        ("remote_oversight", {"backend": "telegram", "telegram": {"chat_id": 1}}),
         ("experimental_permission_management", True),
     ],
 )

@@ -24,6 +24,9 @@ def ask_permission(screen: MainScreen, e: ev.PermissionRequested) -> None:
     modal = PermissionModal(e, screen.facade.cwd, typing=typing)
 
     def answered(choice: PermissionChoice | None) -> None:
+        if modal.elsewhere:  # the phone (or its timeout) won the race; nothing to answer
+            screen.query_one(Conversation).add_line("notice", modal.elsewhere)
+            return
         c = choice or DENY
         screen.facade.answer_permission(
             e.request_id, c.allow, always=c.always, wide=c.wide, reason=c.reason
@@ -32,6 +35,24 @@ def ask_permission(screen: MainScreen, e: ev.PermissionRequested) -> None:
         screen.query_one(Conversation).add_line("notice", said)
 
     screen.app.push_screen(modal, answered)
+
+
+ELSEWHERE = {"telegram": "answered from Telegram", "timeout": "no answer in time (timeout_action)"}
+
+
+def answered_elsewhere(screen: MainScreen, e: ev.PermissionDecided) -> None:
+    """Close the open question that another side answered first, with a line saying who."""
+    from milk_tui.tui.screens.permission_modal import PermissionModal
+
+    outcome = (
+        "allowed for this folder" if e.how == "always" else "allowed" if e.allowed else "denied"
+    )
+    where = ELSEWHERE.get(e.answered_from, e.answered_from)
+    for modal in screen.app.screen_stack:
+        if isinstance(modal, PermissionModal) and modal.request.request_id == e.request_id:
+            modal.elsewhere = f"{modal.request.tool_name}: {outcome} — {where}"
+            modal.dismiss(None)
+            return
 
 
 def ask_question(screen: MainScreen, e: ev.QuestionAsked) -> None:

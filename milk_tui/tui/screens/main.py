@@ -230,6 +230,8 @@ class MainScreen(Screen[None]):
             match e:
                 case ev.PermissionRequested():
                     agent_requests.ask_permission(self, e)
+                case ev.PermissionDecided(answered_from=elsewhere) if elsewhere:
+                    agent_requests.answered_elsewhere(self, e)
                 case ev.QuestionAsked():
                     agent_requests.ask_question(self, e)
                 case ev.PermissionsDenied():

@@ -77,6 +77,8 @@ class PermissionModal(MilkModal[PermissionChoice]):
         """A stray key sent focus to the reason box and the move has not landed yet: keys
         arriving in the same burst (a terminal delivers a typed word at once) are text."""
         self._typing = typing
+        self.elsewhere: str = ""
+        """Set when the question was answered elsewhere (the phone, a timeout) and closed."""
         """The user was typing a prompt when the question opened: their next letter is
         text for the reason box, never an answer (an ``a`` of "and" must not grant
         anything), until they move focus with Tab (Enter, which sent the prompt, does not count)."""

@@ -17,6 +17,7 @@ from milk_tui.tui.slash.mcp import McpCommands
 from milk_tui.tui.slash.memory import MemoryCommands
 from milk_tui.tui.slash.permissions import PermissionCommands
 from milk_tui.tui.slash.presentation import PresentationCommands
+from milk_tui.tui.slash.remote import RemoteCommands
 from milk_tui.tui.slash.routing import RoutingCommands
 from milk_tui.tui.slash.servers import ServerCommands
 from milk_tui.tui.slash.sessions import SessionCommands
@@ -44,6 +45,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     AttachCommands,
     AgentCommands,
     ShellCommands,
+    RemoteCommands,
 )
 
 
