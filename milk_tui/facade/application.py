@@ -105,6 +105,10 @@ class Application:
         self._remove = runtime.bus.add_listener(self._on_event)
         self._changes = ChangeWatch(runtime)
         self.agents = Agents(runtime)
+        from milk_tui.facade.workflow import Workflows
+
+        self.workflow = Workflows(runtime)
+        """The dev workflow: start, resume, clear (``/workflow``, ``milk-tui workflow``)."""
         """The configured agents: list, probe, switch, add, remove, reload (``/agent``)."""
 
     # ----- events -------------------------------------------------------------------------
