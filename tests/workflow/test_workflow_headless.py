@@ -4,8 +4,10 @@ checkpoints on disk, the session's summary turn, and kill -9 at checkpoints then
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 from e2e.conftest import deadline
 
+from milk_tui.facade.workflow import WorkflowError
 from milk_tui.model.events import parse_event
 from milk_tui.model.workflow import WorkflowState
 from milk_tui.testing.cli_run import MILK_COMMAND, run_milk
@@ -168,3 +171,70 @@ def test_kill_at_a_checkpoint_then_resume(servers, tmp_path: Path, milk_home: Pa
     assert state_of(milk_home).role == "done"
     again = run_milk("workflow", "resume", cwd=tmp_path)
     assert again.returncode == 1 and "already completed" in again.stderr
+
+
+def test_a_roles_fact_reaches_the_shared_memory(servers, tmp_path: Path) -> None:
+    """The tag the generator writes, with the nonce its instructions gave it, is a fact."""
+    d, g, e = servers["designer"], servers["generator"], servers["evaluator"]
+    d.enqueue(FakeReply(text=[PLAN.replace("## Sprint 2\ngoodbye.txt\n", "")]))
+
+    def tagged(req: Any) -> FakeReply:
+        system = json.dumps(req.json["messages"])
+        nonce = re.search(r"milk:percept:([A-Za-z0-9]+)>", system)
+        assert nonce, "the role was not told how to tag facts"
+        tag = f"milk:percept:{nonce.group(1)}"
+        return FakeReply(text=[f"done <{tag}>the build uses tabs</{tag}>"])
+
+    g.responder = tagged
+    e.default_reply = FakeReply(text=["good_to_go"])
+    r = run_milk(*DEV, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "percept_recorded" in {ev.type for ev in events_of(r.stdout)}
+    listed = run_milk("memory", "list", cwd=tmp_path)
+    assert "the build uses tabs" in listed.stdout, listed.stdout + listed.stderr
+
+
+def test_ctrl_c_stops_at_the_last_checkpoint(servers, tmp_path: Path, milk_home: Path) -> None:
+    d, g = servers["designer"], servers["generator"]
+    d.enqueue(FakeReply(text=[PLAN]))
+    g.default_reply = FakeReply(text=["x"], hang="before_headers")
+    proc = subprocess.Popen([*MILK_COMMAND, *DEV], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline(lambda: g.chat_requests, "the generator's request", 90)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    assert proc.returncode == 130, err
+    assert events_of(out)[-1].cancelled
+    assert state_of(milk_home).role == "generator"
+    status = run_milk("workflow", "status", cwd=tmp_path)
+    assert "sprint 1/2 pass 1  role: generator" in status.stdout, status.stdout
+
+
+async def test_busy_while_it_runs_and_cancel_stops_it(servers, tmp_path: Path) -> None:
+    from milk_tui.facade.application import start
+
+    d, g = servers["designer"], servers["generator"]
+    d.enqueue(FakeReply(text=[PLAN]))
+    g.default_reply = FakeReply(text=["x"], hang="before_headers")
+    app = start(cwd=str(tmp_path), permission_policy="deny")
+    try:
+        roles = {"designer": "des", "generator": "gen", "evaluator": "eva"}
+        task = app.workflow.start("write the files", roles)
+        end = asyncio.get_running_loop().time() + 60
+        while not g.chat_requests:
+            assert asyncio.get_running_loop().time() < end, "no generator request"
+            await asyncio.sleep(0.05)
+        assert app.busy and app.submit("hello") is None
+        with pytest.raises(WorkflowError, match="running"):
+            app.workflow.start("another", roles)
+        assert app.cancel()
+        result = await asyncio.wait_for(task, 30)
+        assert result.cancelled and not app.busy
+        assert app.workflow.state().role == "generator"
+    finally:
+        await app.aclose()
