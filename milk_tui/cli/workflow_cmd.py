@@ -1,5 +1,5 @@
 """``milk-tui workflow dev TASK [--designer A --generator A --evaluator A]`` and
-``milk-tui workflow resume [--extend] | status [--json] | clear``: the dev workflow headless
+``milk-tui workflow resume [--extend] | reconfigure [--ROLE A] | status [--json] | clear``: the dev workflow headless
 (docs/adr/0044-dev-workflow.md), on this folder's latest session.
 
 No one is there to answer the designer's questions: ``--answers FILE`` answers them with
@@ -40,6 +40,9 @@ def add_workflow_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     actions.choices["resume"].add_argument(
         "--extend", action="store_true", help="out of passes: continue with twice the passes"
     )
+    reconf = actions.add_parser("reconfigure", help="change the roles' agents")
+    for role in ("designer", "generator", "evaluator"):
+        reconf.add_argument(f"--{role}", default="", metavar="AGENT")
     status = actions.add_parser("status", help="where the workflow is")
     status.add_argument("--json", action="store_true")
     actions.add_parser("clear", help="set the workflow aside (its files stay)")
@@ -69,6 +72,15 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         wf = app.workflow
         if action == "status":
             return _status(wf.state(), out, args.json)
+        if action == "reconfigure":
+            roles = {r: getattr(args, r) for r in ("designer", "generator", "evaluator")}
+            changed = wf.reconfigure(roles)
+            print(
+                f"workflow {changed.workflow_id}: {json.dumps(changed.agent_map)}; "
+                f"`milk-tui workflow resume` continues from {changed.position()}",
+                file=out,
+            )
+            return EXIT_OK
         if action == "clear":
             cleared = wf.clear()
             print(f"workflow {cleared.workflow_id} cleared ({cleared.position()})", file=out)

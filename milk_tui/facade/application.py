@@ -109,6 +109,8 @@ class Application:
 
         self.workflow = Workflows(runtime)
         """The dev workflow: start, resume, clear (``/workflow``, ``milk-tui workflow``)."""
+        if line := self.workflow.live_line():
+            self.startup_notes.append(line)
         """The configured agents: list, probe, switch, add, remove, reload (``/agent``)."""
 
     # ----- events -------------------------------------------------------------------------

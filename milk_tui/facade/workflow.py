@@ -62,6 +62,17 @@ class Workflows:
         except StorageError:
             return None
 
+    def live_line(self) -> str:
+        """One line offering to resume the session's unfinished workflow; "" when none."""
+        wf = self.state()
+        if wf is None or wf.finished:
+            return ""
+        why = " out of passes —" if wf.exhausted else ""
+        return (
+            f"workflow dev in progress ({wf.position()}, next: {wf.role}){why} — "
+            "`milk-tui workflow resume` continues it, `milk-tui workflow clear` sets it aside"
+        )
+
     def answer_questions(self, request_id: str, answers: str) -> None:
         self._control.answer_questions(request_id, answers)
 

@@ -213,6 +213,15 @@ def test_ctrl_c_stops_at_the_last_checkpoint(servers, tmp_path: Path, milk_home:
     assert state_of(milk_home).role == "generator"
     status = run_milk("workflow", "status", cwd=tmp_path)
     assert "sprint 1/2 pass 1  role: generator" in status.stdout, status.stdout
+    g.default_reply = FakeReply(text=["hello"])
+    later = run_milk("-p", "hi", "--primary", cwd=tmp_path)  # a later run offers the resume
+    assert later.returncode == 0 and "workflow dev in progress (sprint 1/2 pass 1" in later.stderr
+    changed = run_milk("workflow", "reconfigure", "--generator", "des", cwd=tmp_path)
+    assert changed.returncode == 0 and state_of(milk_home).agent_map["generator"] == "des"
+    bad = run_milk("workflow", "reconfigure", "--generator", "nobody", cwd=tmp_path)
+    assert bad.returncode == 1 and bad.stderr.strip() == (
+        "milk-tui: no agent named 'nobody' is configured"
+    )
 
 
 async def test_busy_while_it_runs_and_cancel_stops_it(servers, tmp_path: Path) -> None:
