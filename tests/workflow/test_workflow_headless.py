@@ -247,3 +247,22 @@ async def test_busy_while_it_runs_and_cancel_stops_it(servers, tmp_path: Path) -
         assert app.workflow.state().role == "generator"
     finally:
         await app.aclose()
+
+
+def test_a_failing_role_is_one_line_and_resume_retries_it(
+    servers, tmp_path: Path, milk_home: Path
+) -> None:
+    d, g, e = servers["designer"], servers["generator"], servers["evaluator"]
+    d.enqueue(FakeReply(text=[PLAN.replace("## Sprint 2\ngoodbye.txt\n", "")]))
+    g.enqueue(FakeReply(text=["did it"]))
+    e.enqueue(FakeReply(status=500, error_body='{"error": {"message": "model overloaded"}}'))
+    r = run_milk(*DEV[:-2], cwd=tmp_path, timeout=120)
+    assert r.returncode == 1
+    (line,) = [x for x in r.stderr.splitlines() if x.startswith("milk-tui: workflow error")]
+    assert "overloaded" in line and "Traceback" not in r.stderr
+    assert state_of(milk_home).role == "evaluator"
+    e.enqueue(FakeReply(text=["good_to_go"]))
+    assert run_milk("workflow", "resume", cwd=tmp_path).returncode == 0
+    assert len(g.chat_requests) == 1  # the report was kept: the generator did not run again
+    none = run_milk("workflow", "dev", "  ", cwd=tmp_path)
+    assert none.returncode == 1 and "needs a task" in none.stderr
