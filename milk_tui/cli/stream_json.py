@@ -36,6 +36,11 @@ PRINTED = (
     "server_ready",
     "server_failed",
     "server_stopped",
+    "workflow_started",
+    "workflow_progress",
+    "workflow_delta",
+    "workflow_questions",
+    "workflow_finished",
 )
 """What a ``-p`` run can publish, each printed as one JSON line."""
 

@@ -122,6 +122,18 @@ def _run_eval(args: argparse.Namespace) -> int:
     return run_eval(args, sys.stdout, sys.stderr)
 
 
+def _add_workflow(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from milk_tui.cli.workflow_cmd import add_workflow_parser
+
+    add_workflow_parser(sub)
+
+
+def _run_workflow(args: argparse.Namespace) -> int:
+    from milk_tui.cli.workflow_cmd import run_workflow
+
+    return run_workflow(args, sys.stdout, sys.stderr)
+
+
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("sessions",), _add_sessions, _run_sessions),
     Subcommand(("memory", "import-go"), _add_memory, _run_memory),
@@ -130,6 +142,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("server",), _add_server, _run_server),
     Subcommand(("usage",), _add_usage, _run_usage),
     Subcommand(("eval",), _add_eval, _run_eval),
+    Subcommand(("workflow",), _add_workflow, _run_workflow),
 )
 """In the order ``--help`` lists them."""
 

@@ -115,6 +115,12 @@ def database_file() -> Path:
     return ensure_dir(data_dir()) / "milk.db"
 
 
+def workflows_dir() -> Path:
+    """Where the dev workflow keeps its checkpoints and role outputs
+    (``engine.workflow.files``)."""
+    return data_dir() / "workflows"
+
+
 def permissions_dir() -> Path:
     """Where the per-folder tool grants live (``storage.permission_grants``)."""
     return data_dir() / "permissions"

@@ -30,6 +30,9 @@ from milk_tui.engine.turn_commit import TurnCommitter
 from milk_tui.engine.turn_lifecycle import BusyError, Files, Force, TurnRunner
 from milk_tui.engine.turn_publisher import TurnPublisher
 from milk_tui.engine.turn_scratch import TurnOutcome
+from milk_tui.engine.workflow.control import WorkflowControl
+from milk_tui.engine.workflow.files import WorkflowFiles
+from milk_tui.engine.workflow.role_turn import RoleTurns
 from milk_tui.memory.service import MemoryService
 from milk_tui.model import events as ev
 from milk_tui.model.nonce import new_nonce
@@ -104,12 +107,19 @@ class Dispatcher:
         self.permissions = PermissionBroker(
             self.state, self._publisher, grants or GrantStore(permissions_dir())
         )
+        requests = RequestBuilder(
+            self.state, self._publisher, self.permissions.ask, self.permissions.ask_user
+        )
+        self.workflow = WorkflowControl(
+            self.state,
+            RoleTurns(self.state, requests, self.permissions.ask, self.permissions.ask_user),
+            WorkflowFiles,
+        )
+        """The dev workflow (engine/workflow/): while it runs, no turn starts."""
         self._turns = TurnRunner(
             self.state,
             self._publisher,
-            RequestBuilder(
-                self.state, self._publisher, self.permissions.ask, self.permissions.ask_user
-            ),
+            requests,
             TurnCommitter(self.state, self._publisher),
             on_denials=self.permissions.record_denials,
         )
@@ -119,7 +129,7 @@ class Dispatcher:
 
     @property
     def busy(self) -> bool:
-        return self._turns.busy
+        return self._turns.busy or self.workflow.running
 
     @property
     def primary_name(self) -> str:
@@ -133,14 +143,20 @@ class Dispatcher:
         self, prompt: str, *, force: Force | None = None, attachments: Files = ()
     ) -> asyncio.Task[TurnOutcome]:
         """Start a turn in the background (the TUI path); ``cancel()`` stops it."""
+        if self.workflow.running:
+            raise BusyError("a workflow is running")
         return self._turns.submit(prompt, force=force, attachments=attachments)
 
     async def run_turn(
         self, prompt: str, *, force: Force | None = None, attachments: Files = ()
     ) -> TurnOutcome:
+        if self.workflow.running:
+            raise BusyError("a workflow is running")
         return await self._turns.run_turn(prompt, force=force, attachments=attachments)
 
     def cancel(self) -> bool:
+        if self.workflow.running and self.workflow.task is not None:
+            return self.workflow.task.cancel()
         return self._turns.cancel()
 
     def answer_permission(self, request_id: str, answer: PermissionAnswer) -> None:

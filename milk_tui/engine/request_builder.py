@@ -191,6 +191,11 @@ class RequestBuilder:
         )
         return render(template, values).rstrip() + "\n\n", problem
 
+    def role_toolbox(self, slot: AgentSlot, scratch: TurnScratch, prompt: str) -> CompositeToolBox:
+        """The tools of a workflow role (engine/workflow/role_turn.py): a turn's, without
+        ``escalate`` (a role hands nothing on; the workflow decides who works next)."""
+        return self._toolbox(slot, scratch, prompt, allow_escalate=False)
+
     def _toolbox(
         self, slot: AgentSlot, scratch: TurnScratch, prompt: str, *, allow_escalate: bool
     ) -> CompositeToolBox:

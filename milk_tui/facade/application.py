@@ -107,9 +107,15 @@ class Application:
         self._remove = runtime.bus.add_listener(self._on_event)
         self._changes = ChangeWatch(runtime)
         self.agents = Agents(runtime)
+        """The configured agents: list, probe, switch, add, remove, reload (``/agent``)."""
         self.shell = DirectShell(runtime, self.attachments)
         """Typed shell commands (``direct_bash``) and their output (facade/shell.py)."""
-        """The configured agents: list, probe, switch, add, remove, reload (``/agent``)."""
+        from milk_tui.facade.workflow import Workflows
+
+        self.workflow = Workflows(runtime)
+        """The dev workflow: start, resume, clear (``/workflow``, ``milk-tui workflow``)."""
+        if line := self.workflow.live_line():
+            self.startup_notes.append(line)
         self.remote: RemoteOversight | None = None
         """Remote oversight over Telegram, once ``start_remote`` found it switched on."""
 

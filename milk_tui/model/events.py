@@ -23,6 +23,13 @@ from milk_tui.model.live_events import (
     ServerStopped,
 )
 from milk_tui.model.session import TokenUsage
+from milk_tui.model.workflow_events import (
+    WorkflowDelta,
+    WorkflowFinished,
+    WorkflowProgress,
+    WorkflowQuestions,
+    WorkflowStarted,
+)
 
 __all__ = [
     "AgentsChanged",
@@ -33,6 +40,11 @@ __all__ = [
     "ServerStarting",
     "ServerStopped",
     "Slot",
+    "WorkflowDelta",
+    "WorkflowFinished",
+    "WorkflowProgress",
+    "WorkflowQuestions",
+    "WorkflowStarted",
 ]
 
 
@@ -394,6 +406,11 @@ AnyEvent = (
     | ServerFailed
     | ServerStopped
     | AgentsChanged
+    | WorkflowStarted
+    | WorkflowProgress
+    | WorkflowDelta
+    | WorkflowQuestions
+    | WorkflowFinished
 )
 
 

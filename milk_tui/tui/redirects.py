@@ -19,8 +19,8 @@ REDIRECTS: dict[str, tuple[str, str]] = {
                      "the OpenTelemetry export"),
     "/update": ("[check|install|skip]", "milk-tui is updated by the tool that installed it "
                                         "(pipx upgrade milk-tui, uv tool upgrade milk-tui)"),
-    "/workflow": ("[…]", "no designer/generator/evaluator workflow — /escalate hands a task "
-                         "to the escalation agent"),
+    "/workflow": ("[…]", "the dev workflow runs from the command line: milk-tui workflow "
+                         "dev TASK, then workflow resume, status or clear"),
     "/memory show": ("", "/memory (F6) opens the fact browser; Enter on a fact shows it whole"),
     "/memory global": ("", "/memory (F6) opens the fact browser; its filter picks global facts"),
     "/memory session": ("", "/memory (F6) opens the fact browser; its filter picks this "

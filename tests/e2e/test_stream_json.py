@@ -34,6 +34,8 @@ WANT = {
     "server": {"server_starting", "server_countdown", "server_ready", "server_stopped"},
     "server_down": {"server_starting", "server_failed"},
     "claude": {"permissions_denied"},
+    "workflow": {"workflow_started", "workflow_progress", "workflow_delta",
+                 "workflow_questions", "workflow_finished"},
 }  # fmt: skip
 """The types each run below must print; together, every printed type."""
 
@@ -200,6 +202,21 @@ def test_a_refused_claude_tool(
     assert WANT["claude"] <= types(events)
     (denied,) = [e for e in events if e.type == "permissions_denied"]
     assert [d.tool_name for d in denied.denials] == ["WebFetch"]
+
+
+def test_a_dev_workflow(llama, tmp_path: Path) -> None:
+    llama.enqueue(
+        FakeReply(text=["1. Which file name?"]),
+        FakeReply(text=["## Spec\nsay hi\n## Sprint 1\nsay hi"]),
+        FakeReply(text=["said hi"]),
+        FakeReply(text=["fine\ngood_to_go"]),
+    )
+    r = run_milk("workflow", "dev", "say hi", "--designer", "llama", "--generator", "llama",
+                 "--evaluator", "llama", "--output-format", "stream-json", cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    events = [parse_event(line) for line in r.stdout.splitlines()]
+    assert WANT["workflow"] <= types(events), sorted(types(events))
+    assert "questions were skipped" in r.stderr
 
 
 def test_the_runs_above_cover_every_printed_type() -> None:
