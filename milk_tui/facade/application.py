@@ -36,6 +36,7 @@ from milk_tui.model.session import Session, Turn
 if TYPE_CHECKING:
     from milk_tui.engine.telemetry import TelemetryStatus
     from milk_tui.facade.mcp import McpServers
+    from milk_tui.facade.metrics import LocalMetrics
     from milk_tui.facade.servers import Servers
     from milk_tui.facade.transcript import SessionTranscript
 
@@ -294,6 +295,13 @@ class Application:
 
         t = self.runtime.telemetry
         return t.status() if t is not None else inactive_status(self.runtime.config.otel)
+
+    @property
+    def local_metrics(self) -> LocalMetrics:
+        """The local metrics file (``/metrics``, ``/otel trim``)."""
+        from milk_tui.facade.metrics import LocalMetrics
+
+        return LocalMetrics(self.runtime.config.otel, self.runtime.metrics)
 
     @property
     def usage(self) -> UsageReport:
