@@ -53,7 +53,7 @@ class Runtime:
     """OpenTelemetry export, when the ``otel`` config asks for it (engine/telemetry.py)."""
     metrics: MetricsLog | None = None
     """Each turn's figures in the local metrics file (engine/metrics_log.py); None when
-    ``otel.metrics`` is false or in the demo."""
+    ``otel.metrics`` is false."""
     debug_log: Path | None = None
     """The wire log agents write to (``--debug`` or ``debug``); agents built later use it too."""
     agent_choices: dict[Slot, str] = field(default_factory=dict)
@@ -266,7 +266,7 @@ def _finish(
         telemetry = start_telemetry(config.otel, bus, dispatcher.state.agent)
     from milk_tui.engine.metrics_log import start_metrics_log
 
-    metrics = start_metrics_log(config.otel, bus, None if boot.demo else data_dir())
+    metrics = start_metrics_log(config.otel, bus, data_dir())
     runtime = Runtime(
         config=config,
         config_path=boot.config_path,

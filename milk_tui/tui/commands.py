@@ -110,7 +110,17 @@ COMMANDS: tuple[SlashCommand, ...] = (
         busy_safe=True,
     ),
     SlashCommand("/drop", "forget the last exchange: its prompt and answers (asks first)"),
-    SlashCommand("/otel", "OpenTelemetry export: where turns go and how it went", busy_safe=True),
+    SlashCommand(
+        "/metrics",
+        "local metrics per agent: turns, tokens, cost, seconds, first token; a plot",
+        busy_safe=True,
+    ),
+    SlashCommand(
+        "/otel",
+        "OpenTelemetry export and the local metrics file; trim: keep the last DAYS (7)",
+        args="[trim [DAYS]]",
+        busy_safe=True,
+    ),
     SlashCommand("/help", "commands and keys", busy_safe=True),
     SlashCommand("/quit", "quit milk-tui", busy_safe=True),
 )
@@ -130,6 +140,7 @@ SUBCOMMANDS: dict[str, tuple[str, ...]] = {
     "/config": ("open", "init"),
     "/server": ("status", "start", "stop"),
     "/usage": ("session", "folder", "all"),
+    "/otel": ("trim",),
     "/think": ("on", "off"),
     "/skip-permissions": ("on", "off"),
     "/permissions": ("revoke", "grant"),

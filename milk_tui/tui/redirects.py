@@ -17,8 +17,6 @@ REDIRECTS: dict[str, tuple[str, str]] = {
                             "/theme changes the colours"),
     "/history": ("[global|session]", "Up/Down walk this session's prompts, Ctrl+Up/Ctrl+Down "
                                      "every session's, Ctrl+R searches them"),
-    "/metrics": ("", "/usage shows tokens, cache hits and cost per model and role; /otel "
-                     "the OpenTelemetry export"),
     "/bash": ("[list|allow|deny]", "no direct shell — ask the agent (its bash tool asks "
                                    "first); /permissions lists what runs without asking"),
     "/setup": ("[telegram]", "no remote (Telegram) oversight"),
