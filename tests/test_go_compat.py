@@ -123,7 +123,7 @@ GO_CLI = [
     (["--continue", "--demo", "-p", "hi"], 0, ""),
     (["--list", "--all"], 2, "milk-tui: --list: not in milk-tui — milk-tui sessions list"),
     (["--drop"], 2, "milk-tui: --drop: not in milk-tui — --new starts a new session"),
-    (["config", "init"], 2, "milk-tui: config: not in milk-tui — in the TUI, /config"),
+    (["config", "path"], 1, "milk-tui: no config file: running on defaults"),
     (["otel", "debug", "enable"], 2, "milk-tui: otel: not in milk-tui — set otel.endpoint"),
     (["update", "check"], 2, "milk-tui: update: not in milk-tui — milk-tui is updated by"),
     (["eval", "run"], 2, "milk-tui: eval: not in milk-tui — no evaluation harness"),

@@ -110,6 +110,30 @@ def _run_usage(args: argparse.Namespace) -> int:
     return run_usage(args, sys.stdout, sys.stderr)
 
 
+def _add_metrics(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from milk_tui.cli.metrics_cmd import add_metrics_parser
+
+    add_metrics_parser(sub)
+
+
+def _run_metrics(args: argparse.Namespace) -> int:
+    from milk_tui.cli.metrics_cmd import run_metrics
+
+    return run_metrics(args, sys.stdout, sys.stderr)
+
+
+def _add_config(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from milk_tui.cli.config_cmd import add_config_parser
+
+    add_config_parser(sub)
+
+
+def _run_config(args: argparse.Namespace) -> int:
+    from milk_tui.cli.config_cmd import run_config
+
+    return run_config(args, sys.stdout, sys.stderr)
+
+
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("sessions",), _add_sessions, _run_sessions),
     Subcommand(("memory", "import-go"), _add_memory, _run_memory),
@@ -117,6 +141,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("mcp",), _add_mcp, _run_mcp),
     Subcommand(("server",), _add_server, _run_server),
     Subcommand(("usage",), _add_usage, _run_usage),
+    Subcommand(("metrics",), _add_metrics, _run_metrics),
+    Subcommand(("config",), _add_config, _run_config),
 )
 """In the order ``--help`` lists them."""
 
