@@ -35,7 +35,7 @@ TYPED = [
     "/mcp reconnect x", "/mcp assign x llama", "/mcp unassign x llama", "/mcp auth x",
     "/workflow dev build it", "/bash allow ls", "/server status", "/server start for x",
     "/server stop", "/config", "/config init", "/config open", "/reload", "/open README.md",
-    "/setup telegram on", "/attach README.md", "/paste", "/update check", "/help", "/drop",
+    "/setup telegram on", "/attach README.md", "/paste", "/update", "/help", "/drop",
 ]  # fmt: skip
 """Go milk's slash commands as a user types them (with arguments), in an order that leaves
 nothing open: each one is answered, then its screen is closed."""

@@ -248,6 +248,11 @@ class MilkConfig(BaseModel):
     """Editors tried in order by ``/config open`` and ``/open`` (then $VISUAL, $EDITOR, nano, vim, vi)."""
     otel: OtelConfig = Field(default_factory=OtelConfig)
     """OpenTelemetry export of turns and tool calls (config/otel.py)."""
+    update_check: bool = True
+    """Go's key: once a day, after the TUI's first frame, ask PyPI in the background whether
+    a newer milk-tui exists and say so in one line (facade/update_check.py); false: never."""
+    update_url: str = "https://pypi.org/pypi/milk-tui/json"
+    """Where that check asks (PyPI's JSON API; a test points it at a local server)."""
 
     @field_validator("loop_detection", "otel", mode="before")
     @classmethod

@@ -152,6 +152,12 @@ class Application:
         return dict(self.runtime.config.keymap)
 
     @property
+    def update_url(self) -> str:
+        """Where the daily version check asks ("" when ``update_check`` is false)."""
+        c = self.runtime.config
+        return c.update_url if c.update_check else ""
+
+    @property
     def config_editors(self) -> list[str]:
         """The config's ``config_editors``: tried first by ``/config open`` and ``/open``."""
         return list(self.runtime.config.config_editors)

@@ -111,6 +111,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("/drop", "forget the last exchange: its prompt and answers (asks first)"),
     SlashCommand(
+        "/update",
+        "the version and how to upgrade; check: ask PyPI now",
+        args="[check]",
+        busy_safe=True,
+    ),
+    SlashCommand(
         "/metrics",
         "local metrics per agent: turns, tokens, cost, seconds, first token; a plot",
         busy_safe=True,
@@ -141,6 +147,7 @@ SUBCOMMANDS: dict[str, tuple[str, ...]] = {
     "/server": ("status", "start", "stop"),
     "/usage": ("session", "folder", "all"),
     "/otel": ("trim",),
+    "/update": ("check",),
     "/think": ("on", "off"),
     "/skip-permissions": ("on", "off"),
     "/permissions": ("revoke", "grant"),

@@ -20,8 +20,6 @@ REDIRECTS: dict[str, tuple[str, str]] = {
     "/bash": ("[list|allow|deny]", "no direct shell — ask the agent (its bash tool asks "
                                    "first); /permissions lists what runs without asking"),
     "/setup": ("[telegram]", "no remote (Telegram) oversight"),
-    "/update": ("[check|install|skip]", "milk-tui is updated by the tool that installed it "
-                                        "(pipx upgrade milk-tui, uv tool upgrade milk-tui)"),
     "/workflow": ("[…]", "no designer/generator/evaluator workflow — /escalate hands a task "
                          "to the escalation agent"),
     "/memory show": ("", "/memory (F6) opens the fact browser; Enter on a fact shows it whole"),

@@ -21,6 +21,7 @@ from milk_tui.tui.slash.servers import ServerCommands
 from milk_tui.tui.slash.sessions import SessionCommands
 from milk_tui.tui.slash.telemetry import TelemetryCommands
 from milk_tui.tui.slash.transcript import TranscriptCommands
+from milk_tui.tui.slash.update import UpdateCommands
 from milk_tui.tui.slash.usage import UsageCommands
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     TranscriptCommands,
     TelemetryCommands,
     UsageCommands,
+    UpdateCommands,
     AttachCommands,
     AgentCommands,
 )
