@@ -16,15 +16,15 @@ from milk_tui.facade.metrics import AgentFigures, LocalMetrics, MetricsReport
 from milk_tui.model.terminal_text import inert
 from milk_tui.tui.widgets.token_totals import fmt_tokens
 
-COLUMNS = ("agent", "turns", "errors", "in", "out", "cost $", "p50 s", "p95 s", "1st tok s",
-           "tools")  # fmt: skip
+COLUMNS = ("agent", "turns", "err", "in", "out", "cost $", "p50 s", "p95 s", "1st s", "tools")
+"""``err``: failed turns; ``1st s``: median seconds to the first streamed token."""
 PLOT_TURNS = 200
 """The plot shows at most the newest this many turns."""
 
 
 def _cells(a: AgentFigures) -> tuple[str | Text, ...]:
     first = "-" if a.p50_first_token is None else f"{a.p50_first_token:.2f}"
-    tools = f"{a.tool_calls}" + (f" ({a.tool_errors} failed)" if a.tool_errors else "")
+    tools = f"{a.tool_calls}" + (f" ({a.tool_errors}✗)" if a.tool_errors else "")
     right = [str(a.turns), str(a.errors), fmt_tokens(a.prompt_tokens),
              fmt_tokens(a.completion_tokens), f"{a.cost_usd:.4f}", f"{a.p50_seconds:.2f}",
              f"{a.p95_seconds:.2f}", first, tools]  # fmt: skip
@@ -70,7 +70,8 @@ class MetricsScreen(ModalScreen[None]):
         # The folder is named by /otel; here the file only (a screen shot shows no home).
         off = "" if self.metrics.enabled else " (otel.metrics is false: nothing is added)"
         self.query_one("#metrics-path", Static).update(
-            f"{report.turns} turns in otel/metrics.jsonl of the data dir (/otel names it; "
+            f"{report.turns} turn{'' if report.turns == 1 else 's'} in otel/metrics.jsonl of "
+            "the data dir (/otel names it; "
             f"/otel trim shortens it){off}"
         )
         table = self.query_one("#metrics-table", DataTable)
