@@ -35,7 +35,7 @@ TYPED = [
     "/mcp reconnect x", "/mcp assign x llama", "/mcp unassign x llama", "/mcp auth x",
     "/workflow dev build it", "/bash allow ls", "/server status", "/server start for x",
     "/server stop", "/config", "/config init", "/config open", "/reload", "/open README.md",
-    "/setup telegram on", "/attach README.md", "/paste", "/update check", "/help", "/drop",
+    "/setup telegram on", "/attach README.md", "/paste", "/update", "/help", "/drop",
 ]  # fmt: skip
 """Go milk's slash commands as a user types them (with arguments), in an order that leaves
 nothing open: each one is answered, then its screen is closed."""
@@ -123,7 +123,7 @@ GO_CLI = [
     (["--continue", "--demo", "-p", "hi"], 0, ""),
     (["--list", "--all"], 2, "milk-tui: --list: not in milk-tui — milk-tui sessions list"),
     (["--drop"], 2, "milk-tui: --drop: not in milk-tui — --new starts a new session"),
-    (["config", "init"], 2, "milk-tui: config: not in milk-tui — in the TUI, /config"),
+    (["config", "path"], 1, "milk-tui: no config file: running on defaults"),
     (["otel", "debug", "enable"], 2, "milk-tui: otel: not in milk-tui — set otel.endpoint"),
     (["update", "check"], 2, "milk-tui: update: not in milk-tui — milk-tui is updated by"),
     (["eval", "--list"], 0, ""),

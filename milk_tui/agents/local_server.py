@@ -7,8 +7,8 @@ it started).  Output goes to ``<data dir>/servers/<agent>.log`` (0600, directory
 record of the process to ``<agent>.json`` beside it, so another milk-tui process (``milk-tui
 server stop``) finds a server this one started.
 
-Before a recorded process is signalled, its identity is checked: the leader's start time
-(``/proc/<pid>/stat``) must be the one recorded.  Once the leader has exited, a live group
+Before a recorded process is signalled, its identity is checked: the leader's creation time
+(``psutil.Process.create_time``, on every platform psutil supports) must be the one recorded.  Once the leader has exited, a live group
 is still ours: Linux does not hand out a process-group id while that group has members.
 Readiness (``probe``): ``GET <url>/health`` answering 200 (llama.cpp, with ``"status":
 "ok"`` when JSON), or, where there is no such route, the agent's models list answering 200.
@@ -61,15 +61,18 @@ def servers_dir(data: Path) -> Path:
         raise ServerError(str(e)) from None
 
 
-def _start_ticks(pid: int) -> int | None:
-    """The process's start time in clock ticks since boot (Linux), None elsewhere or gone."""
+def _create_time(pid: int) -> float | None:
+    """When the process was created (seconds since the epoch), None when it is gone, a
+    zombie, or not ours to inspect."""
+    import psutil
+
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
+        p = psutil.Process(pid)
+        if p.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return float(p.create_time())
+    except (psutil.Error, OSError):
         return None
-    fields = stat.rsplit(")", 1)[-1].split()
-    # After "pid (comm)": state is field 3, starttime field 22 → index 19 here.
-    return int(fields[19]) if len(fields) > 19 and fields[0] != "Z" else None
 
 
 @dataclass
@@ -82,6 +85,8 @@ class ServerRecord:
     run_cmd: str
     started_at: float
     start_ticks: int | None = None
+    """Read from records written before ``create_time`` (Linux clock ticks); unused."""
+    create_time: float | None = None
     keep: bool = False
 
     def file(self, data: Path) -> Path:
@@ -102,10 +107,10 @@ class ServerRecord:
             return False
         except PermissionError:
             return False  # someone else's group now: never ours to signal
-        ticks = _start_ticks(self.pid)
-        if ticks is not None and self.start_ticks is not None:
-            return ticks == self.start_ticks
-        return True  # leader gone or no /proc: a live group id is still ours (see above)
+        created = _create_time(self.pid)
+        if created is not None and self.create_time is not None:
+            return created == self.create_time
+        return True  # leader gone (or an old record): a live group id is still ours (see above)
 
 
 def read_records(data: Path) -> list[ServerRecord]:
@@ -173,7 +178,7 @@ def launch(agent: str, run_cmd: str, url: str, data: Path, *, keep: bool = False
         log=str(log),
         run_cmd=run_cmd,
         started_at=time.time(),
-        start_ticks=_start_ticks(popen.pid),
+        create_time=_create_time(popen.pid),
         keep=keep,
     )
     try:

@@ -4,7 +4,8 @@ Why not just ``killpg``: the real Claude CLI runs each Bash tool command in a NE
 (``setsid``; verified with 2.1.197), so the tool's shell and its children are outside the
 CLI's process group, and the CLI dies on SIGTERM without taking them along — they would
 be orphaned and keep running.  So before signalling we snapshot the CLI's descendants
-(Linux ``/proc``) and signal every process group among them together with the CLI's own.
+(``psutil``: Linux, macOS and the BSDs alike) and signal every process group among them
+together with the CLI's own.
 """
 
 from __future__ import annotations
@@ -13,43 +14,19 @@ import asyncio
 import contextlib
 import os
 import signal
-from pathlib import Path
 
 KILL_GRACE_S = 1.0
 """After SIGTERM, how long before SIGKILL (a tool may ignore TERM)."""
 
 
-def _parent_map() -> dict[int, int]:
-    """pid → ppid for every visible process ({} where /proc is missing)."""
-    out: dict[int, int] = {}
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return out
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # "pid (comm) state ppid ..." — comm may contain spaces or parentheses.
-        fields = stat.rsplit(")", 1)[-1].split()
-        if len(fields) >= 2:
-            out[int(entry.name)] = int(fields[1])
-    return out
-
-
 def descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for child, parent in _parent_map().items():
-        children.setdefault(parent, []).append(child)
-    found: list[int] = []
-    stack = [pid]
-    while stack:
-        for c in children.get(stack.pop(), []):
-            found.append(c)
-            stack.append(c)
-    return found
+    """Every process below ``pid`` (children, theirs, …); [] when ``pid`` is gone."""
+    import psutil
+
+    try:
+        return [c.pid for c in psutil.Process(pid).children(recursive=True)]
+    except (psutil.Error, OSError):
+        return []
 
 
 def tree_groups(pid: int) -> set[int]:

@@ -16,9 +16,8 @@ from typing import Any, NoReturn
 GO_WORDS: dict[str, str] = {
     "--list": "milk-tui sessions list [--all] lists the sessions",
     "--drop": "--new starts a new session; /sessions (F7) in the TUI deletes one",
-    "config": "in the TUI, /config shows the file in use, /config open edits it and "
-              "/config init writes a starter",
-    "otel": "set otel.endpoint in the config to export traces; /otel in the TUI shows the export",
+    "otel": "set otel.endpoint in the config to export traces; /otel in the TUI shows the export "
+            "and milk-tui metrics the local figures",
     "update": "milk-tui is updated by the tool that installed it (pipx upgrade milk-tui, "
               "uv tool upgrade milk-tui)",
 }  # fmt: skip

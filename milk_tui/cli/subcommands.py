@@ -134,6 +134,30 @@ def _run_workflow(args: argparse.Namespace) -> int:
     return run_workflow(args, sys.stdout, sys.stderr)
 
 
+def _add_metrics(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from milk_tui.cli.metrics_cmd import add_metrics_parser
+
+    add_metrics_parser(sub)
+
+
+def _run_metrics(args: argparse.Namespace) -> int:
+    from milk_tui.cli.metrics_cmd import run_metrics
+
+    return run_metrics(args, sys.stdout, sys.stderr)
+
+
+def _add_config(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from milk_tui.cli.config_cmd import add_config_parser
+
+    add_config_parser(sub)
+
+
+def _run_config(args: argparse.Namespace) -> int:
+    from milk_tui.cli.config_cmd import run_config
+
+    return run_config(args, sys.stdout, sys.stderr)
+
+
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("sessions",), _add_sessions, _run_sessions),
     Subcommand(("memory", "import-go"), _add_memory, _run_memory),
@@ -143,6 +167,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("usage",), _add_usage, _run_usage),
     Subcommand(("eval",), _add_eval, _run_eval),
     Subcommand(("workflow",), _add_workflow, _run_workflow),
+    Subcommand(("metrics",), _add_metrics, _run_metrics),
+    Subcommand(("config",), _add_config, _run_config),
 )
 """In the order ``--help`` lists them."""
 

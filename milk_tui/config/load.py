@@ -31,7 +31,7 @@ from milk_tui.config.secrets import SECRET_AGENT_KEYS, env_secrets, header_secre
 from milk_tui.config.settings import AgentConfig, AgentLimits, MilkConfig
 
 GO_INERT_KEYS = {
-    "default_route", "update_check", "update_channel", "update_last_check",
+    "default_route", "update_channel", "update_last_check",
     "update_skipped_version", "local_memory_reinjection_turns", "local_memory_reinjection_bytes",
 }  # fmt: skip
 """Go milk keys with no effect on a conversation (self-update bookkeeping, keys Go writes but

@@ -1,9 +1,11 @@
-"""The ``otel`` config key: OpenTelemetry export of turns and tool calls over OTLP/HTTP.
+"""The ``otel`` config key: local metric files, and OpenTelemetry export over OTLP/HTTP.
 
-A Go milk ``config.json`` always writes an ``otel`` object (its local JSONL exporters:
-``log_level``, ``warn_mb``, …); it loads unchanged and, at Go's default values, quietly.
-Those file-exporter keys set to anything else are named in one warning each, since
-milk-tui writes no local telemetry files (docs/adr/0028-day-one-commands-and-otel.md).
+Each turn's figures go to a JSON-lines file in the data dir whether or not a collector is
+set (``metrics``, ``warn_mb``, ``max_mb``: Go milk's names; docs/adr/0043-local-metrics-and-install.md).
+A Go milk ``config.json`` always writes an ``otel`` object; it loads unchanged and, at Go's
+default values, quietly.  Go's log-exporter keys set to anything else are named in one
+warning each, since milk-tui writes no local log or trace files
+(docs/adr/0028-day-one-commands-and-otel.md).
 """
 
 from __future__ import annotations
@@ -28,6 +30,23 @@ class OtelConfig(BaseModel):
     """The ``service.name`` resource attribute."""
     timeout_secs: float = 5.0
     """One export's deadline; a collector that does not answer never delays a turn."""
+    metrics: bool = True
+    """Go's switch for metrics: ``false`` writes no local metric file (``<data dir>/otel/
+    metrics.jsonl``: one JSON line of figures per turn, never a prompt or a reply)."""
+    warn_mb: float = Field(default=50.0, gt=0)
+    """The local metric file passing this size is told once per run (``/otel trim``)."""
+    max_mb: float = Field(default=0.0, ge=0)
+    """The local metric file is rotated (one old file kept, ``metrics.jsonl.1``) before it
+    would pass this size; ``0`` (Go's default) means twice ``warn_mb``."""
+
+    @property
+    def rotate_bytes(self) -> int:
+        mb = self.max_mb if self.max_mb > 0 else 2 * self.warn_mb
+        return max(1, int(mb * 1024 * 1024))
+
+    @property
+    def warn_bytes(self) -> int:
+        return max(1, int(self.warn_mb * 1024 * 1024))
 
     @property
     def active(self) -> bool:
@@ -41,16 +60,13 @@ class OtelConfig(BaseModel):
 
 GO_FILE_KEYS: dict[str, tuple[Any, ...]] = {
     "log_level": ("INFO",),
-    "metrics": (True,),
-    "warn_mb": (50,),
-    "max_mb": (0,),
     "metrics_flush_minutes": (5,),
     "log_format": ("", "text"),
     "log_context": ("",),
     "pre_debug_log_level": ("",),
 }
-"""Go's local-file exporter keys and the values a Go config writes by default (any of
-them asks for nothing): accepted, not used here."""
+"""Go's local log-exporter keys and the values a Go config writes by default (any of them
+asks for nothing): accepted, not used here."""
 
 
 def otel_warnings(where: str, data: object) -> list[str]:
@@ -60,5 +76,5 @@ def otel_warnings(where: str, data: object) -> list[str]:
     go_set = [k for k, v in data.items() if k in GO_FILE_KEYS and v and v not in GO_FILE_KEYS[k]]
     unknown = [k for k in data if k not in GO_FILE_KEYS and k not in OtelConfig.model_fields]
     return [
-        f"{where}: otel.{k} is not used (milk-tui writes no local OTel files)" for k in go_set
+        f"{where}: otel.{k} is not used (milk-tui writes no local OTel log files)" for k in go_set
     ] + [f"{where}: unknown key 'otel.{k}' ignored" for k in unknown]

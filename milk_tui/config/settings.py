@@ -258,6 +258,11 @@ class MilkConfig(BaseModel):
     colorization: str = "balanced"
     """How replies are drawn: off (raw text), fenced (only code blocks highlighted),
     balanced (Markdown), full (Markdown with terminal links); unknown → fenced, as in Go."""
+    update_check: bool = True
+    """Go's key: once a day, after the TUI's first frame, ask PyPI in the background whether
+    a newer milk-tui exists and say so in one line (facade/update_check.py); false: never."""
+    update_url: str = "https://pypi.org/pypi/milk-tui/json"
+    """Where that check asks (PyPI's JSON API; a test points it at a local server)."""
 
     @field_validator("direct_bash_allow", mode="before")
     @classmethod

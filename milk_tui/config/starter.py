@@ -58,10 +58,14 @@ STARTER_TOML = """\
 #config_editors = ["code --wait"]
 # A redacted log of every request and reply in the data dir (same as --debug).
 #debug = false
-# OpenTelemetry: a span per turn and per tool call sent to an OTLP/HTTP collector.
-#otel = { endpoint = "http://localhost:4318", headers = {} }
+# OpenTelemetry: a span per turn and per tool call sent to an OTLP/HTTP collector.  Each
+# turn's figures also go to <data dir>/otel/metrics.jsonl (/metrics); metrics = false: not.
+#otel = { endpoint = "http://localhost:4318", headers = {}, metrics = true, warn_mb = 50 }
 # Permission questions, turn ends and prompts over a Telegram bot (/setup telegram fills it).
 #remote_oversight = { backend = "telegram", telegram = { token_cmd = "pass show milk/telegram", chat_id = 123456789 }, perm_timeout_secs = 120, timeout_action = "deny" }
+# Once a day, after the first frame, ask PyPI whether a newer milk-tui exists (one line).
+#update_check = true
+#update_url = "https://pypi.org/pypi/milk-tui/json"
 
 # --- the agents themselves (tables last: in TOML, keys after a [[table]] belong to it) --
 # An OpenAI-compatible server (llama.cpp, vLLM, Ollama, LM Studio ...), no key:

@@ -31,6 +31,7 @@ from milk_tui.storage.sessions import SessionStore
 
 if TYPE_CHECKING:
     from milk_tui.agents.mcp.manager import McpManager
+    from milk_tui.engine.metrics_log import MetricsLog
     from milk_tui.engine.server_on_demand import LocalServers
     from milk_tui.engine.telemetry import TurnTelemetry
 
@@ -50,6 +51,9 @@ class Runtime:
     """Agents' ``run_cmd`` servers: started on demand, stopped on exit (``aclose``)."""
     telemetry: TurnTelemetry | None = None
     """OpenTelemetry export, when the ``otel`` config asks for it (engine/telemetry.py)."""
+    metrics: MetricsLog | None = None
+    """Each turn's figures in the local metrics file (engine/metrics_log.py); None when
+    ``otel.metrics`` is false."""
     debug_log: Path | None = None
     """The wire log agents write to (``--debug`` or ``debug``); agents built later use it too."""
     agent_choices: dict[Slot, str] = field(default_factory=dict)
@@ -108,9 +112,13 @@ class Runtime:
         """Send the last spans (bounded); a failure's warning is published before this
         returns, so a caller's listeners still see it."""
         t, self.telemetry = self.telemetry, None
+        m, self.metrics = self.metrics, None
+        if m is not None:
+            await asyncio.to_thread(m.close)
         if t is not None:
             await asyncio.to_thread(t.shutdown)
-            await asyncio.sleep(0)  # the exporter thread queued its warning on this loop
+        if m is not None or t is not None:
+            await asyncio.sleep(0)  # a writer thread queued its warning on this loop
 
     async def sync_mcp(self, config: MilkConfig) -> dict[str, str]:
         """Apply a reloaded config's MCP servers now: ``{name: added|changed|removed}``
@@ -256,6 +264,9 @@ def _finish(
         from milk_tui.engine.telemetry import start_telemetry
 
         telemetry = start_telemetry(config.otel, bus, dispatcher.state.agent)
+    from milk_tui.engine.metrics_log import start_metrics_log
+
+    metrics = start_metrics_log(config.otel, bus, data_dir())
     runtime = Runtime(
         config=config,
         config_path=boot.config_path,
@@ -267,6 +278,7 @@ def _finish(
         demo=boot.demo,
         startup_notes=[*boot.notes, *notes],
         telemetry=telemetry,
+        metrics=metrics,
         debug_log=boot.debug_log,
         agent_choices=choices,
         run_choices=dict(boot.choices),

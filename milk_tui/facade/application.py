@@ -37,6 +37,7 @@ from milk_tui.model.session import Session, Turn
 if TYPE_CHECKING:
     from milk_tui.engine.telemetry import TelemetryStatus
     from milk_tui.facade.mcp import McpServers
+    from milk_tui.facade.metrics import LocalMetrics
     from milk_tui.facade.remote_oversight import RemoteOversight
     from milk_tui.facade.servers import Servers
     from milk_tui.facade.transcript import SessionTranscript
@@ -161,6 +162,12 @@ class Application:
     @property
     def keymap(self) -> dict[str, str]:
         return dict(self.runtime.config.keymap)
+
+    @property
+    def update_url(self) -> str:
+        """Where the daily version check asks ("" when ``update_check`` is false)."""
+        c = self.runtime.config
+        return c.update_url if c.update_check else ""
 
     @property
     def config_editors(self) -> list[str]:
@@ -323,6 +330,13 @@ class Application:
 
         t = self.runtime.telemetry
         return t.status() if t is not None else inactive_status(self.runtime.config.otel)
+
+    @property
+    def local_metrics(self) -> LocalMetrics:
+        """The local metrics file (``/metrics``, ``/otel trim``)."""
+        from milk_tui.facade.metrics import LocalMetrics
+
+        return LocalMetrics(self.runtime.config.otel, self.runtime.metrics)
 
     @property
     def usage(self) -> UsageReport:

@@ -132,7 +132,23 @@ COMMANDS: tuple[SlashCommand, ...] = (
         busy_safe=True,
     ),
     SlashCommand("/drop", "forget the last exchange: its prompt and answers (asks first)"),
-    SlashCommand("/otel", "OpenTelemetry export: where turns go and how it went", busy_safe=True),
+    SlashCommand(
+        "/update",
+        "the version and how to upgrade; check: ask PyPI now",
+        args="[check]",
+        busy_safe=True,
+    ),
+    SlashCommand(
+        "/metrics",
+        "local metrics per agent: turns, tokens, cost, seconds, first token; a plot",
+        busy_safe=True,
+    ),
+    SlashCommand(
+        "/otel",
+        "OpenTelemetry export and the local metrics file; trim: keep the last DAYS (7)",
+        args="[trim [DAYS]]",
+        busy_safe=True,
+    ),
     SlashCommand(
         "/setup",
         "set up remote oversight: a Telegram bot",
@@ -159,6 +175,8 @@ SUBCOMMANDS: dict[str, tuple[str, ...]] = {
     "/config": ("open", "init"),
     "/server": ("status", "start", "stop"),
     "/usage": ("session", "folder", "all"),
+    "/otel": ("trim",),
+    "/update": ("check",),
     "/think": ("on", "off"),
     "/colorize": ("off", "fenced", "balanced", "full"),
     "/bash": ("list", "allow", "deny"),

@@ -15,10 +15,6 @@ REDIRECTS: dict[str, tuple[str, str]] = {
     "/task": ("[done <id>]", "no task list — /need shows and sets what you are working on"),
     "/history": ("[global|session]", "Up/Down walk this session's prompts, Ctrl+Up/Ctrl+Down "
                                      "every session's, Ctrl+R searches them"),
-    "/metrics": ("", "/usage shows tokens, cache hits and cost per model and role; /otel "
-                     "the OpenTelemetry export"),
-    "/update": ("[check|install|skip]", "milk-tui is updated by the tool that installed it "
-                                        "(pipx upgrade milk-tui, uv tool upgrade milk-tui)"),
     "/workflow": ("[…]", "the dev workflow runs from the command line: milk-tui workflow "
                          "dev TASK, then workflow resume, status or clear"),
     "/memory show": ("", "/memory (F6) opens the fact browser; Enter on a fact shows it whole"),

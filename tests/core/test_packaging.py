@@ -1,7 +1,7 @@
 """The wheel carries every package and the built-in themes; themes load from both places.
 
-Building a real wheel needs an isolated build environment (network), so this checks the
-packaging config that decides the wheel's contents instead.
+This checks the packaging config that decides the wheel's contents (fast);
+tests/install/test_wheel_install.py builds the real wheel and runs it in a clean venv.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ async def test_drop_asks_then_forgets_the_last_exchange(tmp_path: Path) -> None:
 async def test_go_commands_get_one_line_and_never_reach_the_model(tmp_path: Path) -> None:
     app = make_app(cwd=str(tmp_path), session="redirects")
     async with app.run_test(size=(120, 40)) as pilot:
-        for typed in ("/panel memory", "/colorize full", "/memory show #12", "/update check"):
+        for typed in ("/panel memory", "/colorize full", "/memory show #12", "/history global"):
             await type_and_send(pilot, typed)
         await type_and_send(pilot, "/otel")
         notices = lines(app, "notice")
@@ -95,8 +95,8 @@ async def test_go_commands_get_one_line_and_never_reach_the_model(tmp_path: Path
     assert notices[-5].startswith("/panel: not in milk-tui — F2 or Ctrl+B")
     assert notices[-4].startswith("/colorize: not in milk-tui — ")
     assert notices[-3].startswith("/memory show: not in milk-tui — /memory (F6)")
-    assert notices[-2].startswith("/update: not in milk-tui — ")
-    assert notices[-1] == "OpenTelemetry export: off (no otel.endpoint in the config)"
+    assert notices[-2].startswith("/history: not in milk-tui — ")
+    assert notices[-1].startswith("OpenTelemetry export: off (no otel.endpoint in the config); ")
 
 
 def test_every_redirect_parses_and_none_shadows_a_command_built_elsewhere() -> None:
@@ -123,4 +123,4 @@ async def test_otel_shows_where_spans_go_and_how_many_went(tmp_path: Path) -> No
             app.runtime.telemetry.flush()
             await type_and_send(pilot, "/otel")
             last = lines(app, "notice")[-1]
-    assert last == f"OpenTelemetry export: on → {rx.url}/v1/traces; 1 spans sent"
+    assert last.startswith(f"OpenTelemetry export: on → {rx.url}/v1/traces; 1 spans sent; ")

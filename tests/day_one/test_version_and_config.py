@@ -48,9 +48,9 @@ def test_endpoint_headers_and_switches(tmp_path: Path) -> None:
 
 
 def test_go_file_settings_and_unknown_keys_are_named(tmp_path: Path) -> None:
-    _, warnings = _load(tmp_path, {**GO_DEFAULTS, "max_mb": 200, "endpoit": "x"})
+    _, warnings = _load(tmp_path, {**GO_DEFAULTS, "log_level": "DEBUG", "endpoit": "x"})
     assert len(warnings) == 2
-    assert "otel.max_mb is not used (milk-tui writes no local OTel files)" in warnings[0]
+    assert "otel.log_level is not used (milk-tui writes no local OTel log files)" in warnings[0]
     assert "unknown key 'otel.endpoit' ignored" in warnings[1]
 
 

@@ -151,11 +151,11 @@ async def test_a_record_of_another_process_is_never_signalled(milk_home: Path) -
     try:
         ticks = ls.ServerRecord(
             agent="old", pid=other.pid, pgid=other.pid, url="http://127.0.0.1:1", log="",
-            run_cmd="", started_at=0, start_ticks=None,
+            run_cmd="", started_at=0, create_time=None,
         )  # fmt: skip
-        real = ls._start_ticks(other.pid)
+        real = ls._create_time(other.pid)
         assert real is not None
-        ticks.start_ticks = real + 1
+        ticks.create_time = real + 1
         ls.servers_dir(milk_home)
         ticks.save(milk_home)
         local, seen = servers(milk_home)

@@ -141,7 +141,7 @@ class MainScreen(Screen[None]):
         """The application is installed (at once, or after the first frame): the panes name
         the agents it runs and its pin, the welcome says what it found, staged files show,
         pastes attach them, other processes' writes and config edits are looked for."""
-        from milk_tui.tui.slash import attach
+        from milk_tui.tui.slash import attach, update
         from milk_tui.tui.slash.agents import CONFIG_WATCH_S, watch_config
 
         attach.install(self)
@@ -154,6 +154,7 @@ class MainScreen(Screen[None]):
         self.set_interval(EXTERNAL_CHECK_S, self.check_external_changes)
         self.set_interval(CONFIG_WATCH_S, lambda: watch_config(self))
         agent_requests.ask_project_trust(self)  # before any escalation turn
+        update.check_soon(self)
 
     def check_external_changes(self) -> None:
         """Let the facade pick up other processes' writes (also on focus: maybe before)."""

@@ -24,6 +24,7 @@ from milk_tui.tui.slash.sessions import SessionCommands
 from milk_tui.tui.slash.shell import ShellCommands
 from milk_tui.tui.slash.telemetry import TelemetryCommands
 from milk_tui.tui.slash.transcript import TranscriptCommands
+from milk_tui.tui.slash.update import UpdateCommands
 from milk_tui.tui.slash.usage import UsageCommands
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     TelemetryCommands,
     UsageCommands,
     EvalCommands,
+    UpdateCommands,
     AttachCommands,
     AgentCommands,
     ShellCommands,
