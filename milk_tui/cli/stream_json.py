@@ -36,6 +36,7 @@ PRINTED = (
     "server_ready",
     "server_failed",
     "server_stopped",
+    "tasks_changed",
 )
 """What a ``-p`` run can publish, each printed as one JSON line."""
 
