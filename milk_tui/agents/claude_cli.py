@@ -167,7 +167,8 @@ class ClaudeCliAgent:
         context_file = _write_context(request.append_system_prompt)
         settings_file = _write_settings(self.config.settings)
         servers = [*self.mcp_servers, *request.own_mcp_servers]
-        mcp_file = await mcp_config.write_mcp_config(servers, self._redact)
+        own = [s.name for s in request.own_mcp_servers]
+        mcp_file = await mcp_config.write_mcp_config(servers, self._redact, wait_for=own)
         proc: asyncio.subprocess.Process | None = None
         stderr_task: asyncio.Task[None] | None = None
         stderr_tail: deque[bytes] = deque()

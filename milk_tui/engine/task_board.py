@@ -15,6 +15,7 @@ listens to the agents' tool events:
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 
@@ -30,7 +31,11 @@ MCP_NAME = "milk-tasks"
 """The tasks MCP server's name for the Claude CLI: its tools are ``mcp__milk-tasks__…``."""
 MCP_PREFIX = f"mcp__{MCP_NAME}__"
 CLAUDE_ORIGIN = "claude"
-TODO_TOOLS = frozenset({"TodoWrite"})
+TODO_TOOLS = frozenset({"TodoWrite", "TaskCreate", "TaskUpdate"})
+"""Claude Code's own list: ``TodoWrite`` (the whole list each call) and, in newer versions,
+``TaskCreate`` (answers "Task #N created…") and ``TaskUpdate`` (``taskId``, ``status``
+pending/in_progress/completed/deleted, ``subject``)."""
+_CREATED = re.compile(r"Task #(\w+) created")
 
 
 def todo_items(arguments: str) -> list[tuple[str, TaskStatus]] | None:
@@ -54,7 +59,7 @@ class TaskBoard:
         self.store = store
         self.bus = bus
         self._session_id = session_id
-        self._todo_calls: dict[str, str] = {}
+        self._todo_calls: dict[str, tuple[str, str]] = {}
         """A ``TodoWrite`` call's arguments until its result says it ran."""
         self._mcp_calls: set[str] = set()
         bus.add_listener(self._on_event)
@@ -93,22 +98,49 @@ class TaskBoard:
     def _on_event(self, e: ev.BusEvent) -> None:
         match e:
             case ev.ToolCall(name=name, call_id=call_id) if name in TODO_TOOLS:
-                self._todo_calls[call_id] = e.arguments
+                self._todo_calls[call_id] = (name, e.arguments)
             case ev.ToolResult(call_id=call_id, is_error=failed) if call_id in self._todo_calls:
-                arguments = self._todo_calls.pop(call_id)
-                items = todo_items(arguments)
-                if not failed and items is not None:
-                    self._mirror(items)
+                name, arguments = self._todo_calls.pop(call_id)
+                if not failed:
+                    self._mirror(name, arguments, e.content)
             case ev.ToolCall(name=name, call_id=call_id) if name.startswith(MCP_PREFIX):
                 self._mcp_calls.add(call_id)
             case ev.ToolResult(call_id=call_id) if call_id in self._mcp_calls:
                 self._mcp_calls.discard(call_id)
                 self.publish()  # the server wrote the table in its own process
 
-    def _mirror(self, items: list[tuple[str, TaskStatus]]) -> None:
+    def _mirror(self, tool: str, arguments: str, result: str) -> None:
+        """Claude's list as it now stands, after a call of ``tool`` succeeded."""
         try:
-            self.store.replace_origin(self.session_id, CLAUDE_ORIGIN, items)
-        except StorageError as e:
+            args = json.loads(arguments or "{}")
+        except ValueError:
+            return
+        if not isinstance(args, dict):
+            return
+        sid, store = self.session_id, self.store
+        try:
+            if tool == "TodoWrite":
+                items = todo_items(arguments)
+                if items is None:
+                    return
+                store.replace_origin(sid, CLAUDE_ORIGIN, items)
+            elif tool == "TaskCreate":
+                found = _CREATED.search(result)
+                text = str(args.get("subject") or "")
+                if not found or not text.strip():
+                    return
+                store.adopt(sid, CLAUDE_ORIGIN, found.group(1), text, "open")
+            else:
+                raw = str(args.get("status") or "")
+                subject = args.get("subject")
+                changed = store.update_by_ref(
+                    sid, CLAUDE_ORIGIN, str(args.get("taskId") or ""),
+                    status=status_of(raw), delete=raw == "deleted",
+                    text=subject if isinstance(subject, str) else None,
+                )  # fmt: skip
+                if not changed:
+                    return
+        except (StorageError, ValueError) as e:
             self.bus.publish(
                 ev.Notice(level="warning", message=f"Claude's to-do list not kept: {e}")
             )

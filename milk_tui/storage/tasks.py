@@ -27,6 +27,7 @@ def _m006_tasks(db: MigrationConnection) -> None:
             text TEXT NOT NULL,
             status TEXT NOT NULL DEFAULT 'open',
             origin TEXT NOT NULL DEFAULT '',
+            ref TEXT NOT NULL DEFAULT '',
             created_at REAL NOT NULL,
             updated_at REAL NOT NULL
         );
@@ -94,6 +95,43 @@ class TaskStore:
             )
         return Task(tid, body, status, "session" if session_id else "global",
                     session_id or "", now, now, origin)  # fmt: skip
+
+    def adopt(self, session_id: str, origin: str, ref: str, text: str, status: TaskStatus) -> None:
+        """A task another list (Claude's ``TaskCreate``) made with its own id ``ref``: kept
+        as the session's ``origin`` task; an older one holding that ``ref`` lets go of it
+        (the other list numbers from 1 again in a new conversation)."""
+        task = self.create(text, session_id, status=status, origin=origin)
+        with self.db.transaction() as c:
+            c.execute(
+                "UPDATE tasks SET ref = '' WHERE session_id = ? AND origin = ? AND ref = ?",
+                (session_id, origin, ref),
+            )
+            c.execute("UPDATE tasks SET ref = ? WHERE id = ?", (ref, task.id))
+
+    def update_by_ref(
+        self,
+        session_id: str,
+        origin: str,
+        ref: str,
+        *,
+        status: TaskStatus | None = None,
+        text: str | None = None,
+        delete: bool = False,
+    ) -> bool:
+        """Change (or delete) the session's ``origin`` task the other list calls ``ref``;
+        False when there is none."""
+        body = clean_text(text) if text else None
+        with self.db.transaction() as c:
+            where = "WHERE session_id = ? AND origin = ? AND ref = ?"
+            key = (session_id, origin, ref)
+            if delete:
+                return c.execute(f"DELETE FROM tasks {where}", key).rowcount > 0
+            cur = c.execute(
+                "UPDATE tasks SET status = coalesce(?, status), text = coalesce(?, text), "
+                f"updated_at = ? {where}",
+                (status, body, time.time(), *key),
+            )
+            return cur.rowcount > 0
 
     def resolve(self, ref: str, session_id: str | None) -> Task:
         """The task ``ref`` (an id or a unique prefix of 4+ characters) names among the
