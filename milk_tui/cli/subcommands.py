@@ -110,6 +110,20 @@ def _run_usage(args: argparse.Namespace) -> int:
     return run_usage(args, sys.stdout, sys.stderr)
 
 
+def _add_tasks(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from milk_tui.cli.tasks_cmd import add_tasks_parser
+
+    add_tasks_parser(sub)
+
+
+def _run_tasks(args: argparse.Namespace) -> int:
+    from milk_tui.cli.tasks_cmd import run_tasks
+    from milk_tui.facade.admin import open_admin
+
+    with open_admin() as admin:
+        return run_tasks(args, admin, os.getcwd(), sys.stdout, sys.stderr)
+
+
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("sessions",), _add_sessions, _run_sessions),
     Subcommand(("memory", "import-go"), _add_memory, _run_memory),
@@ -117,6 +131,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("mcp",), _add_mcp, _run_mcp),
     Subcommand(("server",), _add_server, _run_server),
     Subcommand(("usage",), _add_usage, _run_usage),
+    Subcommand(("tasks",), _add_tasks, _run_tasks),
 )
 """In the order ``--help`` lists them."""
 
