@@ -110,6 +110,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         busy_safe=True,
     ),
     SlashCommand("/drop", "forget the last exchange: its prompt and answers (asks first)"),
+    SlashCommand("/tasks", "this session's tasks and the global ones", busy_safe=True),
+    SlashCommand(
+        "/task",
+        "add a task, or mark one done (an id or 4+ of it)",
+        args="add <text>|done <id>",
+        busy_safe=True,
+    ),
     SlashCommand("/otel", "OpenTelemetry export: where turns go and how it went", busy_safe=True),
     SlashCommand("/help", "commands and keys", busy_safe=True),
     SlashCommand("/quit", "quit milk-tui", busy_safe=True),
@@ -135,6 +142,7 @@ SUBCOMMANDS: dict[str, tuple[str, ...]] = {
     "/permissions": ("revoke", "grant"),
     "/export": ("md", "json", "txt"),
     "/detach": ("all",),
+    "/task": ("add", "done"),
 }
 """The words Tab completes after each command (``tui/completion.py``); the names that
 follow some of them (agents, MCP servers) are read from the running app."""
@@ -158,6 +166,7 @@ def parse_slash(text: str) -> tuple[SlashCommand, str] | None:
         "/primary",
         "/learn",
         "/need",
+        "/task",
     ) else rest.strip()
 
 

@@ -19,6 +19,7 @@ from milk_tui.tui.slash.presentation import PresentationCommands
 from milk_tui.tui.slash.routing import RoutingCommands
 from milk_tui.tui.slash.servers import ServerCommands
 from milk_tui.tui.slash.sessions import SessionCommands
+from milk_tui.tui.slash.tasks import TaskCommands
 from milk_tui.tui.slash.telemetry import TelemetryCommands
 from milk_tui.tui.slash.transcript import TranscriptCommands
 from milk_tui.tui.slash.usage import UsageCommands
@@ -40,6 +41,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     UsageCommands,
     AttachCommands,
     AgentCommands,
+    TaskCommands,
 )
 
 

@@ -1,0 +1,87 @@
+"""The tasks pane, ``/tasks`` and ``/task`` in the real TUI (Pilot): F2 cycles the pane in,
+the list follows ``/new`` and a session switch, hostile task text is drawn inert."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from milk_tui.model import events as ev
+from milk_tui.tui.widgets.conversation import Conversation
+from milk_tui.tui.widgets.tasks_pane import TasksPane
+from tui.conftest import make_app, settle, type_and_send
+
+HOSTILE = "evil \x1b]52;c;aGk=\x07 \x1b[2J\x1b[31mred\u202e text"
+
+
+def _said(app) -> str:  # noqa: ANN001
+    return app.main_screen.query_one(Conversation).items[-1].text
+
+
+def _pane_text(app) -> str:  # noqa: ANN001
+    return str(app.main_screen.query_one(TasksPane).body.render())
+
+
+async def test_f2_cycles_panes_tasks_nothing_and_task_commands_fill_the_pane(
+    tmp_path: Path,
+) -> None:
+    app = make_app(cwd=str(tmp_path), session="tasks-tui")
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen, pane = app.main_screen, app.main_screen.query_one(TasksPane)
+        assert not pane.display and screen.query_one("#facts").display
+        await pilot.press("f2")
+        assert pane.display and not screen.query_one("#facts").display
+        await pilot.press("f2")
+        assert not screen.query_one("#side").display and app.ui_state.side_tasks is False
+        await pilot.press("f2")
+        assert screen.query_one("#facts").display and not pane.display
+        await pilot.press("f2")
+        await type_and_send(pilot, "/task add write   the tests")
+        tid = pane.tasks[0].id
+        assert _said(app) == f"task {tid} added: write the tests"
+        assert f"○ {tid[:4]} write the tests" in _pane_text(app)
+        await type_and_send(pilot, f"/task done {tid[:4]}")
+        assert pane.tasks[0].status == "done" and f"✓ {tid[:4]}" in _pane_text(app)
+        await type_and_send(pilot, "/task done zz")
+        assert _said(app) == "/task: task id 'zz' is too short: give at least 4 characters"
+        await type_and_send(pilot, "/task")
+        assert _said(app) == "/task: usage: /task add TEXT | /task done ID"
+        await type_and_send(pilot, "/tasks")
+        assert _said(app).splitlines() == [
+            "tasks:", "  this session:", f"    {tid}  done         write the tests",
+            "  global: (none)",
+        ]  # fmt: skip
+        assert app.facade.history() == []  # nothing went to a model
+
+
+async def test_the_pane_follows_new_and_a_switch_and_shows_global_tasks(tmp_path: Path) -> None:
+    app = make_app(cwd=str(tmp_path), session="tasks-follow")
+    async with app.run_test(size=(160, 45)) as pilot:
+        pane = app.main_screen.query_one(TasksPane)
+        first = app.facade.session_id
+        await type_and_send(pilot, "/task add of the first session")
+        app.facade.tasks.add("for every session", global_=True)
+        await settle(pilot, app)
+        await type_and_send(pilot, "/new")
+        assert app.facade.session_id != first
+        assert [(t.text, t.scope) for t in pane.tasks] == [("for every session", "global")]
+        await type_and_send(pilot, "/task add of the second")
+        assert app.facade.tasks.list()[0].session_id == app.facade.session_id
+        await app.facade.switch_session(first)
+        await settle(pilot, app)
+        assert [t.text for t in pane.tasks] == ["of the first session", "for every session"]
+        text = _pane_text(app)
+        assert text.index("this session") < text.index("of the first") < text.index("global")
+
+
+async def test_hostile_task_text_is_drawn_inert(tmp_path: Path) -> None:
+    app = make_app(cwd=str(tmp_path), session="tasks-hostile")
+    async with app.run_test(size=(160, 45)) as pilot:
+        app.facade.tasks.add(HOSTILE)
+        await settle(pilot, app)
+        await type_and_send(pilot, "/tasks")
+        for shown in (_pane_text(app), _said(app)):
+            assert "evil" in shown and "text" in shown
+            assert not any(c in shown for c in "\x1b\x07\u202e"), repr(shown)
+        app.runtime.bus.publish(ev.TasksChanged(tasks=()))
+        await settle(pilot, app)
+        assert "(none)" in _pane_text(app)
