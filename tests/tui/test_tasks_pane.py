@@ -85,3 +85,33 @@ async def test_hostile_task_text_is_drawn_inert(tmp_path: Path) -> None:
         app.runtime.bus.publish(ev.TasksChanged(tasks=()))
         await settle(pilot, app)
         assert "(none)" in _pane_text(app)
+
+
+async def test_an_api_agents_task_tools_fill_the_pane_mid_turn(tmp_path: Path) -> None:
+    """A scripted OpenAI-compatible primary creates and completes tasks; no question is asked
+    and the pane shows them (the real tool loop, the real TUI)."""
+    import json
+
+    from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
+    from milk_tui.tui.screens.main import MainScreen
+    from tui.conftest import fake_agent_config
+
+    with FakeOpenAIServer() as srv:
+        app = make_app(config=fake_agent_config(srv.url), demo=False, cwd=str(tmp_path))
+        async with app.run_test(size=(160, 45)) as pilot:
+            first = app.facade.tasks.add("already there")
+            srv.enqueue(
+                FakeReply(tool_calls=[
+                    FakeToolCall("create_task", json.dumps({"text": "sketch the API"}), id="a"),
+                    FakeToolCall("complete_task", json.dumps({"id": first.id[:6]}), id="b"),
+                ]),
+                FakeReply(text=["Planned."]),
+            )  # fmt: skip
+            await type_and_send(pilot, "/primary plan it")
+            assert isinstance(app.screen, MainScreen)  # no permission modal came up
+            pane = app.main_screen.query_one(TasksPane)
+            assert [(t.text, t.status) for t in pane.tasks] == [
+                ("already there", "done"), ("sketch the API", "open")
+            ]  # fmt: skip
+            text = _pane_text(app)
+            assert "✓" in text and "○" in text and "sketch the API" in text
