@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from milk_tui.model import events as ev
+from milk_tui.model.terminal_text import inert
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.tasks_pane import TasksPane
 from tui.conftest import make_app, settle, type_and_send
@@ -75,9 +76,10 @@ async def test_the_pane_follows_new_and_a_switch_and_shows_global_tasks(tmp_path
 
 async def test_hostile_task_text_is_drawn_inert(tmp_path: Path) -> None:
     app = make_app(cwd=str(tmp_path), session="tasks-hostile")
+    app.facade.tasks.add(HOSTILE)  # read from the store at start, not through the bridge
     async with app.run_test(size=(160, 45)) as pilot:
-        app.facade.tasks.add(HOSTILE)
         await settle(pilot, app)
+        assert inert(HOSTILE) in _pane_text(app)  # each control shown as a visible mark
         await type_and_send(pilot, "/tasks")
         for shown in (_pane_text(app), _said(app)):
             assert "evil" in shown and "text" in shown
