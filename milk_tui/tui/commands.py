@@ -114,7 +114,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "/task",
         "add a task, or mark one done (an id or 4+ of it)",
-        args="add <text>|done <id>",
+        args="add [--global] <text>|done <id>",
         busy_safe=True,
     ),
     SlashCommand("/otel", "OpenTelemetry export: where turns go and how it went", busy_safe=True),

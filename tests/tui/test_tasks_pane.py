@@ -45,7 +45,7 @@ async def test_f2_cycles_panes_tasks_nothing_and_task_commands_fill_the_pane(
         await type_and_send(pilot, "/task done zz")
         assert _said(app) == "/task: task id 'zz' is too short: give at least 4 characters"
         await type_and_send(pilot, "/task")
-        assert _said(app) == "/task: usage: /task add TEXT | /task done ID"
+        assert _said(app) == "/task: usage: /task add [--global] TEXT | /task done ID"
         await type_and_send(pilot, "/tasks")
         assert _said(app).splitlines() == [
             "tasks:", "  this session:", f"    {tid}  done         write the tests",
@@ -60,8 +60,7 @@ async def test_the_pane_follows_new_and_a_switch_and_shows_global_tasks(tmp_path
         pane = app.main_screen.query_one(TasksPane)
         first = app.facade.session_id
         await type_and_send(pilot, "/task add of the first session")
-        app.facade.tasks.add("for every session", global_=True)
-        await settle(pilot, app)
+        await type_and_send(pilot, "/task add --global for every session")
         await type_and_send(pilot, "/new")
         assert app.facade.session_id != first
         assert [(t.text, t.scope) for t in pane.tasks] == [("for every session", "global")]

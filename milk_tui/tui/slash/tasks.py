@@ -1,12 +1,13 @@
 """``/tasks`` (the list, in the conversation, and the tasks pane shown) and ``/task add TEXT``,
-``/task done ID`` (an id or a unique prefix of 4+ characters)."""
+``/task done ID`` (an id or a unique prefix of 4+ characters); ``/task add --global TEXT``
+adds to the list every session shows."""
 
 from __future__ import annotations
 
 from milk_tui.model.terminal_text import inert
 from milk_tui.tui.slash.base import SlashGroup
 
-USAGE = "usage: /task add TEXT | /task done ID"
+USAGE = "usage: /task add [--global] TEXT | /task done ID"
 
 
 class TaskCommands(SlashGroup):
@@ -22,8 +23,10 @@ class TaskCommands(SlashGroup):
     async def cmd_task(self, arg: str) -> None:
         verb, _, rest = arg.strip().partition(" ")
         rest = rest.strip()
+        everywhere = rest.startswith("--global")
+        rest = rest.removeprefix("--global").strip() if everywhere else rest
         if verb == "add" and rest:
-            t = self.facade.tasks.add(rest)
+            t = self.facade.tasks.add(rest, global_=everywhere)
             self.say(f"task {t.id} added: {inert(t.text)}")
         elif verb == "done" and rest:
             t = self.facade.tasks.done(rest)  # an unknown or ambiguous id: ValueError, one line
