@@ -116,3 +116,21 @@ async def test_an_api_agents_task_tools_fill_the_pane_mid_turn(tmp_path: Path) -
             ]  # fmt: skip
             text = _pane_text(app)
             assert "✓" in text and "○" in text and "sketch the API" in text
+
+
+async def test_a_task_the_cli_adds_shows_in_the_open_pane(tmp_path: Path) -> None:
+    import os
+
+    from milk_tui.testing.cli_run import run_milk
+    from milk_tui.testing.waits import until
+
+    app = make_app(cwd=str(tmp_path), session="tasks-cli")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, app)
+        out = run_milk("tasks", "add", "from the shell", cwd=tmp_path, env=dict(os.environ))
+        assert out.returncode == 0, out.stderr
+        pane = app.main_screen.query_one(TasksPane)
+        await until(
+            pilot, lambda: [t.text for t in pane.tasks] == ["from the shell"], timeout=30,
+            what="the pane to show the CLI's task",
+        )  # fmt: skip

@@ -243,7 +243,8 @@ class MainScreen(Screen[None]):
                 case ev.SessionChanged():
                     self._show_header(e)
                 case ev.StoreChanged(session_reloaded=reloaded):
-                    facts.browser.schedule_refresh()
+                    facts.browser.schedule_refresh()  # and the tasks another process changed:
+                    self.query_one(TasksPane).read(self.facade.tasks.list, conv)
                     if reloaded and not self.facade.busy:  # never redraw over a running turn
                         self.load_session(self.facade.session_view())
 
