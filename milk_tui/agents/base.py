@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from milk_tui.model.attachment import Attachment
+
+if TYPE_CHECKING:
+    from milk_tui.config.mcp import McpServerConfig
 
 Slot = Literal["primary", "escalation"]
 ContextMode = Literal["first", "returning", "resume", "continuation"]
@@ -251,6 +254,9 @@ class AgentRequest:
     the prompt text and images in its own image part (model/attachment.py)."""
     images: bool = True
     """False: the agent takes no images (its ``vision: false``); each goes as a note."""
+    own_mcp_servers: tuple[McpServerConfig, ...] = ()
+    """Claude CLI: milk's own MCP servers for this turn (the tasks server, bound to the live
+    session); their tools run without a question (docs/adr/0040-tasks.md)."""
     shown_live: bool = False
     """A turn's reply, shown as it arrives (not a router or agent-as-tool call): in an
     interactive front end its stream reads on after its first text only once that text

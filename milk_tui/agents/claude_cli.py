@@ -147,6 +147,8 @@ class ClaudeCliAgent:
             argv += ["--setting-sources", "user"]  # the folder's own settings never load
         if trust and trust.strict_mcp:
             argv.append("--strict-mcp-config")  # nor its .mcp.json servers
+        # milk's own servers change only milk's state: their tools need no question
+        tools += [f"mcp__{s.name}" for s in request.own_mcp_servers]
         tools = list(dict.fromkeys(t for t in tools if t))
         if tools:
             argv += ["--allowedTools", ",".join(tools)]
@@ -164,7 +166,9 @@ class ClaudeCliAgent:
         session_id = request.resume_session_id or str(uuid.uuid4())
         context_file = _write_context(request.append_system_prompt)
         settings_file = _write_settings(self.config.settings)
-        mcp_file = await mcp_config.write_mcp_config(self.mcp_servers, self._redact)
+        servers = [*self.mcp_servers, *request.own_mcp_servers]
+        own = [s.name for s in request.own_mcp_servers]
+        mcp_file = await mcp_config.write_mcp_config(servers, self._redact, wait_for=own)
         proc: asyncio.subprocess.Process | None = None
         stderr_task: asyncio.Task[None] | None = None
         stderr_tail: deque[bytes] = deque()

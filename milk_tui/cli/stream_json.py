@@ -41,6 +41,7 @@ PRINTED = (
     "workflow_delta",
     "workflow_questions",
     "workflow_finished",
+    "tasks_changed",
 )
 """What a ``-p`` run can publish, each printed as one JSON line."""
 

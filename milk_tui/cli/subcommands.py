@@ -158,6 +158,20 @@ def _run_config(args: argparse.Namespace) -> int:
     return run_config(args, sys.stdout, sys.stderr)
 
 
+def _add_tasks(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from milk_tui.cli.tasks_cmd import add_tasks_parser
+
+    add_tasks_parser(sub)
+
+
+def _run_tasks(args: argparse.Namespace) -> int:
+    from milk_tui.cli.tasks_cmd import run_tasks
+    from milk_tui.facade.admin import open_admin
+
+    with open_admin() as admin:
+        return run_tasks(args, admin, os.getcwd(), sys.stdout, sys.stderr)
+
+
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("sessions",), _add_sessions, _run_sessions),
     Subcommand(("memory", "import-go"), _add_memory, _run_memory),
@@ -169,6 +183,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(("workflow",), _add_workflow, _run_workflow),
     Subcommand(("metrics",), _add_metrics, _run_metrics),
     Subcommand(("config",), _add_config, _run_config),
+    Subcommand(("tasks",), _add_tasks, _run_tasks),
 )
 """In the order ``--help`` lists them."""
 

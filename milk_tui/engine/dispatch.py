@@ -26,6 +26,7 @@ from milk_tui.engine.permissions import PermissionBroker
 from milk_tui.engine.request_builder import RequestBuilder
 from milk_tui.engine.router import RouteFlags, Router
 from milk_tui.engine.router_learning import LearnedRoutes, learned_summary
+from milk_tui.engine.task_board import TaskBoard
 from milk_tui.engine.turn_commit import TurnCommitter
 from milk_tui.engine.turn_lifecycle import BusyError, Files, Force, TurnRunner
 from milk_tui.engine.turn_publisher import TurnPublisher
@@ -40,6 +41,7 @@ from milk_tui.model.session import Session
 from milk_tui.storage.permission_grants import GrantStore
 from milk_tui.storage.route_examples import RouteExampleStore
 from milk_tui.storage.sessions import SessionStore
+from milk_tui.storage.tasks import TaskStore
 
 T = TypeVar("T")
 
@@ -103,6 +105,7 @@ class Dispatcher:
         self.state = DispatchState(config, store, session, bus, cwd, primary, escalation, router)
         self.state.memory, self.state.availability = memory, availability
         self.state.permission_policy = permission_policy
+        self.state.tasks = TaskBoard(TaskStore(store.db), bus, lambda: self.state.session.id)
         self._publisher = TurnPublisher(self.state)
         self.permissions = PermissionBroker(
             self.state, self._publisher, grants or GrantStore(permissions_dir())
@@ -285,6 +288,8 @@ class Dispatcher:
         self._publisher.notice(
             f"session {session.name or session.id[:8]} ({len(session.history)} turns)"
         )
+        if self.state.tasks is not None:
+            self.state.tasks.publish()  # the pane shows the list of the session now in use
 
 
 __all__ = ["AgentSlot", "BusyError", "Dispatcher", "Force", "TurnOutcome"]

@@ -23,6 +23,7 @@ from milk_tui.storage.sessions import SessionStore
 
 if TYPE_CHECKING:
     from milk_tui.agents.mcp.manager import McpManager
+    from milk_tui.engine.task_board import TaskBoard
 
 PermissionPolicy = Literal["ask", "allow", "deny"]
 
@@ -52,6 +53,8 @@ class DispatchState:
     """The configured MCP servers; their ready tools join the API agents' tool boxes."""
     prompts: CustomPrompts = field(default_factory=CustomPrompts)
     """The agents' custom prompt files, re-read when they change (engine/custom_prompt.py)."""
+    tasks: TaskBoard | None = None
+    """The live session's task list: the task tools, the Claude CLI's tasks MCP server."""
     attachments: tuple[Attachment, ...] = ()
     """The running turn's files: set by ``TurnRunner.run_turn`` for the turn's length."""
 

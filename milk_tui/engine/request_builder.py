@@ -136,6 +136,8 @@ class RequestBuilder:
             dynamic = build_dynamic_context(s, plan.mode)
             context_text = static + "\n" + dynamic if (static or dynamic) else ""
             request.append_system_prompt = context_text
+            if st.tasks is not None:
+                request.own_mcp_servers = (st.tasks.mcp_server(),)
             request.resume_session_id = plan.resume_session_id
             if resuming and not inject:  # the resumed session never saw this run's context
                 request.prompt += await asyncio.to_thread(self._follow_up_delta)
@@ -219,6 +221,8 @@ class RequestBuilder:
             ),
             SessionToolBox(st.session),
         ]
+        if st.tasks is not None:
+            boxes.append(st.tasks.toolbox())
         if memory is not None:
             boxes.append(
                 MemoryToolBox(

@@ -11,6 +11,7 @@ from milk_tui.config.paths import database_file, permissions_dir
 from milk_tui.engine.bus import EventBus
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.sessions import SessionCatalog
+from milk_tui.facade.tasks import Tasks
 from milk_tui.facade.usage import UsageReport
 from milk_tui.memory.import_go import GoImportError, ImportReport, import_go
 from milk_tui.memory.service import MemoryService
@@ -18,6 +19,7 @@ from milk_tui.memory.store import PerceptStore
 from milk_tui.storage.db import Database
 from milk_tui.storage.permission_grants import GrantStore
 from milk_tui.storage.sessions import SessionStore
+from milk_tui.storage.tasks import TaskStore
 
 __all__ = ["Admin", "GoImportError", "ImportReport", "open_admin"]
 
@@ -27,6 +29,10 @@ class Admin:
         self._db = db
         self.sessions = SessionCatalog(SessionStore(db))
         self.facts = Facts(MemoryService(PerceptStore(db), EventBus()))
+
+    def tasks(self, session_id: str) -> Tasks:
+        """A session's task list ("": the global one only)."""
+        return Tasks(TaskStore(self._db), session_id)
 
     def usage(self, cwd: str, session_id: str = "") -> UsageReport:
         return UsageReport(self._db, cwd, session_id)

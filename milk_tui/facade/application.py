@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from milk_tui.facade.metrics import LocalMetrics
     from milk_tui.facade.remote_oversight import RemoteOversight
     from milk_tui.facade.servers import Servers
+    from milk_tui.facade.tasks import Tasks
     from milk_tui.facade.transcript import SessionTranscript
 
 Listener = Callable[[ev.BusEvent], None]
@@ -308,6 +309,15 @@ class Application:
         from milk_tui.facade.mcp import McpServers
 
         return McpServers(self.runtime.dispatcher.state.mcp)
+
+    @property
+    def tasks(self) -> Tasks:
+        """The live session's task list and the global one (``/tasks``, the tasks pane)."""
+        from milk_tui.facade.tasks import Tasks
+
+        board = self.runtime.dispatcher.state.tasks
+        assert board is not None  # the dispatcher always makes one
+        return Tasks(board.store, self.session_id, board.publish)
 
     @property
     def servers(self) -> Servers:

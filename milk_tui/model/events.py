@@ -23,6 +23,7 @@ from milk_tui.model.live_events import (
     ServerStopped,
 )
 from milk_tui.model.session import TokenUsage
+from milk_tui.model.task import Task
 from milk_tui.model.workflow_events import (
     WorkflowDelta,
     WorkflowFinished,
@@ -373,6 +374,14 @@ class StoreChanged(BusEvent):
     session_reloaded: bool = False
 
 
+class TasksChanged(BusEvent):
+    """The live session's task list after a change (a tool, ``/task``, Claude's to-do list,
+    the tasks MCP server) or a session switch: its tasks, then the global ones."""
+
+    type: Literal["tasks_changed"] = "tasks_changed"
+    tasks: tuple[Task, ...] = ()
+
+
 AnyEvent = (
     TurnStarted
     | RouteDecided
@@ -400,6 +409,7 @@ AnyEvent = (
     | PermissionsDenied
     | SessionChanged
     | StoreChanged
+    | TasksChanged
     | ServerStarting
     | ServerCountdown
     | ServerReady

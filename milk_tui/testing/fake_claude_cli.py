@@ -203,6 +203,9 @@ def main(argv: list[str]) -> int:
     ctx_file = _flag(argv, "--append-system-prompt-file")
     context = Path(ctx_file).read_text() if ctx_file and Path(ctx_file).exists() else None
     call: dict[str, Any] = {"argv": argv, "prompt": prompt, "context": context, "cwd": os.getcwd()}
+    mcp_file = _flag(argv, "--mcp-config")  # removed after the run: its server names kept
+    if mcp_file and Path(mcp_file).exists():
+        call["mcp_servers"] = sorted(json.loads(Path(mcp_file).read_text())["mcpServers"])
     sessions = state / "sessions"
     sessions.mkdir(exist_ok=True)
     resume = _flag(argv, "--resume")

@@ -156,6 +156,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         busy_safe=True,
     ),
     SlashCommand("/oversight", "remote oversight (Telegram): on or off, reachable", busy_safe=True),
+    SlashCommand("/tasks", "this session's tasks and the global ones", busy_safe=True),
+    SlashCommand(
+        "/task",
+        "add a task, or mark one done (an id or 4+ of it)",
+        args="add [--global] <text>|done <id>",
+        busy_safe=True,
+    ),
     SlashCommand("/help", "commands and keys", busy_safe=True),
     SlashCommand("/quit", "quit milk-tui", busy_safe=True),
 )
@@ -184,6 +191,7 @@ SUBCOMMANDS: dict[str, tuple[str, ...]] = {
     "/permissions": ("revoke", "grant"),
     "/export": ("md", "json", "txt"),
     "/detach": ("all",),
+    "/task": ("add", "done"),
 }
 """The words Tab completes after each command (``tui/completion.py``); the names that
 follow some of them (agents, MCP servers) are read from the running app."""
@@ -207,6 +215,7 @@ def parse_slash(text: str) -> tuple[SlashCommand, str] | None:
         "/primary",
         "/learn",
         "/need",
+        "/task",
     ) else rest.strip()
 
 

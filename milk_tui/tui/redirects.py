@@ -10,9 +10,8 @@ from __future__ import annotations
 
 REDIRECTS: dict[str, tuple[str, str]] = {
     "/panel": ("[memory|tasks|workflow]",
-               "F2 or Ctrl+B shows or hides the side panes; F6 opens the memory browser"),
-    "/tasks": ("", "no task list — /need shows and sets what you are working on"),
-    "/task": ("[done <id>]", "no task list — /need shows and sets what you are working on"),
+               "F2 or Ctrl+B cycles the side column: the panes, the tasks pane, nothing; "
+               "F6 opens the memory browser"),
     "/history": ("[global|session]", "Up/Down walk this session's prompts, Ctrl+Up/Ctrl+Down "
                                      "every session's, Ctrl+R searches them"),
     "/workflow": ("[…]", "the dev workflow runs from the command line: milk-tui workflow "

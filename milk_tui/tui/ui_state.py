@@ -16,6 +16,8 @@ class UIState:
     theme: str = ""
     show_thinking: bool = False
     side_panes: bool = True
+    side_tasks: bool = False
+    """The side column shows the tasks pane instead of need, escalation and facts (F2)."""
 
     @classmethod
     def path(cls) -> Path:

@@ -147,5 +147,7 @@ async def test_a_reload_gives_the_claude_cli_the_added_server(
         assert (await app.run_turn("after", force="escalate")).ok
     finally:
         await app.aclose()
-    before, after = cli.calls[-2]["argv"], cli.calls[-1]["argv"]
-    assert "--mcp-config" not in before and "--mcp-config" in after
+    before, after = cli.calls[-2], cli.calls[-1]
+    # milk's own tasks server comes with every run (docs/adr/0040-tasks.md)
+    assert before["mcp_servers"] == ["milk-tasks"]
+    assert after["mcp_servers"] == ["every", "milk-tasks"]

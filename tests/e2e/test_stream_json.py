@@ -36,6 +36,7 @@ WANT = {
     "claude": {"permissions_denied"},
     "workflow": {"workflow_started", "workflow_progress", "workflow_delta",
                  "workflow_questions", "workflow_finished"},
+    "tasks": {"tool_call", "tool_result", "tasks_changed"},
 }  # fmt: skip
 """The types each run below must print; together, every printed type."""
 
@@ -131,6 +132,37 @@ def test_tools_memory_a_refused_write_and_a_cut_reply(llama, tmp_path: Path) -> 
     assert cut.passage.strip().startswith("this passage")
     updated = [e for e in events if e.type == "percept_updated"]  # the session end's decay
     assert updated and updated[0].fields["weight"] < 0.7
+
+
+def test_the_task_tools_of_an_api_agent(llama, tmp_path: Path) -> None:
+    """The primary creates a task, completes one by a 4-character prefix, lists them; no
+    question is asked (milk's own state) and each change is a ``tasks_changed`` line."""
+    added = run_milk("tasks", "add", "--global", "--json", "ship the release", cwd=tmp_path)
+    assert added.returncode == 0, added.stderr
+    ship = json.loads(added.stdout)["id"]
+
+    def call(name: str, args: dict[str, Any], cid: str) -> FakeToolCall:
+        return FakeToolCall(name, json.dumps(args), id=cid)
+
+    llama.enqueue(
+        FakeReply(tool_calls=[call("create_task", {"text": "write the notes"}, "t1"),
+                              call("complete_task", {"id": ship[:4]}, "t2")]),
+        FakeReply(tool_calls=[call("list_tasks", {}, "t3")]),
+        FakeReply(text=["Planned."]),
+    )  # fmt: skip
+    events = stream("plan the release", "--primary", cwd=tmp_path)
+    assert WANT["tasks"] <= types(events), sorted(types(events))
+    assert "permission_decided" not in types(events)
+    results = {e.call_id: e for e in events if e.type == "tool_result"}
+    assert not [r for r in results.values() if r.is_error], results
+    rows = json.loads(results["t3"].content)
+    assert [(r["text"], r["status"], r["scope"]) for r in rows] == [
+        ("write the notes", "open", "session"), ("ship the release", "done", "global")
+    ]  # fmt: skip
+    last = [e for e in events if e.type == "tasks_changed"][-1]
+    assert [t.text for t in last.tasks] == ["write the notes", "ship the release"]
+    listed = run_milk("tasks", "list", "--json", cwd=tmp_path)
+    assert json.loads(listed.stdout) == rows  # the folder's session is the one the run used
 
 
 def test_a_failed_turn(tmp_path: Path, milk_home: Path) -> None:

@@ -105,10 +105,12 @@ async def test_app_keys() -> None:
         assert isinstance(app.screen, HelpModal)
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
+        await pilot.press("f2")  # the tasks pane, then nothing, then the panes again
+        assert screen.has_class("-side-tasks") and app.ui_state.side_tasks
         await pilot.press("f2")
         assert screen.has_class("-side-hidden") and not app.ui_state.side_panes
         await pilot.press("f2")
-        assert not screen.has_class("-side-hidden")
+        assert not screen.has_class("-side-hidden") and not screen.has_class("-side-tasks")
         await pilot.press("ctrl+t")
         assert screen.query_one(ThinkingBlock).expanded
         await pilot.press("ctrl+t")
@@ -182,6 +184,9 @@ async def test_narrow_terminal_hides_side_panes_and_f2_shows_them() -> None:
         await pilot.press("f2")
         await pilot.pause()
         assert side.region.width > 0
+        await pilot.press("f2")  # the tasks pane, then hidden again
+        await pilot.pause()
+        assert app.main_screen.query_one("#tasks").display
         await pilot.press("f2")
         await pilot.pause()
         assert not side.display

@@ -139,7 +139,7 @@ class TestLayouts(SnapshotCase):
         assert self.shot(THREE_TURNS, press("f2"), size=SMALL)
 
     def test_side_panes_hidden(self) -> None:
-        assert self.shot(THREE_TURNS, press("f2"))
+        assert self.shot(THREE_TURNS, press("f2", "f2"))  # the tasks pane, then nothing
 
     def test_main_200x50_light(self) -> None:
         assert self.shot(THREE_TURNS, size=LARGE, theme="milk-light")

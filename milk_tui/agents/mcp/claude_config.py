@@ -18,14 +18,21 @@ from milk_tui.agents.redact import Redactor
 from milk_tui.config.mcp import McpServerConfig
 
 
-async def payload(servers: Sequence[McpServerConfig], redact: Redactor) -> dict[str, Any]:
-    """A server whose ``token_cmd`` fails is left out (the CLI would only be refused)."""
+async def payload(
+    servers: Sequence[McpServerConfig], redact: Redactor, wait_for: Sequence[str] = ()
+) -> dict[str, Any]:
+    """A server whose ``token_cmd`` fails is left out (the CLI would only be refused).
+    Servers named in ``wait_for`` carry ``alwaysLoad``: the CLI (2.1.x) connects them before
+    the first model request instead of in the background, so their tools are there from
+    the first call (milk's own tasks server, started with the turn)."""
     out: dict[str, Any] = {}
     for s in servers:
         if s.transport == "stdio":
             entry: dict[str, Any] = {"type": "stdio", "command": s.command, "args": list(s.args)}
             if s.env:
                 entry["env"] = dict(s.env)
+            if s.name in wait_for:
+                entry["alwaysLoad"] = True
         else:
             entry = {"type": s.transport, "url": s.url}
             try:
@@ -38,11 +45,13 @@ async def payload(servers: Sequence[McpServerConfig], redact: Redactor) -> dict[
     return {"mcpServers": out}
 
 
-async def write_mcp_config(servers: Sequence[McpServerConfig], redact: Redactor) -> str | None:
+async def write_mcp_config(
+    servers: Sequence[McpServerConfig], redact: Redactor, wait_for: Sequence[str] = ()
+) -> str | None:
     """The file's path, or None when there is no server to pass."""
     if not servers:
         return None
-    body = await payload(servers, redact)
+    body = await payload(servers, redact, wait_for)
     fd, path = tempfile.mkstemp(prefix="milk-mcp-", suffix=".json")  # created 0600
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(body, f)

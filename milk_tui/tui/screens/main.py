@@ -40,6 +40,7 @@ from milk_tui.tui.widgets.key_hints import KeyHints
 from milk_tui.tui.widgets.need_pane import NeedPane
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
+from milk_tui.tui.widgets.tasks_pane import TasksPane, cycle_side, restore_side, reveal_facts
 
 if TYPE_CHECKING:
     from milk_tui.facade.application import Application, Force
@@ -115,6 +116,7 @@ class MainScreen(Screen[None]):
                 yield NeedPane(id="need")
                 yield EscalationPane(info.escalation.name, id="escalation")
                 yield FactsPane(a.facts, a.session_id, clock=self.milk.fact_clock, id="facts")
+                yield TasksPane(id="tasks")
         yield Static("", id="hint", markup=False)
         yield StagedAttachments(id="staged")
         yield PromptInput(id="prompt")
@@ -124,7 +126,7 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         if not self.query(Conversation):
             return  # the app is closing while this screen composed (quit during start-up)
-        self.set_class(not self.milk.ui_state.side_panes, "-side-hidden")
+        restore_side(self, self.milk.ui_state)
         self.load_session(self.view.session_view())
         self._painted_notes = (info := self.view.startup_info()).notes
         self._notes_said = welcome.say_start_notes(self.query_one(Conversation), info, 0)
@@ -155,6 +157,7 @@ class MainScreen(Screen[None]):
         self.set_interval(CONFIG_WATCH_S, lambda: watch_config(self))
         agent_requests.ask_project_trust(self)  # before any escalation turn
         update.check_soon(self)
+        self.query_one(TasksPane).read(self.facade.tasks.list, conv)
 
     def check_external_changes(self) -> None:
         """Let the facade pick up other processes' writes (also on focus: maybe before)."""
@@ -229,6 +232,8 @@ class MainScreen(Screen[None]):
             esc.handle_bus_event(e)
             facts.handle_bus_event(e)
             match e:
+                case ev.TasksChanged(tasks=tasks):
+                    self.query_one(TasksPane).show(tasks)
                 case ev.PermissionRequested():
                     agent_requests.ask_permission(self, e)
                 case ev.PermissionDecided(answered_from=elsewhere) if elsewhere:
@@ -242,7 +247,8 @@ class MainScreen(Screen[None]):
                 case ev.SessionChanged():
                     self._show_header(e)
                 case ev.StoreChanged(session_reloaded=reloaded):
-                    facts.browser.schedule_refresh()
+                    facts.browser.schedule_refresh()  # and the tasks another process changed:
+                    self.query_one(TasksPane).read(self.facade.tasks.list, conv)
                     if reloaded and not self.facade.busy:  # never redraw over a running turn
                         self.load_session(self.facade.session_view())
 
@@ -330,13 +336,8 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(HelpModal(self.view.keymap))
 
-    def action_toggle_side(self) -> None:
-        if self.has_class("-narrow"):
-            self.toggle_class("-side-forced")
-            return
-        self.toggle_class("-side-hidden")
-        self.milk.ui_state.side_panes = not self.has_class("-side-hidden")
-        self.milk.ui_state.save()
+    def action_toggle_side(self) -> None:  # F2: the panes, the tasks pane, nothing
+        cycle_side(self, self.milk.ui_state)
 
     def action_toggle_thinking(self) -> None:
         self.set_thinking(not self.milk.ui_state.show_thinking)
@@ -377,8 +378,7 @@ class MainScreen(Screen[None]):
     def action_focus_facts(self) -> None:
         """F3: into the facts pane's search box (Enter or Tab then moves to its table),
         showing the side panes first if they are collapsed."""
-        if not self.query_one("#side").display:
-            self.action_toggle_side()
+        reveal_facts(self, self.milk.ui_state)
         self.call_after_refresh(self.query_one(FactsPane).browser.focus_search)
 
     def action_scroll_conversation(self, pages: int) -> None:

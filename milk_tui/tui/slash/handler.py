@@ -22,6 +22,7 @@ from milk_tui.tui.slash.routing import RoutingCommands
 from milk_tui.tui.slash.servers import ServerCommands
 from milk_tui.tui.slash.sessions import SessionCommands
 from milk_tui.tui.slash.shell import ShellCommands
+from milk_tui.tui.slash.tasks import TaskCommands
 from milk_tui.tui.slash.telemetry import TelemetryCommands
 from milk_tui.tui.slash.transcript import TranscriptCommands
 from milk_tui.tui.slash.update import UpdateCommands
@@ -48,6 +49,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     AgentCommands,
     ShellCommands,
     RemoteCommands,
+    TaskCommands,
 )
 
 
