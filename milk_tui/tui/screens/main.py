@@ -217,20 +217,15 @@ class MainScreen(Screen[None]):
     # ----- bus events (delivered by the bridge, already coalesced) -----------------------
 
     def handle_bus_events(self, batch: list[ev.BusEvent]) -> None:
-        conv = self.query_one(Conversation)
-        status = self.query_one(StatusLine)
-        need = self.query_one(NeedPane)
-        esc = self.query_one(EscalationPane)
-        facts = self.query_one(FactsPane)
+        conv, facts = self.query_one(Conversation), self.query_one(FactsPane)
+        panes = (conv, self.query_one(StatusLine), self.query_one(NeedPane),
+                 self.query_one(EscalationPane), facts)  # fmt: skip
         for e in batch:
             if isinstance(e, ev.TextDelta | ev.ThinkingDelta):  # the hot path: only text grows
                 conv.handle_bus_event(e)
                 continue
-            conv.handle_bus_event(e)
-            status.handle_bus_event(e)
-            need.handle_bus_event(e)
-            esc.handle_bus_event(e)
-            facts.handle_bus_event(e)
+            for pane in panes:
+                pane.handle_bus_event(e)
             match e:
                 case ev.TasksChanged(tasks=tasks):
                     self.query_one(TasksPane).show(tasks)
@@ -295,7 +290,7 @@ class MainScreen(Screen[None]):
     def hide_hint(self) -> None:
         self.query_one("#hint", Static).remove_class("-shown")
 
-    def on_prompt_input_history_search(self) -> None:
+    def on_prompt_input_history_search(self) -> None:  # Ctrl+R in the prompt
         self.action_history_search()
 
     # ----- layout -----------------------------------------------------------------------
@@ -383,17 +378,17 @@ class MainScreen(Screen[None]):
 
     def action_scroll_conversation(self, pages: int) -> None:
         conv = self.query_one(Conversation)
-        conv.scroll_page_up() if pages < 0 else conv.scroll_page_down()
+        (conv.scroll_page_up if pages < 0 else conv.scroll_page_down)()
 
     def action_conversation_top(self) -> None:
+        """Home: the first turn, every older turn laid out first."""
         conv = self.query_one(Conversation)
         while conv.load_older(1000):
             pass
         conv.scroll_home(animate=False)
 
     def action_conversation_bottom(self) -> None:
-        conv = self.query_one(Conversation)
-        conv.resume_follow()
+        self.query_one(Conversation).resume_follow()
 
     def action_history_search(self) -> None:
         from milk_tui.tui.screens.history_search import search_history
