@@ -34,12 +34,12 @@ from milk_tui.engine import router_signals as signals
 from milk_tui.engine.router_learning import (
     REASKED_SIMILARITY,
     LearnedRoutes,
+    clip,
     last_primary_prompt,
     similarity,
 )
 from milk_tui.engine.router_rules import RouterRules
 from milk_tui.model.session import ESCALATION, PRIMARY, Session, State
-from milk_tui.model.terminal_text import inert
 
 Target = Literal["primary", "escalation"]
 Classifier = Callable[[str], Awaitable[str | Verdict]]
@@ -107,7 +107,6 @@ class Router:
         self.rules = RouterRules.from_config(dict(config.rules or {}))
         self.learned: LearnedRoutes | None = None
         """The user's corrections, set by the dispatcher (it owns the database)."""
-        self._taught: tuple[str, int] = ("", -1)
         """(session id, history length) of the last exchange learned from: once each."""
 
     @property
@@ -254,7 +253,7 @@ class Router:
         if v.notice:
             why = f"{why}; {v.notice}"
         if not v.answer:
-            said = _clip(v.text) or "nothing"
+            said = clip(v.text, 40) or "nothing"
             return RouteDecision(
                 ESCALATION,
                 f"{why}; the primary's verdict is unparsable ('{said}'): unsure",
@@ -276,27 +275,16 @@ class Router:
     def learn_from_escalate(self, session: Session) -> str:
         """``/escalate`` right after a primary answer: the primary failed that prompt.
         Returns the notice to show ("" when there was nothing to learn)."""
-        return self._learn(session, "/escalate after a primary answer")
+        return (
+            self.learned.teach(session, "/escalate after a primary answer") if self.learned else ""
+        )
 
     def learn_from_reask(self, prompt: str, session: Session) -> str:
         """The prompt the primary just answered, asked again (near-duplicate)."""
         last = last_primary_prompt(session.history)
-        if last is None or similarity(prompt, last) < REASKED_SIMILARITY:
+        if self.learned is None or last is None or similarity(prompt, last) < REASKED_SIMILARITY:
             return ""
-        return self._learn(session, "asked again after a primary answer")
-
-    def _learn(self, session: Session, why: str) -> str:
-        prompt = last_primary_prompt(session.history)
-        mark = (session.id, len(session.history))
-        if self.learned is None or prompt is None or self._taught == mark:
-            return ""
-        self._taught = mark
-        try:
-            self.learned.record(prompt, why)
-        except Exception as e:  # noqa: BLE001 - a storage failure must not fail the command
-            return f"could not record the routing example: {e}"
-        short = _clip(prompt, 50)
-        return f"learned: prompts like '{short}' go to the escalation agent (/auto shows, /auto reset forgets)"
+        return self.learned.teach(session, "asked again after a primary answer")
 
     # ----- sticky state ---------------------------------------------------------------
 
@@ -356,12 +344,6 @@ class Router:
             flags.pinned_primary = False
         else:
             flags.force_escalate = True
-
-
-def _clip(text: str, limit: int = 40) -> str:
-    """Model or user text quoted in a reason: one line, inert (model/terminal_text.py), cut."""
-    one = inert(" ".join(text.split()))
-    return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
 def _looks_like_path(word: str) -> bool:

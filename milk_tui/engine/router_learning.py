@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from milk_tui.engine.repeat_guard import strip_label
-from milk_tui.model.session import PRIMARY, Turn
+from milk_tui.model.session import PRIMARY, Session, Turn
 from milk_tui.model.terminal_text import inert
 from milk_tui.storage.route_examples import RouteExample, RouteExampleStore
 
@@ -49,7 +49,7 @@ class Match:
 
     def describe(self) -> str:
         return (
-            f"learned: like '{_clip(self.example.prompt, 40)}' which you escalated "
+            f"learned: like '{clip(self.example.prompt, 40)}' which you escalated "
             f"({self.similarity:.0%} same words; {self.example.why})"
         )
 
@@ -58,6 +58,23 @@ class LearnedRoutes:
     def __init__(self, store: RouteExampleStore, cwd: str) -> None:
         self.store = store
         self.cwd = cwd
+        self._taught: tuple[str, int] = ("", -1)
+        """(session, history length) last taught: one lesson per primary answer."""
+
+    def teach(self, session: Session, why: str) -> str:
+        """Record the session's last prompt the primary answered as one it failed; the
+        notice to show ("" when there was nothing to learn or it was learned already)."""
+        prompt = last_primary_prompt(session.history)
+        mark = (session.id, len(session.history))
+        if prompt is None or self._taught == mark:
+            return ""
+        self._taught = mark
+        try:
+            self.record(prompt, why)
+        except Exception as e:  # noqa: BLE001 - a storage failure must not fail the command
+            return f"could not record the routing example: {e}"
+        short = clip(prompt, 50)
+        return f"learned: prompts like '{short}' go to the escalation agent (/auto shows, /auto reset forgets)"
 
     def record(self, prompt: str, why: str, target: str = "escalation") -> None:
         if prompt.strip():
@@ -120,11 +137,12 @@ def learned_summary(learned: LearnedRoutes | None) -> str:
         )
     head = f"learned routes: {len(here)} in this folder, {len(everywhere)} in all folders"
     latest = here[:SHOWN_EXAMPLES] or everywhere[:SHOWN_EXAMPLES]
-    lines = [head] + [f"  escalate like '{_clip(e.prompt)}' ({e.why})" for e in latest]
+    lines = [head] + [f"  escalate like '{clip(e.prompt)}' ({e.why})" for e in latest]
     lines.append("  /auto reset forgets this folder's, /auto reset --global every folder's")
     return "\n".join(lines)
 
 
-def _clip(text: str, limit: int = 50) -> str:
+def clip(text: str, limit: int = 50) -> str:
+    """Model or user text quoted in a reason: one line, inert (model/terminal_text.py), cut."""
     one = inert(" ".join(text.split()))  # the user's prompt, shown in the route line
     return one if len(one) <= limit else one[: limit - 1] + "…"

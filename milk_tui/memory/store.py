@@ -365,18 +365,12 @@ class PerceptStore:
             self.db.query(f"SELECT COUNT(*) FROM percepts p WHERE {where}", tuple(params))[0][0]
         )
 
-    def search(
-        self,
-        query: str,
-        flt: PerceptFilter | None = None,
-        limit: int = 100,
-        offset: int = 0,
-        any_word: bool = False,
-        count: bool = True,
-    ) -> tuple[builtins.list[Percept], int]:
+    def search(self, query: str, flt: PerceptFilter | None = None, limit: int = 100,
+               offset: int = 0, any_word: bool = False, count: bool = True,
+               ) -> tuple[builtins.list[Percept], int]:  # fmt: skip
         """Every query word as a prefix (AND; OR of whole words with ``any_word``), best
-        bm25 × weight first; returns (page, total).  Without ``count`` the total is -1 and
-        not computed: it is a second pass over every match, as long as the page's own."""
+        bm25 × weight first; returns (page, total).  Without ``count`` the total is -1, not
+        computed (a second pass over every match)."""
         words = tokens(query)
         where, params = (flt or PerceptFilter()).where()
         if not words:
@@ -385,25 +379,20 @@ class PerceptStore:
             needle = query.strip().lower()
             cond = "instr(lower(p.content), ?) > 0"
             base = f"FROM percepts p WHERE {where} AND {cond}"
-            total = (
-                self.db.query(f"SELECT COUNT(*) {base}", (*params, needle))[0][0] if count else -1
-            )
+            n = self.db.query(f"SELECT COUNT(*) {base}", (*params, needle)) if count else [[-1]]
             rows = self.db.query(f"{_SELECT} WHERE {where} AND {cond} "
                                  f"ORDER BY {ORDERS['weight']} LIMIT ? OFFSET ?",
                                  (*params, needle, limit, offset))  # fmt: skip
-            return [row_to_percept(r) for r in rows], int(total)
+            return [row_to_percept(r) for r in rows], int(n[0][0])
         match = fts_query(words) if any_word else " AND ".join(f'"{w}"*' for w in words)
         join = "FROM percepts_fts f JOIN percepts p ON p.id = f.rowid WHERE percepts_fts MATCH ?"
-        total = (
-            self.db.query(f"SELECT COUNT(*) {join} AND {where}", (match, *params))[0][0]
-            if count
-            else -1
-        )
+        q = f"SELECT COUNT(*) {join} AND {where}"
+        total = int(self.db.query(q, (match, *params))[0][0]) if count else -1
         if limit == 0:
-            return [], int(total)
+            return [], total
         rows = self.db.query(
             "SELECT " + ", ".join(f"p.{c}" for c in COLUMNS) + f" {join} AND {where} "
             "ORDER BY bm25(percepts_fts) * (0.05 + p.weight) LIMIT ? OFFSET ?",
             (match, *params, limit, offset),
         )
-        return [row_to_percept(r) for r in rows], int(total)
+        return [row_to_percept(r) for r in rows], total
