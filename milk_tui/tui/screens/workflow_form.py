@@ -29,12 +29,12 @@ class WorkflowRequest:
 class WorkflowForm(FormModal[WorkflowRequest]):
     DEFAULT_CSS = """
     WorkflowForm .milk-modal { width: 90; }
-    WorkflowForm TextArea { height: 6; }
-    WorkflowForm .role { height: auto; margin-top: 1; }
-    WorkflowForm .role Label { width: 11; padding-top: 1; }
-    WorkflowForm .role Select { width: 26; }
+    WorkflowForm TextArea { width: 1fr; height: 5; margin-bottom: 1; }
+    WorkflowForm .role { width: 1fr; height: 1; margin-bottom: 1; }
+    WorkflowForm .role Label { width: 11; }
+    WorkflowForm .role Select { width: 24; margin-right: 1; }
     WorkflowForm .role Input { width: 1fr; }
-    WorkflowForm .wf-keys { color: $text-muted; margin-top: 1; }
+    WorkflowForm .wf-keys { color: $text-muted; }
     """
     BINDINGS = [
         Binding("ctrl+s", "submit", "Start", id="milk.workflow.start"),
@@ -49,7 +49,7 @@ class WorkflowForm(FormModal[WorkflowRequest]):
         self.agent_names = names
 
     def compose_body(self) -> ComposeResult:
-        yield Label("Task", markup=False)
+        yield Label("Task (several lines)", markup=False)
         yield TextArea(self.task_text, id="task", soft_wrap=True, show_line_numbers=False)
         for role in ROLES:
             with Horizontal(classes="role"):
@@ -61,7 +61,7 @@ class WorkflowForm(FormModal[WorkflowRequest]):
                     id=f"agent-{role}",
                     compact=True,
                 )
-                yield Input(placeholder="behaviour (optional)", id=f"prompt-{role}")
+                yield Input(placeholder="behaviour (optional)", id=f"prompt-{role}", compact=True)
         yield Static("", classes="error", id="error")
         yield Static("ctrl+s start · tab next field · Esc cancel", classes="wf-keys", markup=False)
 

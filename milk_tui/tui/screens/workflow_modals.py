@@ -29,7 +29,7 @@ class WorkflowQuestionsModal(MilkModal[str]):
     DEFAULT_CSS = """
     WorkflowQuestionsModal .milk-modal { width: 90; border: thick $accent; }
     WorkflowQuestionsModal QuestionsBody { height: auto; max-height: 12; }
-    WorkflowQuestionsModal TextArea { height: 6; margin-top: 1; }
+    WorkflowQuestionsModal TextArea { width: 1fr; height: 6; margin-top: 1; }
     WorkflowQuestionsModal .wf-keys { color: $text-muted; }
     """
     BINDINGS = [
