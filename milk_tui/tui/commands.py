@@ -108,8 +108,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand(
         "/workflow",
-        "the dev workflow: designer → generator → evaluator; dev opens its form",
-        args="[dev [TASK]|resume|status|clear|reconfigure ROLE=AGENT]",
+        "the dev workflow (designer → generator → evaluator): dev [TASK] opens its form; "
+        "also resume, status, clear, reconfigure ROLE=AGENT",
+        args="[dev|resume|status|clear|…]",
         busy_safe=True,  # status while it runs; the others are refused while busy
     ),
     SlashCommand("/attach", "send a file with the next prompt", args="<path>", busy_safe=True),
