@@ -15,7 +15,7 @@ from milk_tui.tui.screens.workflow_form import WorkflowForm
 from milk_tui.tui.screens.workflow_modals import WorkflowExtendModal, WorkflowQuestionsModal
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.workflow_pane import WorkflowPane
-from tui.conftest import make_app, until
+from tui.conftest import make_app, type_and_send, until
 from tui.test_workflow_tui import WAIT, config, open_form, roles, texts
 
 __all__ = ["roles"]  # the fixture, shared
@@ -83,3 +83,14 @@ async def test_ctrl_c_stops_the_workflow_and_prompts_wait(
         assert "workflow interrupted (/workflow resume continues)" in texts(app)
         stopped = app.facade.workflow.state()
         assert stopped is not None and stopped.role == "generator"  # resumes from there
+        await type_and_send(pilot, "/workflow reconfigure generator")
+        assert "reconfigure takes ROLE=AGENT" in texts(app)
+        await type_and_send(pilot, "/workflow reconfigure generator=des")
+        assert 'workflow 1: {"designer": "des", "generator": "des"' in texts(app)
+    # the next start in this folder shows the unfinished workflow in the pane
+    again = make_app(config=config(roles), demo=False, cwd=str(tmp_path))
+    async with again.run_test(size=(120, 40)) as pilot:
+        pane = again.main_screen.query_one(WorkflowPane)
+        await until(pilot, lambda: pane.shown, what="the pane of the stopped workflow")
+        assert pane.view.state == "stopped" and pane.view.role == "generator"
+        assert pane.view.agent == "des"

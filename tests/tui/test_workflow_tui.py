@@ -101,6 +101,10 @@ async def test_a_workflow_from_the_form_to_the_end(
         assert "sprint 2/2" in shown and "pass 2/2" in shown, shown
         assert "s1 p1 needs_refinement" in shown and "s1 p2 good_to_go" in shown, shown
         assert "s2 p2 needs_refinement" in shown, shown
+        await pilot.press("escape")  # Stop: it stays out of passes, resumable
+        await until(pilot, lambda: "/workflow resume offers to extend it" in texts(app))
+        await type_and_send(pilot, "/workflow resume")
+        await until(pilot, lambda: isinstance(app.screen, WorkflowExtendModal), what="the offer")
         await pilot.click("#extend")
         await until(pilot, lambda: pane.view.state == "done", WAIT, what="the end")
         await settle(pilot, app)
