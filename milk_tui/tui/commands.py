@@ -106,6 +106,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         args="[DIR]",
         busy_safe=True,
     ),
+    SlashCommand(
+        "/workflow",
+        "the dev workflow (designer → generator → evaluator): dev [TASK] opens its form; "
+        "also resume, status, clear, reconfigure ROLE=AGENT",
+        args="[dev|resume|status|clear|…]",
+        busy_safe=True,  # status while it runs; the others are refused while busy
+    ),
     SlashCommand("/attach", "send a file with the next prompt", args="<path>", busy_safe=True),
     SlashCommand("/paste", "attach the clipboard's image", busy_safe=True),
     SlashCommand("/detach", "unstage attached files", args="[N|name|all]", busy_safe=True),
@@ -185,6 +192,7 @@ SUBCOMMANDS: dict[str, tuple[str, ...]] = {
     "/otel": ("trim",),
     "/update": ("check",),
     "/think": ("on", "off"),
+    "/workflow": ("dev", "resume", "status", "clear", "reconfigure"),
     "/colorize": ("off", "fenced", "balanced", "full"),
     "/bash": ("list", "allow", "deny"),
     "/skip-permissions": ("on", "off"),

@@ -14,8 +14,6 @@ REDIRECTS: dict[str, tuple[str, str]] = {
                "F6 opens the memory browser"),
     "/history": ("[global|session]", "Up/Down walk this session's prompts, Ctrl+Up/Ctrl+Down "
                                      "every session's, Ctrl+R searches them"),
-    "/workflow": ("[…]", "the dev workflow runs from the command line: milk-tui workflow "
-                         "dev TASK, then workflow resume, status or clear"),
     "/memory show": ("", "/memory (F6) opens the fact browser; Enter on a fact shows it whole"),
     "/memory global": ("", "/memory (F6) opens the fact browser; its filter picks global facts"),
     "/memory session": ("", "/memory (F6) opens the fact browser; its filter picks this "

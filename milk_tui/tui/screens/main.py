@@ -1,4 +1,5 @@
-"""The main screen: conversation, side panes (need, escalation, facts), input, status.
+"""The main screen: conversation, side panes (need, escalation, facts), the workflow pane,
+input, status.
 
 It renders what the bridge delivers and turns user input into application commands; the
 slash commands live in ``tui/slash/``, the Enter path in ``screens/prompt_submit.py`` and an
@@ -41,6 +42,7 @@ from milk_tui.tui.widgets.need_pane import NeedPane
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
 from milk_tui.tui.widgets.tasks_pane import TasksPane, cycle_side, restore_side, reveal_facts
+from milk_tui.tui.widgets.workflow_pane import WorkflowPane
 
 if TYPE_CHECKING:
     from milk_tui.facade.application import Application, Force
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from milk_tui.facade.views import StartupInfo
     from milk_tui.tui.app import MilkApp
     from milk_tui.tui.facts.browser import FactBrowser
+    from milk_tui.tui.screens.workflow_flow import WorkflowWatch
     from milk_tui.tui.slash.handler import SlashHandler
 
 NARROW_COLUMNS = 100
@@ -84,6 +87,12 @@ class MainScreen(Screen[None]):
 
         return SlashHandler(self)
 
+    @functools.cached_property
+    def workflow(self) -> WorkflowWatch:
+        from milk_tui.tui.screens.workflow_flow import WorkflowWatch
+
+        return WorkflowWatch(self)
+
     @property
     def milk(self) -> MilkApp:
         return cast("MilkApp", self.app)  # this screen is only ever installed by MilkApp
@@ -117,6 +126,7 @@ class MainScreen(Screen[None]):
                 yield EscalationPane(info.escalation.name, id="escalation")
                 yield FactsPane(a.facts, a.session_id, clock=self.milk.fact_clock, id="facts")
                 yield TasksPane(id="tasks")
+            yield WorkflowPane(id="workflow")  # shown while the session has a workflow
         yield Static("", id="hint", markup=False)
         yield StagedAttachments(id="staged")
         yield PromptInput(id="prompt")
@@ -158,6 +168,7 @@ class MainScreen(Screen[None]):
         agent_requests.ask_project_trust(self)  # before any escalation turn
         update.check_soon(self)
         self.query_one(TasksPane).read(self.facade.tasks.list, conv)
+        self.workflow.session_opened()
 
     def check_external_changes(self) -> None:
         """Let the facade pick up other processes' writes (also on focus: maybe before)."""
@@ -192,6 +203,8 @@ class MainScreen(Screen[None]):
         for pane in (self.query_one(StatusLine), need, esc, self.query_one(FactsPane)):
             pane.handle_bus_event(view)
         self._show_header(view)
+        if self.milk.application is not None:
+            self.workflow.session_opened()
         prompt = self.query_one(PromptInput)
         try:
             prompt.prompt_history, prompt.global_prompt_history = self.view.input_history()
@@ -226,6 +239,7 @@ class MainScreen(Screen[None]):
                 continue
             for pane in panes:
                 pane.handle_bus_event(e)
+            self.workflow.handle(e)
             match e:
                 case ev.TasksChanged(tasks=tasks):
                     self.query_one(TasksPane).show(tasks)

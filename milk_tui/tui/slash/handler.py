@@ -27,6 +27,7 @@ from milk_tui.tui.slash.telemetry import TelemetryCommands
 from milk_tui.tui.slash.transcript import TranscriptCommands
 from milk_tui.tui.slash.update import UpdateCommands
 from milk_tui.tui.slash.usage import UsageCommands
+from milk_tui.tui.slash.workflow import WorkflowCommands
 
 if TYPE_CHECKING:
     from milk_tui.tui.screens.main import MainScreen
@@ -50,6 +51,7 @@ GROUPS: tuple[type[SlashGroup], ...] = (
     ShellCommands,
     RemoteCommands,
     TaskCommands,
+    WorkflowCommands,
 )
 
 
