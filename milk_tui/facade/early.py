@@ -15,4 +15,7 @@ def check_database_soon() -> None:
     from milk_tui.config.paths import database_file
     from milk_tui.storage.integrity import check_soon
 
-    check_soon(database_file())
+    try:
+        check_soon(database_file())
+    except Exception:  # noqa: BLE001 - a data dir that is not usable is the open's to report
+        return

@@ -67,7 +67,8 @@ def test_every_event_class_is_in_the_union_and_found_by_its_type() -> None:
 def _required(cls: type[ev.BusEvent]) -> dict[str, object]:
     samples = {"slot": "primary", "need": "n", "set_at": 1, "percept_id": 1, "mode": "first",
                "state": "idle", "pinned": "", "how": "user", "target": "primary", "allowed": True, "remaining_s": 1,
-               "timeout_s": 1.0, "after_s": 1.0, "pid": 1, "kept": "k"}  # fmt: skip
+               "timeout_s": 1.0, "after_s": 1.0, "pid": 1, "kept": "k", "agent_map": {}, "workflow_id": 1, "sprint": 1,
+               "total_sprints": 1, "pass_no": 1, "max_passes": 1, "ok": True}  # fmt: skip
     return {name: samples.get(name, "x") for name in cls._required}
 
 

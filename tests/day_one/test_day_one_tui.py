@@ -86,14 +86,14 @@ async def test_drop_asks_then_forgets_the_last_exchange(tmp_path: Path) -> None:
 async def test_go_commands_get_one_line_and_never_reach_the_model(tmp_path: Path) -> None:
     app = make_app(cwd=str(tmp_path), session="redirects")
     async with app.run_test(size=(120, 40)) as pilot:
-        for typed in ("/panel memory", "/colorize full", "/memory show #12", "/history global"):
+        for typed in ("/panel memory", "/mcp add", "/memory show #12", "/history global"):
             await type_and_send(pilot, typed)
         await type_and_send(pilot, "/otel")
         notices = lines(app, "notice")
         history = app.facade.history()
     assert history == []
     assert notices[-5].startswith("/panel: not in milk-tui — F2 or Ctrl+B")
-    assert notices[-4].startswith("/colorize: not in milk-tui — ")
+    assert notices[-4].startswith("/mcp add: not in milk-tui — ")
     assert notices[-3].startswith("/memory show: not in milk-tui — /memory (F6)")
     assert notices[-2].startswith("/history: not in milk-tui — ")
     assert notices[-1].startswith("OpenTelemetry export: off (no otel.endpoint in the config); ")

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from peer_missing import skip_peer_missing
 
 from milk_tui.facade.application import Application, start
 from milk_tui.model import events as ev
@@ -104,9 +105,10 @@ async def test_rotated_at_max_keeping_one_old_file_and_warned_once(tmp_path, mil
     assert len(warns) == 1 and "metrics.jsonl" in warns[0]
 
 
-@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 async def test_a_full_disk_is_one_notice_and_the_turns_go_on(tmp_path, milk_home):
     """/dev/full answers every write with ENOSPC: the kernel's own disk-full error."""
+    if not Path("/dev/full").exists():
+        skip_peer_missing("/dev/full (Linux)")
     (milk_home / "otel").mkdir()
     os.symlink("/dev/full", milk_home / "otel" / "metrics.jsonl")
     with FakeOpenAIServer() as llm:

@@ -122,6 +122,11 @@ class Walk:
         return r
 
 
+LONG_RUNS = {("eval", "run")}
+"""Leaves the walk leaves out: ``eval run`` runs every built-in scenario through both agents
+(tests/eval covers its output, its hostile turn text included)."""
+
+
 @pytest.mark.timeout(900)  # some forty runs of the CLI, a third of them starting MCP servers
 def test_every_command_writes_outside_text_inert(tmp_path: Path, milk_home: Path) -> None:
     project = tmp_path / payload_for("filename")
@@ -171,6 +176,8 @@ def test_every_command_writes_outside_text_inert(tmp_path: Path, milk_home: Path
         walked = list(leaves(build_parser()))
         assert len(walked) >= 15  # the walk found the subcommands
         for words, parser in walked:
+            if tuple(words) in LONG_RUNS:
+                continue
             walk(*words, *positionals(parser))
             if has_json(parser):
                 walk(*words, *positionals(parser), "--json")
