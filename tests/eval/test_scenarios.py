@@ -100,8 +100,8 @@ def test_the_builtin_suite_ships_in_the_wheel() -> None:
     import tomllib
 
     conf = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["tool"]
-    assert "milk_tui.eval" in conf["setuptools"]["packages"]
-    globs = conf["setuptools"]["package-data"]["milk_tui.eval"]
+    assert "milk_tui.eval.suite" in conf["setuptools"]["packages"]
+    globs = [*conf["setuptools"]["package-data"]["milk_tui.eval.suite"], "*.py"]
     suite = builtin_dir()
-    files = [f"suite/{p.name}" for p in suite.iterdir() if p.is_file()]
+    files = [p.name for p in suite.iterdir() if p.is_file()]
     assert files and all(any(fnmatch.fnmatch(f, g) for g in globs) for f in files), files

@@ -1,0 +1,1 @@
+"""The built-in eval suite: scenario files shipped as package data (milk_tui/eval/scenarios.py)."""
