@@ -7,7 +7,6 @@ import json
 import os
 from pathlib import Path
 
-import pytest
 from peer_missing import skip_peer_missing
 
 from milk_tui.facade.application import Application, start
