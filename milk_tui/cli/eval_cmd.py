@@ -87,7 +87,13 @@ def run_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_USAGE
         return _list(args, out, err)
     if args.eval_command == "run":
-        return _run(args, err)
+        code = _run(args, err)
+        if code == 0:  # the premise table and the rest, as `eval report` prints them
+            from milk_tui.eval.report import build_report
+            from milk_tui.eval.report_text import text_report
+
+            out.write(text_report(build_report(Path(args.results))))
+        return code
     if args.eval_command == "judge":
         return _judge(args, args.results, err)
     if args.eval_command == "report":
@@ -155,6 +161,7 @@ def _run(args: argparse.Namespace, err: TextIO) -> int:
         return 1
     steps = sum(len(s.turns) for s in found) * len(modes)
     progress = Progress(err, steps)
+    args.results = str(results)  # the report printed after the run reads it
     print(f"milk-tui eval: {len(found)} scenarios × {len(modes)} modes → {results}", file=err)
     opts = RunOptions(
         found, modes, results, config_path, args.jobs, args.turn_timeout, scenarios_dir, info

@@ -73,6 +73,8 @@ def test_default_results_folder_and_judge_of_the_latest(
     assert r.returncode == 0, r.stderr
     (results,) = (tmp_path / "home" / "eval").iterdir()
     assert len(turns(results)) == 3 and rec.read_run(results).primary == "llama"
+    out = r.stdout.splitlines()  # the run ends with the report: the premise table first
+    assert "Premise" in out and any(line.startswith("  primary share") for line in out), out
     llama.enqueue(FakeReply(text=["SCORE: 1\nREASON: right"]))
     r = run_eval("judge", "--judge-agent", "judge", cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
