@@ -73,6 +73,26 @@ async def test_a_reason_arriving_in_one_burst_types_every_letter() -> None:
         await asyncio.wait_for(task, 5)
 
 
+async def test_keys_sent_to_the_body_before_focus_moved_are_typed_not_lost() -> None:
+    """A terminal's burst is forwarded to the focused widget (the body) key by key; the ones
+    still queued there when focus lands in the reason box must type, in order."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        task = await ask(pilot, app, GIT)
+        body = app.screen.query_one(PermissionBody)
+        reason = app.screen.query_one("#reason", Input)
+        await pilot.press("p")
+        assert app.screen.focused is reason
+        for c in "lease no, and do not retry":  # queued on the body, focus already moved
+            # The way the screen forwards a key (marked forwarded: nothing re-sends it).
+            body._forward_event(events.Key(KEY_NAMES.get(c, c), c))
+        await until(pilot, lambda: reason.value == "please no, and do not retry")
+        assert reason.value == "please no, and do not retry"
+        assert await still_open(pilot, task), "a letter of the reason answered the question"
+        await pilot.press("escape")
+        await asyncio.wait_for(task, 5)
+
+
 async def test_letters_type_in_the_focused_reason_box() -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

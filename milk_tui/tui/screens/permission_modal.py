@@ -112,15 +112,18 @@ class PermissionModal(MilkModal[PermissionChoice]):
             if event.key in ("tab", "shift+tab"):
                 self._typing = False  # moving focus on purpose: the user is looking
             return
-        if self.focused is reason:
-            return
+        # The box consumes every printable key it is sent, so one reaching here with focus
+        # in the box was sent to the body before the move landed: it is text, not lost.
+        in_box = self.focused is reason
         started = bool(reason.value)  # a reason begun is never cut short by a letter of it
-        if not (self._to_reason or self._typing or started) and event.key in self.active_bindings:
+        text = self._to_reason or self._typing or started or in_box
+        if not text and event.key in self.active_bindings:
             return  # y, a, n, r: the binding answers
         event.stop()
         event.prevent_default()
-        self._to_reason = True
-        reason.focus()
+        if not in_box:
+            self._to_reason = True
+            reason.focus()
         reason.insert_text_at_cursor(event.character)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
