@@ -70,9 +70,11 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=1_000)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--only", default="", help="run only the commands whose name has this")
+    ap.add_argument("--home", type=Path, help="where the large store is built or reused")
     a = ap.parse_args()
     tmp = Path(tempfile.gettempdir())
-    cached = build(tmp / f"milk-big-{a.facts}-{a.turns}-{a.sessions}", a.facts, a.turns, a.sessions)
+    home = a.home or tmp / f"milk-big-{a.facts}-{a.turns}-{a.sessions}"
+    cached = build(home, a.facts, a.turns, a.sessions)
     Path(BIG_CWD).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as t, FakeOpenAIServer() as server:
         big = fresh_copy(cached, Path(t) / "big")

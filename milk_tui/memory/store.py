@@ -17,7 +17,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from milk_tui.memory.dedup import fts_query, min_shared, tokens
+from milk_tui.memory import fact_search
+from milk_tui.memory.dedup import min_shared, tokens
 from milk_tui.model.percept import Percept
 from milk_tui.storage.db import Database, MigrationConnection, register_migration
 
@@ -369,7 +370,8 @@ class PerceptStore:
                offset: int = 0, any_word: bool = False, count: bool = True,
                ) -> tuple[builtins.list[Percept], int]:  # fmt: skip
         """Every query word as a prefix (AND; OR of whole words with ``any_word``), best
-        bm25 × weight first; returns (page, total).  Without ``count`` the total is -1, not
+        bm25 × weight first among the newest ``fact_search.CANDIDATES`` matches, then the
+        older matches newest first; returns (page, total).  Without ``count`` the total is -1, not
         computed (a second pass over every match)."""
         words = tokens(query)
         where, params = (flt or PerceptFilter()).where()
@@ -384,15 +386,12 @@ class PerceptStore:
                                  f"ORDER BY {ORDERS['weight']} LIMIT ? OFFSET ?",
                                  (*params, needle, limit, offset))  # fmt: skip
             return [row_to_percept(r) for r in rows], int(n[0][0])
-        match = fts_query(words) if any_word else " AND ".join(f'"{w}"*' for w in words)
-        join = "FROM percepts_fts f JOIN percepts p ON p.id = f.rowid WHERE percepts_fts MATCH ?"
-        q = f"SELECT COUNT(*) {join} AND {where}"
-        total = int(self.db.query(q, (match, *params))[0][0]) if count else -1
-        if limit == 0:
-            return [], total
-        rows = self.db.query(
-            "SELECT " + ", ".join(f"p.{c}" for c in COLUMNS) + f" {join} AND {where} "
-            "ORDER BY bm25(percepts_fts) * (0.05 + p.weight) LIMIT ? OFFSET ?",
-            (match, *params, limit, offset),
+        ids, total = fact_search.matching_ids(
+            self.db.query, words, any_word, (where, params), limit, offset, count
         )
-        return [row_to_percept(r) for r in rows], total
+        if not ids:
+            return [], total
+        marks = ",".join("?" * len(ids))
+        got = {r[0]: r for r in self.db.query(f"{_SELECT} WHERE p.id IN ({marks})", tuple(ids))}
+        out = [got[i] for i in ids if i in got]
+        return [row_to_percept(r) for r in out], total
