@@ -217,15 +217,21 @@ def run_memory(
 def run_import_go(
     args: argparse.Namespace, admin: Admin, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
+    from milk_tui.cli.import_progress import ImportProgress
     from milk_tui.facade.admin import GoImportError
 
     out = inert_out(out or sys.stdout, json=getattr(args, "json", False))
-    err = inert_out(err or sys.stderr)
+    raw_err = err or sys.stderr
+    progress = ImportProgress(raw_err)  # before wrapping: its bar rewrites a line
+    err = inert_out(raw_err)
     try:
-        report = admin.import_go(Path(args.path))
+        report = admin.import_go(Path(args.path), progress)
     except GoImportError as e:
+        progress.close()
         err.write(f"milk-tui: {e}\n")
         return EXIT_FAILED
+    finally:
+        progress.close()
     if args.json:
         out.write(json.dumps(report.__dict__, indent=2) + "\n")
     else:

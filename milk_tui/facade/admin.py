@@ -13,7 +13,7 @@ from milk_tui.facade.facts import Facts
 from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.facade.tasks import Tasks
 from milk_tui.facade.usage import UsageReport
-from milk_tui.memory.import_go import GoImportError, ImportReport, import_go
+from milk_tui.memory.import_go import GoImportError, ImportReport, Progress, import_go
 from milk_tui.memory.service import MemoryService
 from milk_tui.memory.store import PerceptStore
 from milk_tui.storage.db import Database
@@ -37,9 +37,12 @@ class Admin:
     def usage(self, cwd: str, session_id: str = "") -> UsageReport:
         return UsageReport(self._db, cwd, session_id)
 
-    def import_go(self, root: Path) -> ImportReport:
-        """Import a Go milk folder's sessions and memory; raises ``GoImportError``."""
-        return import_go(self._db, root, GrantStore(permissions_dir()))
+    def import_go(self, root: Path, progress: Progress | None = None) -> ImportReport:
+        """Import a Go milk folder's sessions and memory; raises ``GoImportError``.
+        ``progress`` is told (step, done, total) as the import goes."""
+        if progress is None:
+            return import_go(self._db, root, GrantStore(permissions_dir()))
+        return import_go(self._db, root, GrantStore(permissions_dir()), progress)
 
 
 @contextmanager

@@ -2,8 +2,9 @@
 
 Idempotent: a session whose id is already in the database is left untouched (so nothing
 continued in milk-tui is overwritten), and a percept is keyed by its Go UUID (``ext_id``).
-Each session is one transaction and all percepts of one file are one transaction, so an
-interrupted import can simply be run again.
+Each session is one transaction and all percepts of one file are one transaction (rows in
+batches, the full-text index filled after them), so an interrupted import can simply be run
+again.
 
 The Go files' JSON quirks are accepted: ``\\u003c``-style escapes and NUL in
 token keys are plain JSON to Python; times are RFC 3339 with up to nine fractional digits
@@ -13,12 +14,15 @@ and any offset; Go's zero time (year 1) becomes 0.
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from milk_tui.memory import store_bulk
 from milk_tui.memory.import_go_grants import import_go_grants
 from milk_tui.memory.store import PerceptStore
 from milk_tui.model.percept import Consumer, Percept, Producer
@@ -34,7 +38,13 @@ _RFC3339 = re.compile(
 _STATES = {"CLAUDE_WAITING": State.ESCALATION_WAITING, "CLAUDE": State.ESCALATION}
 """Older Go milk session files name the escalation states like this."""
 _PRODUCERS = {"local": "primary", "claude": "escalation"}
+_PRODUCER_VALUES = frozenset(p.value for p in Producer)
+_CONSUMER_VALUES = frozenset(c.value for c in Consumer)
 _CONSUMERS = {"": "all", "local": "primary", "claude": "escalation"}
+
+
+Progress = Callable[[str, int, int], None]
+"""Told (step, done, total): "sessions", then "facts (<file>)" for each memory file."""
 
 
 class GoImportError(Exception):
@@ -69,11 +79,12 @@ def parse_time(value: Any) -> float:
     y, mo, d, h, mi, s, frac, off = m.groups()
     if int(y) <= 1:
         return 0.0  # Go zero time 0001-01-01T00:00:00Z
-    tz = dt.UTC
-    if off not in ("Z", "z"):
-        sign = 1 if off[0] == "+" else -1
-        tz = dt.timezone(sign * dt.timedelta(hours=int(off[1:3]), minutes=int(off[4:6])))
-    base = dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), tzinfo=tz).timestamp()
+    # The shape is checked above; datetime (in C) does the calendar and the offset.
+    zone = "+00:00" if off in ("Z", "z") else off
+    try:
+        base = dt.datetime.fromisoformat(f"{y}-{mo}-{d}T{h}:{mi}:{s}{zone}").timestamp()
+    except ValueError:
+        return 0.0  # no such date
     return base + (float("0." + frac) if frac else 0.0)
 
 
@@ -171,44 +182,77 @@ def _percept_from_go(d: dict[str, Any], scope: str, session_id: str) -> Percept 
     if not content:
         return None
     producer = _PRODUCERS.get(str(d.get("producer") or ""), str(d.get("producer") or "primary"))
-    if producer not in {p.value for p in Producer}:
+    if producer not in _PRODUCER_VALUES:
         producer = Producer.PRIMARY.value
     consumer = _CONSUMERS.get(str(d.get("consumer") or ""), str(d.get("consumer") or ""))
-    if consumer not in {c.value for c in Consumer}:
+    if consumer not in _CONSUMER_VALUES:
         consumer = Consumer.ALL.value
     core = bool(d.get("core"))
     created = parse_time(d.get("created_at"))
-    raw_w = d.get("w")
+    try:
+        w = 0.7 if d.get("w") is None else float(d["w"])
+    except (TypeError, ValueError):
+        w = 0.7  # not a number: the default weight, as for a fact without one
     return Percept(
         id=0, content=content, producer=producer, consumer=consumer,
         scope="global" if core else scope, core=core,
-        weight=min(1.0, max(0.0, 0.7 if raw_w is None else float(raw_w))),
+        weight=min(1.0, max(0.0, w)) if w == w else 0.7,
         created_at=created, updated_at=parse_time(d.get("updated_at")) or created,
         session_id=session_id,
     )  # fmt: skip
 
 
-def _import_memory_file(
-    store: PerceptStore, path: Path, scope: str, session_id: str, report: ImportReport
-) -> None:
+def _import_memory_file(store: PerceptStore, path: Path, scope: str, session_id: str,
+                        report: ImportReport, known: set[str], progress: Progress) -> None:  # fmt: skip
+    """All the file's new facts in one transaction: rows by ``executemany`` in batches, then
+    their full-text entries in one ``INSERT … SELECT`` and the word counts in one pass
+    (``store_bulk.bulk_insert``).  ``known`` holds the Go ids already in the store."""
+    # A million parsed facts are millions of new containers: the cyclic collector would
+    # walk them again and again (half the parse time at that size); none of them is cyclic.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        fresh = _fresh_facts(path, scope, session_id, report, known)
+        step = f"facts ({path.name})"
+        progress(step, 0, len(fresh))
+        store_bulk.bulk_insert(store.db, fresh, lambda n: progress(step, n, len(fresh)))
+        report.percepts_added += len(fresh)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _fresh_facts(path: Path, scope: str, session_id: str, report: ImportReport,
+                 known: set[str]) -> list[tuple[Percept, str | None]]:  # fmt: skip
     data = _load_json(path, report)
     if not isinstance(data, dict):
-        return
-    with store.db.transaction() as conn:
-        for d in data.get("percepts") or []:
-            ext = str(d.get("id") or "")
-            p = _percept_from_go(d, scope, session_id)
-            if p is None:
-                continue
-            if ext and conn.execute("SELECT 1 FROM percepts WHERE ext_id = ?", (ext,)).fetchone():
-                report.percepts_skipped += 1
-                continue
-            store.insert(conn, p, ext_id=ext or None)
-            report.percepts_added += 1
+        return []
+    raw = data.get("percepts") or []
+    fresh: list[tuple[Percept, str | None]] = []
+    for d in raw if isinstance(raw, list) else []:
+        if not isinstance(d, dict):
+            continue
+        ext = str(d.get("id") or "")
+        p = _percept_from_go(d, scope, session_id)
+        if p is None:
+            continue
+        if ext and ext in known:
+            report.percepts_skipped += 1
+            continue
+        if ext:
+            known.add(ext)
+        fresh.append((p, ext or None))
+    return fresh
 
 
-def import_go(db: Database, root: Path, grants: GrantStore | None = None) -> ImportReport:
-    """Sessions, memory and (with ``grants``) the per-folder tool grants."""
+def _quiet(step: str, done: int, total: int) -> None:
+    pass
+
+
+def import_go(db: Database, root: Path, grants: GrantStore | None = None,
+              progress: Progress = _quiet) -> ImportReport:  # fmt: skip
+    """Sessions, memory and (with ``grants``) the per-folder tool grants.  ``progress`` is
+    told (step, done, total) as each step goes."""
     root = root.expanduser()
     if not root.is_dir():
         raise GoImportError(f"{root}: not a Go milk folder (no such directory)")
@@ -230,9 +274,10 @@ def import_go(db: Database, root: Path, grants: GrantStore | None = None) -> Imp
                         report.warnings.append(
                             f"index.json lists {e['id']} but its file is missing"
                         )
-    for path in sorted(sessions_dir.glob("*.json")) if sessions_dir.is_dir() else []:
-        if path.name == "index.json":
-            continue
+    files = [p for p in sorted(sessions_dir.glob("*.json")) if p.name != "index.json"] if (
+        sessions_dir.is_dir()) else []  # fmt: skip
+    for i, path in enumerate(files):
+        progress("sessions", i, len(files))
         data = _load_json(path, report)
         if not isinstance(data, dict) or not data.get("id"):
             if data is not None:
@@ -241,14 +286,21 @@ def import_go(db: Database, root: Path, grants: GrantStore | None = None) -> Imp
         s = _session_from_go(data, index_entries.get(str(data["id"]), {}))
         cwds.add(s.cwd)
         _import_session(db, s, _input_history(sessions_dir / f"{s.id}.history"), report)
+    if files:
+        progress("sessions", len(files), len(files))
     store = PerceptStore(db)
     mem_dir = root / "memory"
     if mem_dir.is_dir():
+        known = store_bulk.ext_ids(db)
         if (mem_dir / "global.json").exists():
-            _import_memory_file(store, mem_dir / "global.json", "global", "", report)
-        for path in sorted(mem_dir.glob("*.json")):
-            if path.name != "global.json" and not path.name.endswith(".tmp"):
-                _import_memory_file(store, path, "session", path.stem, report)
+            _import_memory_file(store, mem_dir / "global.json", "global", "", report, known,
+                                progress)  # fmt: skip
+        own = [p for p in sorted(mem_dir.glob("*.json")) if p.name != "global.json"]
+        for i, path in enumerate(own):  # many small files: one step for them all
+            progress("facts (sessions' files)", i, len(own))
+            _import_memory_file(store, path, "session", path.stem, report, known, _quiet)
+        if own:
+            progress("facts (sessions' files)", len(own), len(own))
     if grants is not None:
         report.grant_files = import_go_grants(root / "permissions", cwds, grants, report.warnings)
     return report

@@ -171,19 +171,16 @@ def _count_terms(conn: sqlite3.Connection, term_strings: list[str], delta: int) 
 ORDER_INDEX = {
     "weight": "INDEXED BY percepts_weight",
     "recent": "INDEXED BY percepts_updated",
-    "id": "NOT INDEXED",  # rowid order
-}
+    "id": "NOT INDEXED",
+}  # fmt: skip  (NOT INDEXED: rowid order)
 
 CANDIDATE_ROWID_BUDGET = 1000
 """Doclist entries (counted in SQL) read per duplicate check beyond the pigeonhole minimum.
 Reading a few more rare words raises the number of them a candidate must hold, which
 cuts the candidates fetched to ~0; at 100k facts 500–1,000 measured fastest (~1 ms)."""
 
-ORDERS = {
-    "weight": "p.weight DESC, p.id DESC",
-    "recent": "p.updated_at DESC, p.id DESC",
-    "id": "p.id ASC",
-}
+ORDERS = {"weight": "p.weight DESC, p.id DESC", "recent": "p.updated_at DESC, p.id DESC",
+          "id": "p.id ASC"}  # fmt: skip
 
 
 class PerceptStore:
