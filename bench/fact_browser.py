@@ -35,7 +35,7 @@ from milk_tui.memory.store import PerceptStore
 from milk_tui.storage.db import Database
 from milk_tui.testing.percept_fixtures import bulk_facts
 from milk_tui.tui.facts import FactBrowser
-from milk_tui.tui.facts.window import FactWindow
+from milk_tui.tui.facts.window import PAGE_SIZE, FactWindow
 
 SESSION = "bench-session"
 SIZE = (140, 45)
@@ -121,6 +121,27 @@ async def browser_ops(memory: MemoryService) -> dict[str, float]:
         b.refresh_now()
         await pilot.pause()
         out["coalesced live refresh, ms"] = (time.perf_counter() - t0) * 1000
+    # A frame that shows rows the window has not cached waits for their page.  Scrolling
+    # the whole store page by page (what a held PageDown does), the worst page is the
+    # worst frame's data cost; a jump (the scrollbar dragged to a depth) is timed apart.
+    for order in ("recent", "weight"):
+        w = FactWindow(Facts(memory), FactQuery(order=order), SESSION).load()
+        worst = 0.0
+        for index in range(0, w.total, PAGE_SIZE):
+            t0 = time.perf_counter()
+            w.row(index)
+            worst = max(worst, (time.perf_counter() - t0) * 1000)
+        out[f"scroll all {w.total:,}: worst page ({order}), ms"] = worst
+        jumps = FactWindow(Facts(memory), FactQuery(order=order), SESSION).load()
+        worst = 0.0
+        for k in range(1, 20):
+            t0 = time.perf_counter()
+            jumps.row(jumps.total * k // 20)
+            worst = max(worst, (time.perf_counter() - t0) * 1000)
+        out[f"jump to a depth: worst page ({order}), ms"] = worst
+        t0 = time.perf_counter()
+        w.recount()
+        out[f"count shown ({order}), ms"] = (time.perf_counter() - t0) * 1000
     for text in ("cache", "tabs deploy"):
         t0 = time.perf_counter()
         w = FactWindow(Facts(memory), FactQuery(text=text), SESSION).load()
@@ -130,13 +151,19 @@ async def browser_ops(memory: MemoryService) -> dict[str, float]:
     return out
 
 
-async def main(n: int, runs: int, naive: bool) -> None:
-    tmp = Path(tempfile.mkdtemp(prefix="milk-bench-"))
-    db = Database(tmp / "milk.db")
-    memory = MemoryService(PerceptStore(db), EventBus())
-    t0 = time.perf_counter()
-    bulk_facts(memory.store, n, session_id=SESSION)
-    print(f"facts: {memory.count():,} (inserted in {time.perf_counter() - t0:.1f} s)")
+async def main(n: int, runs: int, naive: bool, home: Path | None = None) -> None:
+    if home is not None:  # an existing store, e.g. bench/big_store.py's million facts
+        db = Database(home / "milk.db")
+        memory = MemoryService(PerceptStore(db), EventBus())
+        n = memory.count()
+        print(f"facts: {n:,} (the store in {home})")
+    else:
+        tmp = Path(tempfile.mkdtemp(prefix="milk-bench-"))
+        db = Database(tmp / "milk.db")
+        memory = MemoryService(PerceptStore(db), EventBus())
+        t0 = time.perf_counter()
+        bulk_facts(memory.store, n, session_id=SESSION)
+        print(f"facts: {memory.count():,} (inserted in {time.perf_counter() - t0:.1f} s)")
 
     bare: list[float] = []
     browser: list[float] = []
@@ -165,6 +192,8 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="10,000 facts, 3 launches")
     ap.add_argument("--facts", type=int, default=0)
+    ap.add_argument("--home", type=Path, help="browse this MILK_HOME's store instead of a new one")
     a = ap.parse_args()
     n = a.facts or (10_000 if a.quick else 100_000)
-    asyncio.run(main(n, 3 if a.quick else 7, naive=not a.quick and n <= 20_000))
+    naive = not a.quick and n <= 20_000 and a.home is None
+    asyncio.run(main(n, 3 if a.quick else 7, naive=naive, home=a.home))

@@ -158,6 +158,14 @@ class Facts:
             return self._memory.search(query.text, flt, limit=limit, offset=offset)
         return self._memory.list(flt, limit=limit, offset=offset, order=query.order)
 
+    def page_next_to(self, query: FactQuery, session_id: str | None, anchor: Percept | None,
+                     limit: int, before: bool = False) -> list[Percept]:  # fmt: skip
+        """The ``limit`` facts right after ``anchor`` in the query's order (right before it
+        with ``before``; the last ones with no anchor): O(page) at any depth.  A search's
+        pages are ranked, not keyed: it pages by position (``page``)."""
+        flt = query.to_filter(session_id)
+        return self._memory.list_from(flt, query.order, anchor, limit, before)
+
     async def acount(self, query: FactQuery, session_id: str | None) -> int:
         return await asyncio.to_thread(self.count, query, session_id)
 

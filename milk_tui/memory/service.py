@@ -15,6 +15,7 @@ import time
 from dataclasses import asdict
 from typing import Any, Protocol, Unpack
 
+from milk_tui.memory import store_keyset
 from milk_tui.memory.consolidate import ConsolidationReport, consolidate_in
 from milk_tui.memory.dedup import jaccard, tokenize, tokens
 from milk_tui.memory.select import SelectionCaps, format_block, select_contents
@@ -235,6 +236,11 @@ class MemoryService:
 
     def list(self, filters: PerceptFilter | None = None, **page: Unpack[ListPage]) -> list[Percept]:
         return self.store.list(filters, **page)
+
+    def list_from(self, filters: PerceptFilter, order: str, anchor: Percept | None,
+                  limit: int, before: bool = False) -> builtins.list[Percept]:  # fmt: skip
+        """The page next to ``anchor`` (``store_keyset.list_from``)."""
+        return store_keyset.list_from(self.store.db, filters, order, anchor, limit, before)
 
     def count(self, filters: PerceptFilter | None = None) -> int:
         return self.store.count(filters)

@@ -1,8 +1,9 @@
 """The fact browser's data side: a query and a sparse page cache over the facade's facts.
 
 The browser never holds more than a few pages of facts, whatever the store size: the
-table asks for row ``i`` while painting and we fetch the page around it with one
-LIMIT/OFFSET (or FTS) query.  A new query builds a new ``FactWindow`` instead of mutating
+table asks for row ``i`` while painting and we fetch the page around it: from the cached page
+next to it (keyset, ``Facts.page_next_to``: what scrolling needs), from the end for the
+last page, or by LIMIT/OFFSET for a jump or a search's ranked pages.  A new query builds a new ``FactWindow`` instead of mutating
 this one, so a search computed in a worker thread can be swapped in atomically.
 No Textual here; the window is unit-testable and benchmarkable on its own.
 """
@@ -35,6 +36,8 @@ class FactSource(Protocol):
     def count(self, query: FactQuery, session_id: str | None) -> int: ...
     def page(self, query: FactQuery, session_id: str | None, offset: int,
              limit: int) -> list[Percept]: ...  # fmt: skip
+    def page_next_to(self, query: FactQuery, session_id: str | None, anchor: Percept | None,
+                     limit: int, before: bool = False) -> list[Percept]: ...  # fmt: skip
 
 
 def parse_search(raw: str, base: FactQuery) -> tuple[FactQuery, list[str]]:
@@ -78,6 +81,8 @@ class FactWindow:
     pages: dict[int, list[Percept]] = field(default_factory=dict)
     queries: int = 0
     """Fetches so far (count and pages): the benchmark and tests read it."""
+    offset_fetches: int = 0
+    """Pages fetched by position (OFFSET) rather than from a neighbour: tests read it."""
     error: str = ""
     """The last storage failure met while painting ("" when none)."""
 
@@ -101,12 +106,31 @@ class FactWindow:
 
     def _fetch(self, page: int) -> list[Percept]:
         self.queries += 1
-        rows = self.facts.page(self.query, self.session_id, page * PAGE_SIZE, PAGE_SIZE)
+        rows = self._keyset(page)
+        if rows is None:  # a jump (the scrollbar dragged, a search's ranked pages): by position
+            self.offset_fetches += 1
+            rows = self.facts.page(self.query, self.session_id, page * PAGE_SIZE, PAGE_SIZE)
         if len(self.pages) >= MAX_CACHED_PAGES:
             far = max(self.pages, key=lambda p: abs(p - page))
             del self.pages[far]
         self.pages[page] = rows
         return rows
+
+    def _keyset(self, page: int) -> list[Percept] | None:
+        """The page from a neighbour already cached, or the last page from the end; None
+        when neither applies (then an OFFSET walk is the only way there)."""
+        if self.query.text:
+            return None
+        q, sid = self.query, self.session_id
+        prev, nxt = self.pages.get(page - 1), self.pages.get(page + 1)
+        if prev is not None and len(prev) == PAGE_SIZE:
+            return self.facts.page_next_to(q, sid, prev[-1], PAGE_SIZE)
+        if nxt:
+            return self.facts.page_next_to(q, sid, nxt[0], PAGE_SIZE, before=True)
+        last = max(self.total - 1, 0) // PAGE_SIZE
+        if page == last and page > 0:
+            return self.facts.page_next_to(q, sid, None, self.total - page * PAGE_SIZE, before=True)
+        return None
 
     # ----- access ----------------------------------------------------------------------
 

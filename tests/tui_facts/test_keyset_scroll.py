@@ -1,0 +1,51 @@
+"""Scrolling the fact browser through a few thousand facts pages from the neighbour page
+(keyset), not by OFFSET, and shows every fact once, in the order the store lists them."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Static
+
+from milk_tui.facade.facts import FactQuery, Facts
+from milk_tui.memory.service import MemoryService
+from milk_tui.testing.percept_fixtures import bulk_facts
+from milk_tui.tui.facts.window import PAGE_SIZE, FactWindow
+from tui_facts.conftest import FIXED_NOW, Host
+
+N = 3_000
+
+
+@pytest.mark.parametrize("order", ["recent", "weight", "id"])
+def test_walking_down_and_up_keys_each_page_from_its_neighbour(
+    memory: MemoryService, session_id: str, order: str
+) -> None:
+    bulk_facts(memory.store, N, session_id=session_id)
+    q = FactQuery(order=order)
+    want = [p.id for p in memory.list(q.to_filter(session_id), limit=N, order=order)]
+    assert len(want) == N
+    down = FactWindow(Facts(memory), q, session_id).load()
+    assert [r.id for i in range(N) if (r := down.row(i))] == want
+    assert down.offset_fetches == 1  # the first page only
+    up = FactWindow(Facts(memory), q, session_id).load(first_rows=0)
+    assert [r.id for i in reversed(range(N)) if (r := up.row(i))] == want[::-1]
+    assert up.offset_fetches == 0  # the last page comes from the end, the rest from it
+
+
+async def test_scrolling_to_the_end_shows_every_fact_and_the_count(
+    memory: MemoryService, session_id: str
+) -> None:
+    bulk_facts(memory.store, N, session_id=session_id)
+    want = [p.id for p in memory.list(FactQuery().to_filter(session_id), limit=N, order="recent")]
+    app = Host(memory, session_id, clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert str(app.browser.query_one("#fact-status", Static).render()) == f"{N:,} facts"
+        table, w = app.browser.table, app.browser.window
+        seen = [table.current().id]
+        while table.cursor < N - 1:
+            await pilot.press("pagedown")
+            rows = range(len(seen), table.cursor + 1)
+            seen += [r.id for i in rows if (r := w.row(i))]
+        await pilot.pause()
+        assert seen == want and table.current().id == want[-1]
+        assert w.offset_fetches == 1 and w.queries <= N // PAGE_SIZE + 3
