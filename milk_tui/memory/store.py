@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from milk_tui.memory import fact_search
+from milk_tui.memory import fact_search, percept_counts
 from milk_tui.memory.dedup import min_shared, tokens
 from milk_tui.model.percept import Percept
 from milk_tui.storage.db import Database, MigrationConnection, register_migration
@@ -352,6 +352,8 @@ class PerceptStore:
 
     def count(self, flt: PerceptFilter | None = None) -> int:
         flt = flt or PerceptFilter()
+        if (kept := percept_counts.kept_count(flt)) is not None:
+            return int(self.db.query(kept[0], tuple(kept[1]))[0][0])
         if flt.scope is None and flt.session_id is not None:
             # "visible in a session" = global ∪ that session: two index range counts beat
             # one OR over the whole table.

@@ -12,9 +12,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 
+from milk_tui.memory import percept_counts
 from milk_tui.memory.dedup import tokens
 from milk_tui.model.percept import Percept
-from milk_tui.storage.db import Database
+from milk_tui.storage.db import Database, run_script
 
 BATCH = 20_000
 """Rows per ``executemany`` between two progress reports."""
@@ -52,6 +53,8 @@ def bulk_insert(db: Database, rows: Sequence[tuple[Percept, str | None]],
 def _insert(conn: sqlite3.Connection, rows: Sequence[tuple[Percept, str | None]],
             done: Callable[[int], None]) -> None:  # fmt: skip
     first = int(conn.execute("SELECT coalesce(max(id), 0) FROM percepts").fetchone()[0]) + 1
+    # The per-row count trigger is off for this transaction; the counts go in once below.
+    conn.execute("DROP TRIGGER percept_counts_insert")
     counts: dict[str, int] = {}
     for start in range(0, len(rows), BATCH):
         batch = []
@@ -64,6 +67,14 @@ def _insert(conn: sqlite3.Connection, rows: Sequence[tuple[Percept, str | None]]
                           " ".join(words)))  # fmt: skip
         conn.executemany(_INSERT, batch)
         done(min(start + BATCH, len(rows)))
+    conn.execute(
+        "INSERT INTO percept_counts (scope, session_id, n) "
+        "SELECT scope, session_id, count(*) FROM percepts WHERE id >= ? "
+        "GROUP BY scope, session_id ORDER BY 1, 2 "
+        "ON CONFLICT (scope, session_id) DO UPDATE SET n = n + excluded.n",
+        (first,),
+    )
+    run_script(conn, percept_counts.INSERT_TRIGGER)
     conn.execute(
         "INSERT INTO percepts_fts (rowid, terms) SELECT id, terms FROM percepts WHERE id >= ?",
         (first,),
