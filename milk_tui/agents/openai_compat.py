@@ -134,6 +134,13 @@ class OpenAICompatAgent:
 
         return await ask_verdict(self, prompt, choices, on_usage)
 
+    async def answer_in_form(self, prompt: str, grammar: str, max_tokens: int) -> str | None:
+        """A short answer constrained to a GBNF ``grammar``; None when the server refuses
+        grammars (ask in free text then)."""
+        from milk_tui.agents.openai_verdict import answer_in_form  # it imports this module
+
+        return await answer_in_form(self, prompt, grammar, max_tokens)
+
     def sampling_body(self) -> dict[str, Any]:
         return dict(self._extra_body)
 

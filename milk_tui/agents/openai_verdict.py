@@ -1,4 +1,6 @@
-"""The primary's one-word verdict over chat completions (``OpenAICompatAgent.verdict``).
+"""Answers in a fixed form over chat completions: the primary's one-word verdict
+(``OpenAICompatAgent.verdict``) and a short answer in a grammar's form
+(``OpenAICompatAgent.answer_in_form``, the eval judge's score line).
 
 First a request constrained to the choices with log-probs (llama.cpp honours ``grammar`` and
 ``logprobs``).  When the answer's first token is in the top log-probs and the other choice's
@@ -81,6 +83,22 @@ async def _constrained(
     return Verdict(answer, text, normalised(chosen, other_lp), True)
 
 
+async def answer_in_form(
+    agent: OpenAICompatAgent, prompt: str, grammar: str, max_tokens: int
+) -> str | None:
+    """The answer constrained to ``grammar``; None when the server refused the grammar
+    (HTTP 400: the caller asks in free text).  ``AgentError`` for any other failure."""
+    body = wire_fmt.constrained_body(
+        agent.model, prompt, grammar, agent.sampling_body(), max_tokens=max_tokens
+    )
+    status, data = await _send(agent, body, None)
+    if status == 400:
+        return None
+    if status != 200:
+        raise AgentError(f"{agent.name}: HTTP {status} for an answer in a fixed form")
+    return wire_fmt.completion_text(data)
+
+
 async def _post(
     agent: OpenAICompatAgent,
     prompt: str,
@@ -88,6 +106,12 @@ async def _post(
     on_usage: Callable[[UsageEvent], None] | None,
 ) -> tuple[int, Any]:
     body = wire_fmt.verdict_body(agent.model, prompt, grammar, agent.sampling_body())
+    return await _send(agent, body, on_usage)
+
+
+async def _send(
+    agent: OpenAICompatAgent, body: bytes, on_usage: Callable[[UsageEvent], None] | None
+) -> tuple[int, Any]:
     headers = await agent.request_headers()
     headers["Accept"] = "application/json"
     try:

@@ -170,15 +170,31 @@ def backend_message(body: bytes) -> str:
 def verdict_body(model: str, prompt: str, grammar: str, extra: dict[str, Any]) -> bytes:
     """A non-streamed one-word answer: constrained by ``grammar`` (llama.cpp) with the first
     token's log-probs, or ``grammar`` "" for a server that refused those fields."""
+    return constrained_body(model, prompt, grammar, extra, max_tokens=8, logprobs=bool(grammar))
+
+
+def constrained_body(
+    model: str,
+    prompt: str,
+    grammar: str,
+    extra: dict[str, Any],
+    *,
+    max_tokens: int,
+    logprobs: bool = False,
+) -> bytes:
+    """A non-streamed answer at temperature 0 whose form ``grammar`` (a llama.cpp GBNF,
+    "" for none) fixes; with the first tokens' log-probs when ``logprobs``."""
     body: dict[str, Any] = {**extra, "model": model}
     body.update(
         messages=[{"role": "user", "content": prompt}],
         stream=False,
         temperature=0,
-        max_tokens=8,
+        max_tokens=max_tokens,
     )
     if grammar:
-        body.update(grammar=grammar, logprobs=True, top_logprobs=20)
+        body["grammar"] = grammar
+    if logprobs:
+        body.update(logprobs=True, top_logprobs=20)
     return json.dumps(body, ensure_ascii=False).encode()
 
 

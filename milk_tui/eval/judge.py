@@ -25,6 +25,15 @@ ANSWER_MAX = 12_000
 
 _SCORE = re.compile(r"SCORE\s*[:=]\s*\**\s*([0-9]+(?:\.[0-9]+)?)", re.IGNORECASE)
 _REASON = re.compile(r"REASON\s*[:=]\s*(.+)", re.IGNORECASE)
+_REASON_RULE = "reason ::= [^\\n]+"
+
+
+def answer_grammar(scoring: rec.Scoring) -> str:
+    """The judge's answer form as a llama.cpp GBNF: a small judge model otherwise writes
+    prose with no score in it (that score would be missing).  Agents that cannot take a
+    grammar get the same request in words (``judge_prompt``)."""
+    digit = "[01]" if scoring == "binary" else "[1-5]"
+    return f'root ::= "SCORE: " {digit} "\\nREASON: " reason\n{_REASON_RULE}\n'
 
 
 def judge_prompt(scenario: Scenario, turn: rec.TurnRecord, c: Criterion) -> str:
@@ -108,7 +117,12 @@ def judge_results(
                     s.error = "not judged: the turn failed"
                 else:
                     try:
-                        answer = await ask_agent(config, entry, judge_prompt(scenario, t, c))
+                        answer = await ask_agent(
+                            config,
+                            entry,
+                            judge_prompt(scenario, t, c),
+                            grammar=answer_grammar(c.scoring),
+                        )
                     except AskError as e:
                         s.error = f"judge failed: {e}"
                     else:

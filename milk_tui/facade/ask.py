@@ -42,9 +42,20 @@ def configured_agent(config_path: str | None, name: str = "") -> tuple[MilkConfi
 
 
 async def ask_agent(
-    config: MilkConfig, entry: AgentConfig, prompt: str, *, timeout: float = ASK_TIMEOUT_S
+    config: MilkConfig,
+    entry: AgentConfig,
+    prompt: str,
+    *,
+    timeout: float = ASK_TIMEOUT_S,
+    grammar: str = "",
+    max_tokens: int = 120,
 ) -> str:
-    """The agent's whole text answer to ``prompt``; ``AskError`` on any failure."""
+    """The agent's whole text answer to ``prompt``; ``AskError`` on any failure.
+
+    With a ``grammar`` (llama.cpp GBNF) an agent that can constrain its answer
+    (``answer_in_form``: the OpenAI-compatible one) answers in that form, in at most
+    ``max_tokens``: a small model asked for a score line then gives one instead of prose.
+    A server that refuses grammars, and every other agent, answers in free text."""
     if entry.temperature is None and entry.provider not in EXTERNAL_PROCESS_PROVIDERS:
         entry = entry.model_copy(update={"temperature": 0.0})
     try:
@@ -54,6 +65,11 @@ async def ask_agent(
     parts: list[str] = []
     try:
         with tempfile.TemporaryDirectory(prefix="milk-ask-") as cwd:
+            in_form = getattr(agent, "answer_in_form", None)
+            if grammar and in_form is not None:
+                formed = await asyncio.wait_for(in_form(prompt, grammar, max_tokens), timeout)
+                if formed is not None:
+                    return str(formed)
             request = AgentRequest(slot="escalation", prompt=prompt, cwd=cwd)
 
             async def collect() -> None:

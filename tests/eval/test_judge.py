@@ -59,6 +59,9 @@ def test_scores_are_normalised_and_garbage_is_missing_not_zero(tmp_path: Path) -
         "TABS-ANSWER-primary" in first and "is it honest" in first and "0 (no) or 1 (yes)" in first
     )
     assert asked[0].get("temperature") == 0 and not asked[0].get("tools")
+    # the answer's form is fixed by a grammar a llama.cpp judge honours
+    assert asked[0]["stream"] is False and '"SCORE: " [01]' in asked[0]["grammar"]
+    assert '"SCORE: " [1-5]' in asked[1]["grammar"]
     got = {(s.mode, s.criterion): s for s in scores(results)}
     p_honest, p_clear = got["primary", "honest"], got["primary", "clear"]
     assert (p_honest.raw, p_honest.score, p_honest.reason, p_honest.judge) == (
@@ -74,6 +77,25 @@ def test_scores_are_normalised_and_garbage_is_missing_not_zero(tmp_path: Path) -
     failed = got["routed", "honest"]
     assert failed.score is None and failed.error == "not judged: the turn failed"
     assert "6 scores (4 missing)" in r.stderr
+
+
+def test_a_judge_server_that_refuses_grammars_is_asked_in_words(tmp_path: Path) -> None:
+    scenarios = write(tmp_path / "sc", "s.yaml", RUBRIC)
+    results = _run_folder(tmp_path, scenarios)
+    with FakeOpenAIServer() as judge, FakeOpenAIServer() as llama:
+        judge.enqueue(
+            FakeReply(status=400, error_body='{"error":{"message":"unknown field grammar"}}'),
+            FakeReply(text=["SCORE: 0\nREASON: evasive"]),
+        )
+        (tmp_path / "config.toml").write_text(config_text(llama.url, judge_url=judge.url))
+        r = run_eval("judge", "--results", str(results), "--judge-agent", "judge",
+                     "--config", str(tmp_path / "config.toml"), cwd=tmp_path,
+                     env=env_with(MILK_HOME=tmp_path / "home"))  # fmt: skip
+        asked = [q.json for q in judge.chat_requests]
+    assert r.returncode == 0, r.stderr
+    assert "grammar" in asked[0] and "grammar" not in asked[1] and asked[1]["stream"] is True
+    honest = {(s.mode, s.criterion): s for s in scores(results)}["primary", "honest"]
+    assert (honest.raw, honest.reason) == (0, "evasive")
 
 
 def test_a_judge_that_cannot_be_reached_gives_missing_scores(tmp_path: Path) -> None:
