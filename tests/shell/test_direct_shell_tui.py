@@ -144,6 +144,29 @@ async def test_typing_into_the_confirm_never_answers_it(tmp_path: Path) -> None:
             assert srv.chat_requests == []
 
 
+async def test_keys_of_a_burst_split_by_the_question_closing_keep_their_order(
+    tmp_path: Path,
+) -> None:
+    """The question answers with the keys it had when it decided; keys it still had queued
+    arrive after that (before or after the flow put the first ones back), and keys sent once
+    it is gone reach the box directly.  All of them end in the box in the order typed."""
+    from milk_tui.tui.screens.shell_flow import TypedAhead
+
+    with FakeOpenAIServer() as srv:
+        app, _work, _ = _app(tmp_path, srv, [])
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot, app)
+            box = app.screen.query_one(PromptInput)
+            ahead = TypedAhead()
+            ahead.add(",")  # queued for the question, handled before the flow resumed
+            box.insert("!")  # typed after the question was gone: straight into the box
+            ahead.attach(box, "yes")  # the keys the question decided on
+            assert box.text == "yes,!"
+            ahead.add(" go")  # queued for the question, handled after the flow resumed
+            assert box.text == "yes, go!"
+            assert box.cursor_location == box.document.end  # typing goes on at the end
+
+
 def _key(ch: str) -> Any:
     from textual import events
 

@@ -17,21 +17,57 @@ if TYPE_CHECKING:
     from milk_tui.tui.screens.main import MainScreen
 
 
+class TypedAhead:
+    """Keys typed into the question, put back into the prompt box in the order typed.
+
+    The question ends on the keys it had when it decided; keys of the same burst still
+    queued for it arrive after (``add``), and keys the app delivers once the question is
+    gone go straight to the box, after all of those.  So the question's keys go at the
+    start of the box, each late one right after them, and nothing typed is overwritten."""
+
+    def __init__(self) -> None:
+        self._early: list[str] = []
+        self._box: PromptInput | None = None
+        self._at = 0
+
+    def add(self, text: str) -> None:
+        if self._box is None:
+            self._early.append(text)
+        else:
+            self._put(text)
+
+    def attach(self, box: PromptInput, first: str) -> None:
+        self._box = box
+        self._put(first + "".join(self._early))
+        self._early.clear()
+
+    def _put(self, text: str) -> None:
+        box = self._box
+        if box is None or not text:
+            return
+        box.insert(text, location=(0, self._at))
+        self._at += len(text)
+        box.move_cursor(box.document.end)
+
+
 async def run_typed_command(screen: MainScreen, typed: str, line: ShellLine) -> None:
     """Run in a worker (it waits for the confirm and the pane)."""
     shell = screen.facade.shell
     box = screen.query_one(PromptInput)
     if not line.runs_at_once(shell.allowed):
         confirm = ShellConfirm(line.command)
-        late: list[str] = []
-        confirm.late_text = late.append
+        ahead = TypedAhead()
+        confirm.late_text = ahead.add
         answer = await screen.app.push_screen_wait(confirm) or "cancel"
         if answer == "agent":
             screen.submitter.submit_prompt(typed)
             return
         if answer != "run":
             typed_keys = answer.removeprefix("typed:") if answer.startswith("typed:") else ""
-            box.set_text((typed_keys + "".join(late)) if typed_keys else typed)
+            if typed_keys:
+                ahead.attach(box, typed_keys)
+            else:
+                box.set_text(typed)
             screen.query_one(StatusLine).set_hint(
                 "not run — the question takes one key (Enter runs, n asks the agent, Esc "
                 "cancels); the command is in the history (Up)"
