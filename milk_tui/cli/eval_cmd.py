@@ -24,6 +24,7 @@ def add_eval_parser(
     p = sub.add_parser("eval", help="measure the agents and the routing on scenarios")
     p.add_argument("--list", action="store_true", help="list the scenarios and their turns")
     p.add_argument("--scenarios", metavar="DIR", help="scenario folder or file (default: built-in)")
+    _filters(p, argparse.SUPPRESS)
     config_option(p)
     actions = p.add_subparsers(dest="eval_command")
 
@@ -35,6 +36,7 @@ def add_eval_parser(
         default=argparse.SUPPRESS,
         help="scenario folder or file (default: built-in)",
     )
+    _filters(run, argparse.SUPPRESS)
     run.add_argument(
         "--modes",
         default="routed,primary,escalation",
@@ -77,6 +79,19 @@ def add_eval_parser(
     add_report_parser(actions)
 
 
+def _filters(p: argparse.ArgumentParser, default: object) -> None:
+    # SUPPRESS on both parsers: given before or after the word ``run``, either is kept
+    p.add_argument(
+        "--category", metavar="NAME", default=default, help="only the scenarios of this category"
+    )
+    p.add_argument(
+        "--multi-turn",
+        action="store_true",
+        default=default,
+        help="only the scenarios of more than one turn",
+    )
+
+
 def run_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out, err = inert_out(out), inert_out(err)
     if args.list or not args.eval_command:
@@ -103,20 +118,32 @@ def run_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_USAGE
 
 
-def _scenarios(given: str | None, err: TextIO) -> list[Scenario] | None:
+def _scenarios(
+    given: str | None, err: TextIO, args: argparse.Namespace | None = None
+) -> list[Scenario] | None:
+    """The scenarios of ``given`` (default: the built-in suite), narrowed by ``args``'s
+    ``--category`` and ``--multi-turn`` when given; None (said on ``err``) when none is
+    left."""
     from milk_tui.eval.scenarios import load_scenarios
 
     found, problems = load_scenarios(Path(given).expanduser() if given else None)
     for line in problems:
         print(f"milk-tui eval: {line}", file=err)
+    category = getattr(args, "category", "") or ""
+    if category:
+        found = [s for s in found if s.category == category]
+    if getattr(args, "multi_turn", False):
+        found = [s for s in found if len(s.turns) > 1]
     if not found:
-        print("milk-tui eval: no scenario to run", file=err)
+        why = f" of category '{category}'" if category else ""
+        why += " with more than one turn" if getattr(args, "multi_turn", False) else ""
+        print(f"milk-tui eval: no scenario{why} to run", file=err)
         return None
     return found
 
 
 def _list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    found = _scenarios(args.scenarios, err)
+    found = _scenarios(args.scenarios, err, args)
     if found is None:
         return 1
     width = max(len(s.name) for s in found)
@@ -144,7 +171,7 @@ def _run(args: argparse.Namespace, err: TextIO) -> int:
     if args.jobs < 1:
         print("milk-tui eval: --jobs: expected 1 or more", file=err)
         return EXIT_USAGE
-    found = _scenarios(args.scenarios, err)
+    found = _scenarios(args.scenarios, err, args)
     if found is None:
         return 1
     config_path = user_config(args.config)

@@ -139,3 +139,27 @@ def test_scenarios_before_the_word_are_kept(tmp_path: Path) -> None:
         "--scenarios", str(folder), "judge", "--results", str(tmp_path / "none"), cwd=tmp_path
     )
     assert r.stderr.strip() == f"milk-tui eval: {tmp_path / 'none'}: no such folder"
+
+
+def test_category_and_multi_turn_narrow_the_run_and_the_list(
+    llama: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    folder = write(tmp_path / "sc", "two.yaml", TWO)
+    write(folder, "other.yaml", "name: c-third\ncategory: d\nprompt: three\n")
+    r = run_eval("--list", "--scenarios", str(folder), "--category", "d", cwd=tmp_path)
+    assert r.stdout.splitlines()[-1] == "1 scenarios, 1 turns", r.stdout
+    r = run_eval("run", "--scenarios", str(folder), "--modes", "primary", "--multi-turn",
+                 "--results", str(tmp_path / "res"), "--config", str(tmp_path / "config.toml"),
+                 cwd=tmp_path, env=env_with(MILK_HOME=tmp_path / "home"))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert sorted(k[0] for k in turns(tmp_path / "res")) == ["b-second", "b-second"]
+    r = run_eval("--category", "c", "run", "--scenarios", str(folder), "--modes", "primary",
+                 "--results", str(tmp_path / "res2"), "--config", str(tmp_path / "config.toml"),
+                 cwd=tmp_path, env=env_with(MILK_HOME=tmp_path / "home"))  # fmt: skip
+    assert sorted(k[0] for k in turns(tmp_path / "res2")) == ["a-first", "b-second", "b-second"]
+    r = run_eval("run", "--scenarios", str(folder), "--category", "d", "--multi-turn",
+                 cwd=tmp_path, env=env_with(MILK_HOME=tmp_path / "home"))  # fmt: skip
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines()[-1] == (
+        "milk-tui eval: no scenario of category 'd' with more than one turn to run"
+    )
