@@ -102,7 +102,8 @@ VERDICT_ONLY = {
 
 
 def after_factory(url: str, rules: dict[str, Any] | None = None) -> tuple[RouterFactory, Any]:
-    from milk_tui.engine.router import RouteFlags, Router, make_agent_classifier
+    from milk_tui.engine.router import RouteFlags, Router
+    from milk_tui.engine.router_classifier import make_agent_classifier
 
     agent = smol_agent(url)
 

@@ -25,7 +25,8 @@ from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.engine.agent_slot import AgentSlot
 from milk_tui.engine.availability import AvailabilityCache
 from milk_tui.engine.cooperative import CooperativeAgent
-from milk_tui.engine.router import Router, make_agent_classifier
+from milk_tui.engine.router import Router
+from milk_tui.engine.router_classifier import make_agent_classifier
 
 if TYPE_CHECKING:
     from milk_tui.engine.runtime import Runtime

@@ -207,6 +207,9 @@ class Dispatcher:
 
     def primary_command(self, arg: str) -> str | None:
         """``/primary [prompt]``: drop escalation stickiness; bare, it pins the primary."""
+        taught = self.router.learn_from_primary(self.session)
+        if taught:
+            self._publisher.notice(taught)
         prev = self.session.state
         self.router.primary_command(self.flags, self.session, pin=not arg.strip())
         self._publisher.state_changed_from(prev)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from milk_tui.agents.base import UsageEvent
 from milk_tui.agents.verdict import Verdict, parse_choice
@@ -107,7 +107,6 @@ class Router:
         self.rules = RouterRules.from_config(dict(config.rules or {}))
         self.learned: LearnedRoutes | None = None
         """The user's corrections, set by the dispatcher (it owns the database)."""
-        """(session id, history length) of the last exchange learned from: once each."""
 
     @property
     def classifier_fallback(self) -> str:
@@ -123,6 +122,14 @@ class Router:
         """``use_learned`` False: the turn that just taught the router (a re-ask) goes as it
         would have — the primary's repeat guard hands an exact repeat on with its reason —
         and the next similar prompt is the one that moves."""
+        d = await self._decide(prompt, session, flags, use_learned)
+        if self.learned is not None:  # a /primary after an escalation it judged corrects it
+            self.learned.routed(session, prompt, d.rule, d.target)
+        return d
+
+    async def _decide(
+        self, prompt: str, session: Session, flags: RouteFlags, use_learned: bool
+    ) -> RouteDecision:
         explicit = self._explicit(flags)
         if explicit is not None:
             return explicit
@@ -172,6 +179,8 @@ class Router:
         learned = (
             self.learned.match(prompt, r.learn_similarity) if self.learned and use_learned else None
         )
+        if learned is not None and learned.example.target == PRIMARY:  # the user's judgement
+            return RouteDecision(PRIMARY, learned.describe(), "learned")
         if found and strength >= r.difficulty_threshold:
             why = f"difficulty {strength} >= {r.difficulty_threshold} ({signals.describe(found)})"
             return RouteDecision(
@@ -279,6 +288,10 @@ class Router:
             self.learned.teach(session, "/escalate after a primary answer") if self.learned else ""
         )
 
+    def learn_from_primary(self, session: Session) -> str:
+        """``/primary`` right after an escalation the router judged (router_learning.py)."""
+        return self.learned.teach_primary(session) if self.learned else ""
+
     def learn_from_reask(self, prompt: str, session: Session) -> str:
         """The prompt the primary just answered, asked again (near-duplicate)."""
         last = last_primary_prompt(session.history)
@@ -358,39 +371,3 @@ def _open_question_prefix(text: str, prefixes: list[str]) -> str:
             if not rest or rest[0] in " \t,?":
                 return p
     return ""
-
-
-def make_agent_classifier(
-    agent: Any,
-    available: Callable[[], Awaitable[bool]] | None = None,
-    on_usage: Callable[[UsageEvent], None] | None = None,
-) -> Classifier:
-    """A classifier over the primary agent: its constrained ``verdict()`` when it has one
-    (chat completions), ``complete()`` when it has that (Bedrock's ``converse``), otherwise
-    one tool-less streamed turn whose text is collected.
-
-    ``available`` (e.g. the AvailabilityCache's cached check) skips the model call when the
-    primary is known to be down, so an inconclusive prompt costs no failed connection.
-    ``on_usage`` receives the tokens each call spent.
-    """
-
-    async def classify(text: str) -> str | Verdict:
-        if available is not None and not await available():
-            raise RuntimeError(f"primary agent '{getattr(agent, 'name', '?')}' unavailable")
-        if getattr(agent, "supports_verdict", False):
-            verdict: Verdict = await agent.verdict(text, CHOICES, on_usage=on_usage)
-            return verdict
-        complete = getattr(agent, "complete", None)
-        if complete is not None:
-            return str(await complete(text, on_usage=on_usage))
-        from milk_tui.agents.base import AgentRequest, TextChunk
-
-        parts: list[str] = []
-        async for ev in agent.stream(AgentRequest(slot="primary", prompt=text, cwd=".")):
-            if isinstance(ev, TextChunk):
-                parts.append(ev.text)
-            elif isinstance(ev, UsageEvent) and on_usage is not None:
-                on_usage(ev)
-        return "".join(parts)
-
-    return classify

@@ -1,6 +1,8 @@
 """What the router learned from the user: prompts the primary answered and the user then
 took to the escalation agent (``/escalate`` right after the answer, or the same prompt
-asked again).  A new prompt close enough to one of them goes to the escalation agent too.
+asked again), and prompts the router escalated on its own and the user took back to the
+primary (``/primary`` right after the escalation agent's answer).  A new prompt close enough
+to one of them goes where the user took its example; the closest example wins.
 
 Closeness is word-set overlap (Jaccard: shared words ÷ all words of the two, after dropping
 a few function words), so the route reason can name the example it matched and a user can
@@ -14,12 +16,16 @@ import re
 from dataclasses import dataclass
 
 from milk_tui.engine.repeat_guard import strip_label
-from milk_tui.model.session import PRIMARY, Session, Turn
+from milk_tui.model.session import ESCALATION, PRIMARY, Session, Turn
 from milk_tui.model.terminal_text import inert
 from milk_tui.storage.route_examples import RouteExample, RouteExampleStore
 
 REASKED_SIMILARITY = 0.8
 """A prompt this close to the one the primary just answered is the same question again."""
+JUDGED_RULES = frozenset({"difficulty", "learned", "score", "classifier"})
+"""Escalations the router chose by its own judgement: a ``/primary`` after one of those
+corrects it.  Not the user's (``explicit``), the config's (``long_prompt``, ``keyword``) or
+the conversation's (``state``, ``fallback``)."""
 
 _WORD = re.compile(r"[\w']+")
 _STOP = frozenset(
@@ -48,8 +54,9 @@ class Match:
     similarity: float
 
     def describe(self) -> str:
+        did = "escalated" if self.example.target == ESCALATION else "kept on the primary"
         return (
-            f"learned: like '{clip(self.example.prompt, 40)}' which you escalated "
+            f"learned: like '{clip(self.example.prompt, 40)}' which you {did} "
             f"({self.similarity:.0%} same words; {self.example.why})"
         )
 
@@ -59,7 +66,38 @@ class LearnedRoutes:
         self.store = store
         self.cwd = cwd
         self._taught: tuple[str, int] = ("", -1)
-        """(session, history length) last taught: one lesson per primary answer."""
+        """(session, history length) last taught: one lesson per answer."""
+        self._routed: tuple[str, str, str, str] = ("", "", "", "")
+        """(session, prompt, rule, target) of the latest turn the router routed."""
+
+    def routed(self, session: Session, prompt: str, rule: str, target: str) -> None:
+        """Note how a turn was routed (a later ``/primary`` corrects only a judged one)."""
+        self._routed = (session.id, prompt.strip(), rule, target)
+
+    def teach_primary(self, session: Session) -> str:
+        """``/primary`` right after the escalation agent answered a prompt the router
+        escalated by its own judgement: prompts like it stay on the primary.  The notice to
+        show ("" when there is nothing to learn)."""
+        prompt = last_escalated_prompt(session.history)
+        sid, noted, rule, target = self._routed
+        if (
+            prompt is None
+            or (sid, noted, target) != (session.id, prompt.strip(), ESCALATION)
+            or rule not in JUDGED_RULES
+        ):
+            return ""
+        mark = (session.id, len(session.history))
+        if self._taught == mark:
+            return ""
+        self._taught = mark
+        try:
+            self.record(prompt, "/primary after an escalated answer", PRIMARY)
+        except Exception as e:  # noqa: BLE001 - a storage failure must not fail the command
+            return f"could not record the routing example: {e}"
+        return (
+            f"learned: prompts like '{clip(prompt, 50)}' stay on the primary "
+            "(/auto shows, /auto reset forgets)"
+        )
 
     def teach(self, session: Session, why: str) -> str:
         """Record the session's last prompt the primary answered as one it failed; the
@@ -81,13 +119,13 @@ class LearnedRoutes:
             self.store.add(self.cwd, prompt.strip(), target, why)
 
     def match(self, prompt: str, threshold: float) -> Match | None:
-        """The most similar escalated example at or above ``threshold`` (this folder's first
-        on a tie), or None."""
+        """The most similar example at or above ``threshold``, either way (this folder's
+        first on a tie, then the newest), or None."""
         if threshold <= 0 or not words(prompt):
             return None
         best: Match | None = None
-        for ex in self.store.all():
-            if ex.target != "escalation":
+        for ex in self.store.all():  # newest first: a strict ">" keeps the newest on a tie
+            if ex.target not in (ESCALATION, PRIMARY):
                 continue
             sim = similarity(prompt, ex.prompt)
             here = ex.cwd == self.cwd
@@ -109,16 +147,27 @@ class LearnedRoutes:
 def last_primary_prompt(history: list[Turn]) -> str | None:
     """The user prompt of the session's latest exchange when the primary answered it (and
     nothing came after), else None: what a ``/escalate`` or a re-ask now corrects."""
+    return _last_prompt_answered_by(history, PRIMARY)
+
+
+def last_escalated_prompt(history: list[Turn]) -> str | None:
+    """The user prompt of the session's latest exchange when the escalation agent answered
+    it (and nothing came after), else None: what a ``/primary`` now corrects."""
+    return _last_prompt_answered_by(history, ESCALATION)
+
+
+def _last_prompt_answered_by(history: list[Turn], agent: str) -> str | None:
     answered = False
     for t in reversed(history):
         if t.role == "tool_result":
             continue
         if not answered:
-            if not t.is_assistant_of(PRIMARY):
+            if not t.is_assistant_of(agent):
                 return None
             answered = True
         elif t.role == "user":
-            return strip_label(t.content) if t.agent in (PRIMARY, "") else None
+            ok = (PRIMARY, "") if agent == PRIMARY else (ESCALATION,)
+            return strip_label(t.content) if t.agent in ok else None
     return None
 
 
@@ -137,7 +186,11 @@ def learned_summary(learned: LearnedRoutes | None) -> str:
         )
     head = f"learned routes: {len(here)} in this folder, {len(everywhere)} in all folders"
     latest = here[:SHOWN_EXAMPLES] or everywhere[:SHOWN_EXAMPLES]
-    lines = [head] + [f"  escalate like '{clip(e.prompt)}' ({e.why})" for e in latest]
+    lines = [head] + [
+        f"  {'escalate' if e.target == ESCALATION else 'keep on the primary'} like "
+        f"'{clip(e.prompt)}' ({e.why})"
+        for e in latest
+    ]
     lines.append("  /auto reset forgets this folder's, /auto reset --global every folder's")
     return "\n".join(lines)
 

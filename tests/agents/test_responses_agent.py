@@ -17,7 +17,7 @@ from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.agents.openai_responses import OpenAIResponsesAgent, responses_path
 from milk_tui.agents.tools import BuiltinToolBox, CompositeToolBox
 from milk_tui.config.settings import AgentConfig, MilkConfig
-from milk_tui.engine.router import make_agent_classifier
+from milk_tui.engine.router_classifier import make_agent_classifier
 from milk_tui.testing.fake_openai_responses import (
     FakeResponsesServer,
     FakeToolCall,

@@ -280,7 +280,7 @@ async def test_bad_override_types_keep_defaults(tmp_path):
 async def test_classifier_through_openai_primary(tmp_path):
     from milk_tui.agents.openai_compat import OpenAICompatAgent
     from milk_tui.config.settings import AgentConfig
-    from milk_tui.engine.router import make_agent_classifier
+    from milk_tui.engine.router_classifier import make_agent_classifier
     from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 
     with FakeOpenAIServer() as srv:
@@ -299,7 +299,7 @@ async def test_classifier_through_openai_primary(tmp_path):
 
 async def test_classifier_through_bedrock_converse(tmp_path):
     from milk_tui.agents.bedrock import BedrockAgent
-    from milk_tui.engine.router import make_agent_classifier
+    from milk_tui.engine.router_classifier import make_agent_classifier
     from milk_tui.testing.fake_bedrock import FakeBedrock, Reply, agent_config
 
     with FakeBedrock() as fake:
@@ -313,7 +313,7 @@ async def test_classifier_through_bedrock_converse(tmp_path):
 
 
 async def test_classifier_skipped_when_primary_known_down(tmp_path):
-    from milk_tui.engine.router import make_agent_classifier
+    from milk_tui.engine.router_classifier import make_agent_classifier
 
     class Never:
         name = "llama"

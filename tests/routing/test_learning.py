@@ -104,3 +104,44 @@ async def test_asking_again_teaches_too(rig):
     await d.run_turn(SIMILAR)
     route = rig.of("route_decided")[-1]
     assert route.rule == "learned" and "asked again after a primary answer" in route.reason
+
+
+HARD = "refactor the payment module design across files"
+HARD_TOO = "refactor the billing module design across files"  # 5 of 7 words shared
+
+
+async def test_primary_after_an_escalation_it_judged_keeps_similar_prompts_on_the_primary(rig):
+    d = rig.dispatcher
+    rig.escalation.push(say("done"))
+    await d.run_turn(HARD)
+    assert rig.of("route_decided")[-1].rule == "difficulty"
+    d.primary_command("")  # bare /primary right after the escalation agent's answer
+    assert any("stay on the primary" in n.message for n in rig.of("notice"))
+    (example,) = d.router.learned.examples()
+    assert (example.prompt, example.target) == (HARD, "primary")
+    d.auto_command("")  # routes by the rules again: the lesson, not the pin, decides
+    assert any("keep on the primary like" in n.message for n in rig.of("notice"))
+    rig.primary.push(say("ok"))
+    await d.run_turn(HARD_TOO)
+    route = rig.of("route_decided")[-1]
+    assert (route.target, route.rule) == ("primary", "learned")
+    assert "which you kept on the primary (71% same words" in route.reason
+
+
+async def test_primary_after_an_escalation_the_user_asked_for_teaches_nothing(rig):
+    d = rig.dispatcher
+    rig.escalation.push(say("done"))
+    forced = d.escalate_command(UNLIKE)  # /escalate PROMPT: the user's choice, not the router's
+    assert forced == UNLIKE
+    await d.run_turn(forced, force="escalate")
+    d.primary_command("")
+    assert d.router.learned.examples() == []
+    assert not any("stay on the primary" in n.message for n in rig.of("notice"))
+
+
+def test_the_closest_example_wins_either_way(tmp_path):
+    lr = learned(tmp_path)
+    lr.record(HARD, "x", "primary")
+    lr.record("refactor the billing code", "y")  # escalation, less alike
+    match = lr.match(HARD_TOO, 0.3)
+    assert match is not None and match.example.target == "primary"

@@ -10,7 +10,8 @@ from pathlib import Path
 from milk_tui.agents.openai_compat import OpenAICompatAgent
 from milk_tui.agents.openai_verdict import REFUSED_NOTICE
 from milk_tui.config.settings import AgentConfig, MilkConfig
-from milk_tui.engine.router import CHOICES, RouteFlags, Router, make_agent_classifier
+from milk_tui.engine.router import CHOICES, RouteFlags, Router
+from milk_tui.engine.router_classifier import make_agent_classifier
 from milk_tui.model.session import Session
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply, RecordedRequest
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from milk_tui.agents.base import UsageEvent
 from milk_tui.config.settings import MilkConfig
-from milk_tui.engine.router import RouteFlags, Router, make_agent_classifier
+from milk_tui.engine.router import RouteFlags, Router
+from milk_tui.engine.router_classifier import make_agent_classifier
 from milk_tui.model.session import Session
 
 INCONCLUSIVE = "describe" + " qqq" * 32
