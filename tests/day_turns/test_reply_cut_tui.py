@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from servers.peers import smollm2_gguf
-from tui.conftest import make_app, settle, type_and_send, until
+from tui.conftest import make_app, settle, until
 
 from milk_tui.config.settings import AgentConfig, MilkConfig
 from milk_tui.model.events import parse_event
@@ -21,6 +21,7 @@ from milk_tui.testing.cli_run import run_milk
 from milk_tui.testing.fake_openai import FakeOpenAIServer, FakeReply
 from milk_tui.testing.llama_server import LlamaServer
 from milk_tui.tui.widgets.conversation import Conversation
+from milk_tui.tui.widgets.prompt_input import PromptInput
 
 PROMPT = "Write a long story about a lighthouse keeper and the sea."
 
@@ -43,7 +44,8 @@ async def _tui_lines(url: str, size: tuple[int, int]) -> tuple[list[tuple[str, s
     """(the conversation's (kind, text) items, the screen as text) after one cut turn."""
     app = make_app(config=_config(url, 8), demo=False)
     async with app.run_test(size=size) as pilot:
-        await type_and_send(pilot, PROMPT)
+        app.screen.query_one(PromptInput).set_text(PROMPT)
+        await pilot.press("enter")  # not type_and_send: its 15 s wait is short for this model
         await until(pilot, lambda: not app.facade.busy, timeout=120)  # a cold model is slow
         await settle(pilot, app)
         assert not app.facade.busy, "the turn never ended"
