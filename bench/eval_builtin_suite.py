@@ -69,6 +69,7 @@ def main() -> None:
                 'agent = "smol"\nescalation_agent = "claude"\n'
                 f'[[agents]]\nname = "smol"\nprovider = "local"\nurl = "{smol.url}"\n'
                 'model = "tiny"\ntemperature = 0\nmax_tokens = 120\n'
+                "timeout_secs = 300\n"  # a 135M model on a busy 2-core host: slow, not down
                 f'[[agents]]\nname = "claude"\nprovider = "claude-cli"\nbin = "{claude}"\n'
             )
             env = {**os.environ, **claude_env(tmp, fake.url), "MILK_HOME": str(tmp / "home")}
