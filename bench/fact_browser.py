@@ -121,6 +121,29 @@ async def browser_ops(memory: MemoryService) -> dict[str, float]:
         b.refresh_now()
         await pilot.pause()
         out["coalesced live refresh, ms"] = (time.perf_counter() - t0) * 1000
+        # A jump (the scrollbar dragged to a depth): what painting the table's lines costs
+        # with the page read in a worker (the table's way) and, as the baseline in this
+        # run, read inline (on the painting thread).
+        b.table.set_window(FactWindow(Facts(memory), FactQuery(), SESSION).load())
+        for how in ("worker", "inline"):
+            await pilot.press("home")
+            frame = arrive = 0.0
+            for k in range(1, 10):
+                b.window.invalidate()
+                if how == "inline":
+                    b.window.defer = None
+                t0 = time.perf_counter()
+                b.table.cursor = b.window.total * k // 10
+                for y in range(b.table.size.height):  # what painting the table asks for
+                    b.table.render_line(y)
+                frame = max(frame, (time.perf_counter() - t0) * 1000)
+                while b.window.pending:
+                    await pilot.pause(0.001)
+                arrive = max(arrive, (time.perf_counter() - t0) * 1000)
+                b.window.defer = b.table._fetch_later
+            out[f"jump to a depth, page read {how}: worst frame, ms"] = frame
+            if how == "worker":
+                out["jump to a depth, page read in a worker: rows shown after, worst ms"] = arrive
     # A frame that shows rows the window has not cached waits for their page.  Scrolling
     # the whole store page by page (what a held PageDown does), the worst page is the
     # worst frame's data cost; a jump (the scrollbar dragged to a depth) is timed apart.
@@ -183,8 +206,12 @@ async def main(n: int, runs: int, naive: bool, home: Path | None = None) -> None
         print(
             f"  naive DataTable with every row        {ms:7.1f} ms   ratio {ms / mf:.1f}x browser"
         )
-    for name, ms in (await browser_ops(memory)).items():
+    ops = await browser_ops(memory)
+    for name, ms in ops.items():
         print(f"  {name:<42} {ms:7.1f}")
+    worker = ops["jump to a depth, page read worker: worst frame, ms"]
+    inline = ops["jump to a depth, page read inline: worst frame, ms"]
+    print(f"  a jump's worst frame, worker ÷ inline: {worker / inline:.3f}x")
     db.close()
 
 

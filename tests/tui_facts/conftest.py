@@ -50,9 +50,11 @@ class Host(App[None]):
         *,
         compact: bool = False,
         clock: Any = None,
+        facts: Facts | None = None,
     ) -> None:
         super().__init__()
         self.memory = memory
+        self.facts = facts or Facts(memory)
         self.session_id = session_id
         self.compact = compact
         self.clock = clock
@@ -66,9 +68,7 @@ class Host(App[None]):
 
     def compose(self) -> ComposeResult:
         extra = {"clock": self.clock} if self.clock else {}
-        yield FactBrowser(
-            Facts(self.memory), session_id=self.session_id, compact=self.compact, **extra
-        )
+        yield FactBrowser(self.facts, session_id=self.session_id, compact=self.compact, **extra)
 
     def on_mount(self) -> None:
         self.query_one(FactBrowser).focus_table()

@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pytest
 from textual.widgets import Static
+from tui.conftest import until
 
 from milk_tui.facade.facts import FactQuery, Facts
 from milk_tui.memory.service import MemoryService
+from milk_tui.model.percept import Percept
 from milk_tui.testing.percept_fixtures import bulk_facts
 from milk_tui.tui.facts.window import PAGE_SIZE, FactWindow
 from tui_facts.conftest import FIXED_NOW, Host
@@ -49,3 +54,49 @@ async def test_scrolling_to_the_end_shows_every_fact_and_the_count(
         await pilot.pause()
         assert seen == want and table.current().id == want[-1]
         assert w.offset_fetches == 1 and w.queries <= N // PAGE_SIZE + 3
+
+
+class _GatedFacts(Facts):
+    """The real ``Facts``, with each walk by position held until the test lets it go: the
+    stand-in for an OFFSET at depth in a large store (hundreds of ms)."""
+
+    def __init__(self, memory: MemoryService) -> None:
+        super().__init__(memory)
+        self.gate = threading.Event()
+        self.walks = 0
+
+    def page(self, *args: Any, **kwargs: Any) -> list[Percept]:
+        self.walks += 1
+        if self.walks > 1:  # the first page, read by the load, passes
+            assert self.gate.wait(30), "the gate was never opened"
+        return super().page(*args, **kwargs)
+
+
+async def test_a_jump_deep_never_holds_the_screen_its_rows_come_when_read(
+    memory: MemoryService, session_id: str
+) -> None:
+    bulk_facts(memory.store, N, session_id=session_id)
+    want = [p.id for p in memory.list(FactQuery().to_filter(session_id), limit=N, order="recent")]
+    facts = _GatedFacts(memory)
+    app = Host(memory, session_id, clock=lambda: FIXED_NOW, facts=facts)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        table, w = app.browser.table, app.browser.window
+        deep = N // 2 + 5  # no cached neighbour there: only a walk by position reaches it
+        table.cursor = deep
+        await pilot.pause()
+        # the walk is held, and the app still paints and takes keys meanwhile
+        assert w.is_pending(deep) and table.current() is None
+        assert "…" in table.render_line(1).text
+        await pilot.press("down")
+        assert table.cursor == deep + 1
+        facts.gate.set()
+        await until(pilot, lambda: table.current() is not None, what="the deep page")
+        assert table.current().id == want[deep + 1]
+        await until(pilot, lambda: not w.pending, what="every page on screen")
+        # one walk: the first page the screen spans; the next from its last key
+        assert w.offset_fetches == 1 + 1
+        seen = [r.id for i in range(deep - 40, deep + 10) if (r := w.row(i))]
+        assert seen == want[deep - 40 : deep + 10]
+        await pilot.press("pagedown")  # from there on, the neighbours' keys
+        assert table.current().id == want[table.cursor] and w.offset_fetches == 2

@@ -8,6 +8,7 @@ store size.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,9 +24,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from milk_tui.facade.errors import StorageError
 from milk_tui.model.percept import Percept
 from milk_tui.model.terminal_text import inert
-from milk_tui.tui.facts.window import FactWindow
+from milk_tui.tui.facts.window import PAGE_SIZE, FactWindow
 
 RECENT_S = 60.0
 """Facts updated less than this long ago are highlighted (what an agent just wrote)."""
@@ -150,12 +152,18 @@ class FactTable(ScrollView, can_focus=True):
         self.empty_text = empty_text
         self.columns: tuple[Column, ...] = COMPACT_COLUMNS if compact else FULL_COLUMNS
         """Chosen per width on resize (``columns_for``)."""
+        self._asked: list[int] = []
+        """Pages the worker is to read (``_fetch_later``), guarded by ``_asked_lock``."""
+        self._asked_lock = threading.Lock()
+        self._fetching = False
+        window.defer = self._fetch_later
 
     # ----- data ------------------------------------------------------------------------
 
     def set_window(self, window: FactWindow, keep_id: int | None = None) -> None:
         """Show another window (new query or refreshed counts) without losing the place."""
         self.window = window
+        window.defer = self._fetch_later
         self._sync_size()
         target = window.cached_index(keep_id) if keep_id is not None else None
         self.cursor = target if target is not None else self.cursor
@@ -163,6 +171,57 @@ class FactTable(ScrollView, can_focus=True):
 
     def current(self) -> Percept | None:
         return self.window.row(self.cursor)
+
+    def _fetch_later(self, page: int) -> None:
+        """A page only a walk by position reaches (a jump deep into a large store): read in
+        a worker thread so no frame waits for it; its rows paint as "…" meanwhile.  One
+        worker reads every page asked for meanwhile, a page next to one it just read from
+        that page's key (a screen spanning two pages walks once)."""
+        with self._asked_lock:
+            self._asked.append(page)
+            if self._fetching:
+                return
+            self._fetching = True
+        window = self.window
+        self.run_worker(
+            lambda: self._fetch_asked(window), thread=True, group="fact-page", exit_on_error=False
+        )
+
+    def _fetch_asked(self, window: FactWindow) -> None:
+        read: dict[int, list[Percept]] = {}
+        while True:
+            with self._asked_lock:
+                if not self._asked:
+                    self._fetching = False
+                    return
+                page = min(self._asked)
+                self._asked.remove(page)
+            try:
+                rows = None
+                if page - 1 in read:
+                    rows = window.next_to(read[page - 1])
+                elif page + 1 in read:
+                    rows = window.next_to(read[page + 1], before=True)
+                if rows is None:
+                    rows = window.by_position(page)
+            except StorageError as e:
+                self.app.call_from_thread(self._failed, window, page, str(e))
+                continue
+            read[page] = rows
+            self.app.call_from_thread(self._arrived, window, page, rows)
+
+    def _arrived(self, window: FactWindow, page: int, rows: list[Percept]) -> None:
+        if window is not self.window or page not in window.pending:
+            return  # another query, or a change since: that page is read again when shown
+        window.put(page, rows)
+        self.refresh()
+        if self.cursor // PAGE_SIZE == page:
+            self.post_message(self.Highlighted(self, self.current()))
+
+    def _failed(self, window: FactWindow, page: int, error: str) -> None:
+        window.pending.discard(page)
+        window.error = error
+        self.refresh()
 
     def _sync_size(self) -> None:
         width = self.scrollable_content_region.width or self.size.width
@@ -234,6 +293,9 @@ class FactTable(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         p = self.window.row(index)
         if p is None:
+            if self.window.is_pending(index):
+                style = base + self.get_component_rich_style("fact-table--empty")
+                return Strip([Segment(fit(" …", width), style)], width)
             if self.window.error and y == 1:
                 style = base + self.get_component_rich_style("fact-table--empty")
                 return Strip([Segment(fit(f" memory: {self.window.error}", width), style)], width)

@@ -11,6 +11,7 @@ No Textual here; the window is unit-testable and benchmarkable on its own.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -85,6 +86,11 @@ class FactWindow:
     """Pages fetched by position (OFFSET) rather than from a neighbour: tests read it."""
     error: str = ""
     """The last storage failure met while painting ("" when none)."""
+    defer: Callable[[int], None] | None = None
+    """Where a page that only a walk by position reaches is sent to be fetched off the
+    painting thread (the table's worker; ``put`` brings it back).  None: fetched inline."""
+    pending: set[int] = field(default_factory=set)
+    """Pages sent to ``defer`` and not back yet: painted as placeholders."""
 
     # ----- loading ---------------------------------------------------------------------
 
@@ -103,18 +109,47 @@ class FactWindow:
     def invalidate(self) -> None:
         """Forget cached rows (after a change); the next paint refetches only what it shows."""
         self.pages.clear()
+        self.pending.clear()  # a page in flight was read before the change: read it again
 
-    def _fetch(self, page: int) -> list[Percept]:
-        self.queries += 1
+    def _fetch(self, page: int) -> list[Percept] | None:
+        """The page, fetched now; None when it was sent to ``defer`` instead."""
         rows = self._keyset(page)
         if rows is None:  # a jump (the scrollbar dragged, a search's ranked pages): by position
-            self.offset_fetches += 1
-            rows = self.facts.page(self.query, self.session_id, page * PAGE_SIZE, PAGE_SIZE)
+            if self.defer is not None and page:
+                if page not in self.pending:
+                    self.pending.add(page)
+                    self.defer(page)
+                return None
+            rows = self.by_position(page)
+        else:
+            self.queries += 1
+        self.put(page, rows)
+        return rows
+
+    def by_position(self, page: int) -> list[Percept]:
+        """The page by LIMIT/OFFSET: at depth in a large store this walks the index up to it
+        (hundreds of ms), so the table runs it in a worker thread; safe there."""
+        self.queries += 1
+        self.offset_fetches += 1
+        return self.facts.page(self.query, self.session_id, page * PAGE_SIZE, PAGE_SIZE)
+
+    def next_to(self, rows: list[Percept], *, before: bool = False) -> list[Percept] | None:
+        """The page after ``rows`` (a full page just read) from its last key, or the page
+        before it from its first; None when that is not how this query pages (a search's
+        ranked pages).  Safe in a worker."""
+        if self.query.text or not rows or (len(rows) < PAGE_SIZE and not before):
+            return None
+        self.queries += 1
+        key = rows[0] if before else rows[-1]
+        return self.facts.page_next_to(self.query, self.session_id, key, PAGE_SIZE, before=before)
+
+    def put(self, page: int, rows: list[Percept]) -> None:
+        """Keep a fetched page (a deferred one arrives here on the painting thread)."""
+        self.pending.discard(page)
         if len(self.pages) >= MAX_CACHED_PAGES:
             far = max(self.pages, key=lambda p: abs(p - page))
             del self.pages[far]
         self.pages[page] = rows
-        return rows
 
     def _keyset(self, page: int) -> list[Percept] | None:
         """The page from a neighbour already cached, or the last page from the end; None
@@ -147,7 +182,12 @@ class FactWindow:
             except StorageError as e:
                 self.error = str(e)
                 return None
+            if rows is None:
+                return None  # on its way (``pending``)
         return rows[pos] if pos < len(rows) else None
+
+    def is_pending(self, index: int) -> bool:
+        return index // PAGE_SIZE in self.pending
 
     def cached_index(self, pid: int) -> int | None:
         """Position of fact ``pid`` if it is in a cached page (no query)."""
