@@ -158,10 +158,20 @@ def _timed(base, until_main: bool):  # type: ignore[no-untyped-def]
         def _painted(self, screen) -> None:  # type: ignore[no-untyped-def]
             from milk_tui.tui.widgets.prompt_input import PromptInput
 
+            if getattr(self, "_reported", False):
+                return  # a second layout before the exit is processed
             if screen is self.main_screen and isinstance(self.focused, PromptInput):
+                self._reported = True
                 _mark("main_frame")
                 _report_ready()
                 self.exit()
+
+        def _after_first_main_frame(self) -> None:
+            # The first refresh of the main screen is written: when the prompt had its focus
+            # by then, no later layout (which may wait on other work) is the moment.
+            if until_main:
+                self._painted(self.main_screen)
+            super()._after_first_main_frame()
 
     return Timed
 
