@@ -273,7 +273,7 @@ def _run_tui(args: argparse.Namespace) -> int:
     with contextlib.suppress(Exception):  # a check not started here runs at the open
         from milk_tui.facade.early import check_database_soon
 
-        check_database_soon()  # beside Textual's imports, on the other core
+        check_database_soon(create=True)  # beside Textual's imports, on the other core
     try:
         from milk_tui.tui.launch import run_app
     except ImportError:

@@ -5,6 +5,7 @@ breaks meanwhile is still the one that counts."""
 
 from __future__ import annotations
 
+import ast
 import os
 import threading
 from pathlib import Path
@@ -173,3 +174,44 @@ async def test_a_broken_override_in_a_new_home_ends_the_start_with_its_line(
     assert "\n" not in app.startup_error and "Traceback" not in app.startup_error
     assert "not json" not in app.startup_error  # the value is not echoed
     assert os.environ["MILK_AGENTS"] == "[not json"
+
+
+CREATE_EARLY = """
+import sys
+from milk_tui.config.paths import database_file
+from milk_tui.facade.early import check_database_soon
+from milk_tui.storage import db
+
+check_database_soon()  # a command's: a home with no database gets none
+print(database_file().exists() or bool(db._creating))
+check_database_soon(create=True)  # the TUI's: created beside the start-up
+done, thread = db._creating[database_file().resolve()]
+thread.join(30)
+print(done.is_set(), "milk_tui.engine.open_store" in sys.modules)
+print(db.Database(database_file()).schema_version)
+"""
+
+
+def test_a_new_homes_database_is_made_beside_the_start_with_the_opens_tables(
+    tmp_path: Path, milk_home: Path
+) -> None:
+    """A first start creates the database in a thread before the TUI opens it, with every
+    table the session's open uses; a command in a new home creates none early."""
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", CREATE_EARLY],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    before, done, early = run.stdout.splitlines()
+    assert before == "False" and done == "True True"
+    made = set(ast.literal_eval(early))
+    assert {"001_sessions", "003_attachments", "005_turn_kinds", "010_percepts"} <= made
+    opened = _open(tmp_path)  # the open finds it and adds only what registered later
+    assert made <= set(opened._opened.db.schema_version)
+    opened.close()
