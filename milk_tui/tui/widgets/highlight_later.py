@@ -16,6 +16,8 @@ from collections.abc import Callable
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Markdown
 
+from milk_tui.tui.widgets import linkify_on_use  # noqa: F401  # Rich's parser per render
+
 _deferred: set[str] | None = None
 """Languages rendered plain while deferring; None when code is highlighted at once."""
 _on_stop: list[Callable[[], None]] = []
