@@ -14,8 +14,10 @@ alternating the kinds in one run:
   (the point at which Textual posts ``Ready`` for the bare app's first screen).  As a user's
   every start but the first, it paints from the last start's card and reads the config
   after that frame (facade/start_card.py); the run says how many samples did;
-* ``no-card`` — the same with the card removed first: a first start, or one after the
-  config was edited, which reads the config before the main screen.
+* ``no-card`` — the same with the card removed first: a start after the card was lost
+  (or, with a config file, one after the config was edited, which reads it first);
+* ``first`` — a home's first start: a new, empty ``MILK_HOME`` for each sample (no config,
+  card or database), a new session.
 
 The ``milk-main`` child also marks where its time goes (``PHASES``: the app's module loaded,
 its first frame, the opening handed over, the main screen's modules loaded, its first frame
@@ -32,6 +34,7 @@ import argparse
 import importlib.abc
 import importlib.util
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -155,10 +158,20 @@ def _timed(base, until_main: bool):  # type: ignore[no-untyped-def]
         def _painted(self, screen) -> None:  # type: ignore[no-untyped-def]
             from milk_tui.tui.widgets.prompt_input import PromptInput
 
+            if getattr(self, "_reported", False):
+                return  # a second layout before the exit is processed
             if screen is self.main_screen and isinstance(self.focused, PromptInput):
+                self._reported = True
                 _mark("main_frame")
                 _report_ready()
                 self.exit()
+
+        def _after_first_main_frame(self) -> None:
+            # The first refresh of the main screen is written: when the prompt had its focus
+            # by then, no later layout (which may wait on other work) is the moment.
+            if until_main:
+                self._painted(self.main_screen)
+            super()._after_first_main_frame()
 
     return Timed
 
@@ -181,8 +194,21 @@ def _mark(phase: str) -> None:
 
 
 def _report_ready() -> None:
-    """The child's moment of arrival, on the wall clock the parent started it by."""
-    print(f"ready {time.time()!r} {time.process_time()!r}", flush=True)
+    """The child's moment of arrival, on the wall clock the parent started it by, its CPU
+    time and its memory then (resident set, MiB)."""
+    print(f"ready {time.time()!r} {time.process_time()!r} {_rss_mib()!r}", flush=True)
+
+
+def _rss_mib() -> float:
+    """The process's resident set now (``VmRSS``; Linux), in MiB; 0 where not known."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
 
 
 PHASE_PATH = str(Path(__file__).resolve().parent.parent)
@@ -199,21 +225,34 @@ def sample(kind: str, env: dict[str, str]) -> tuple[float, float, float]:
     moment; the CPU time (all threads) is what other load on the machine moves least."""
     if kind == "no-card":
         Path(env["MILK_HOME"], "start-card.json").unlink(missing_ok=True)
+    new_home = tempfile.mkdtemp(prefix="milk-cold-first-") if kind == "first" else ""
+    if new_home:
+        env = {**env, "MILK_HOME": new_home}
     t0, w0 = time.perf_counter(), time.time()
     out = subprocess.run(
-        [sys.executable, __file__, "--child", "milk-main" if kind == "no-card" else kind],
+        [sys.executable, __file__, "--child", "milk-main" if kind in CHILD_MAIN else kind],
         check=True,
         env=env,
         capture_output=True,
         text=True,
     ).stdout
     total = time.perf_counter() - t0
+    if new_home:
+        shutil.rmtree(new_home, ignore_errors=True)
     ready = [line.split()[1:] for line in out.splitlines() if line.startswith("ready ")]
     marks = [line.split()[1:] for line in out.splitlines() if line.startswith("phase ")]
     if kind == "milk-main" and env.get("PYTHONPATH") == PHASE_PATH:
         PHASE_TIMES.append({name: float(t) - w0 for name, t in marks})
         FROM_CARD.append("card 1" in out.splitlines())
+    base = " (--baseline)" if env.get("PYTHONPATH") != PHASE_PATH else ""
+    MEMORY.setdefault(kind + base, []).append(float(ready[-1][2]))
     return float(ready[-1][0]) - w0, total, float(ready[-1][1])
+
+
+CHILD_MAIN = ("no-card", "first")
+"""Kinds that run the ``milk-main`` child in another home or state."""
+MEMORY: dict[str, list[float]] = {}
+"""Each kind's resident set at ready, MiB (``… base``: the ``--baseline`` checkout's)."""
 
 
 def main() -> None:
@@ -247,16 +286,19 @@ def main() -> None:
     rounds = 3 if a.quick else a.rounds
     sample("bare", env), sample("milk-main", env)  # warm the OS page cache and .pyc files
     runs: dict[str, list[tuple[float, float, float]]] = {
-        "bare": [], "milk": [], "milk-main": [], "no-card": [],
+        "bare": [], "milk": [], "milk-main": [], "no-card": [], "first": [],
     }  # fmt: skip
     if a.baseline:
         runs["baseline"] = []
+        runs["baseline-first"] = []
         base_env = {**env, "PYTHONPATH": a.baseline}
         sample("milk-main", base_env)
     for _ in range(rounds):
         for kind, samples in runs.items():
             if kind == "baseline":
                 samples.append(sample("milk-main", base_env))
+            elif kind == "baseline-first":
+                samples.append(sample("first", base_env))
             else:
                 samples.append(sample(kind, env))
     print(f"cold start (fresh interpreter, headless 120×40), {rounds} rounds, medians [min–max]")
@@ -271,8 +313,10 @@ def main() -> None:
         "bare": "bare Textual app, same widgets",
         "milk": "milk-tui first frame",
         "milk-main": f"milk-tui main screen, {a.turns}-turn session",
-        "no-card": "the same, no start card (config first)",
-        "baseline": "the same, --baseline checkout",
+        "no-card": "the same, no start card",
+        "first": "a home's first start (new empty home)",
+        "baseline": "main screen, --baseline checkout",
+        "baseline-first": "first start, --baseline checkout",
     }
     for kind, samples in runs.items():
         ready = [r for r, _, _ in samples]
@@ -287,6 +331,15 @@ def main() -> None:
         r / b for (r, _, _), (b, _, _) in zip(runs["milk-main"], runs["bare"], strict=True)
     )
     print(f"  main screen ÷ bare, per round: {' '.join(f'{x:.2f}' for x in ratios)} (target ≤ 1.5)")
+    for kind in ("first", "baseline-first"):
+        if kind in runs:
+            ratios = sorted(
+                r / b for (r, _, _), (b, _, _) in zip(runs[kind], runs["bare"], strict=True)
+            )
+            print(f"  {labels[kind]} ÷ bare, per round: {' '.join(f'{x:.2f}' for x in ratios)}")
+    print("  resident set at ready, MiB (medians [min–max]):")
+    for kind, mib in MEMORY.items():
+        print(f"    {kind:<22} {statistics.median(mib):5.1f} [{min(mib):.1f}–{max(mib):.1f}]")
     measured = FROM_CARD[1:]  # not the warm-up sample
     print(f"  painted from the start card: {sum(measured)} of {len(measured)} main-screen samples")
     _print_phases(PHASE_TIMES[1:])

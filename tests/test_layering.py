@@ -74,6 +74,24 @@ def test_the_cli_parser_loads_no_config_model_or_facade_behind_a_subcommand():
     assert "pydantic_settings" not in loaded
 
 
+def test_a_tui_command_line_loads_no_subcommand_and_refuses_a_stray_word_as_before():
+    """``milk-tui`` (options only) builds the subcommands by name: none of their modules
+    loads; a word that is no subcommand gets the same refusal as from the whole parser."""
+    code = (
+        "import sys, contextlib, io\nimport milk_tui.cli as c\n"
+        "c.build_parser(['--demo', '--session', 'x']).parse_args(['--demo', '--session', 'x'])\n"
+        "print(sorted(m for m in sys.modules if m.endswith('_cmd')))\n"
+        "for argv in (['--demo', 'nope'], None):\n"
+        "    err = io.StringIO()\n"
+        "    with contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):\n"
+        "        c.build_parser(argv).parse_args(['--demo', 'nope'])\n"
+        "    print(repr(err.getvalue()))\n"
+    )
+    loaded, lazy, whole = _python(code).splitlines()
+    assert loaded == "[]"
+    assert lazy == whole and "invalid choice: 'nope'" in lazy and "'sessions'" in lazy
+
+
 def test_the_main_screen_and_the_events_load_no_pydantic():
     """The bus events are plain records and the main screen's modules need no config model:
     pydantic (~25 ms to import, more per model class) loads with the config, not with them."""
@@ -158,8 +176,10 @@ def test_main_screen_defers_what_it_does_not_paint(tmp_path):
 
 
 def test_a_start_painted_from_its_card_reads_the_config_after_the_first_frame(tmp_path):
-    """The second start in a home paints from the first one's card (facade/start_card.py):
-    up to its first main frame no config model, so no pydantic, is loaded."""
+    """Every start in a home paints before the config models load (facade/start_card.py):
+    the first, with no config file, from the home's defaults; the second from the first
+    one's card.  Only a start with a config file and no card for it reads the config
+    first."""
     probe = STARTUP_PROBE.replace(
         "open_application(demo=True, new=True, cooperative=True)",
         "open_application(demo=True, cooperative=True, from_card=True)",
@@ -169,8 +189,11 @@ def test_a_start_painted_from_its_card_reads_the_config_after_the_first_frame(tm
     )
     first = _python(probe, cwd=tmp_path, home=tmp_path).split("\n")[-2]
     second = _python(probe, cwd=tmp_path, home=tmp_path).split("\n")[-2]
-    assert ast.literal_eval(first) == ([], True, True)  # no card yet: the config first
-    assert ast.literal_eval(second) == ([], False, False)
+    assert ast.literal_eval(first) == ([], False, False)  # a new home: its defaults
+    assert ast.literal_eval(second) == ([], False, False)  # the card the first one wrote
+    (tmp_path / "config.toml").write_text('theme = "milk-light"\n')
+    edited = _python(probe, cwd=tmp_path, home=tmp_path).split("\n")[-2]
+    assert ast.literal_eval(edited) == ([], True, True)  # no card for this config: it first
 
 
 SESSION_OF_200 = """

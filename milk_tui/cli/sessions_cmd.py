@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     from milk_tui.facade.sessions import SessionCatalog
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-ALL_FOLDERS_HELP = "let a session name or id prefix match a session of another folder too"
 
 
 def add_sessions_parser(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
     common: Callable[[argparse.ArgumentParser], None],
+    any_folder_help: str,
 ) -> None:
     sp = sub.add_parser("sessions", help="list or show sessions")
     common(sp)
@@ -33,7 +33,7 @@ def add_sessions_parser(
     ss = ssub.add_parser("show", help="one session with its history")
     ss.add_argument("id")
     ss.add_argument("--json", action="store_true")
-    ss.add_argument("--any-folder", action="store_true", help=ALL_FOLDERS_HELP)
+    ss.add_argument("--any-folder", action="store_true", help=any_folder_help)
 
 
 def run_sessions(args: argparse.Namespace, out: TextIO) -> int:

@@ -25,6 +25,10 @@ class Subcommand:
     run: Run
 
 
+ALL_FOLDERS_HELP = "let a session name or id prefix match a session of another folder too"
+"""``--any-folder``'s help, at the top level and in ``sessions``."""
+
+
 def config_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--config",
@@ -36,7 +40,7 @@ def config_option(p: argparse.ArgumentParser) -> None:
 def _add_sessions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from milk_tui.cli.sessions_cmd import add_sessions_parser
 
-    add_sessions_parser(sub, config_option)
+    add_sessions_parser(sub, config_option, ALL_FOLDERS_HELP)
 
 
 def _run_sessions(args: argparse.Namespace) -> int:

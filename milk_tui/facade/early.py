@@ -8,14 +8,26 @@ Python on the main thread, so a Python-heavy task would only delay the first fra
 from __future__ import annotations
 
 
-def check_database_soon() -> None:
+def check_database_soon(*, create: bool = False) -> None:
     """Start the database's integrity check (storage/integrity.py ``check_soon``): SQLite
     reads every page without the GIL, and the open that follows the first frame collects the
-    answer instead of paying for the read."""
+    answer instead of paying for the read.  ``create`` (the TUI, which opens it next): a
+    database not there yet is created instead (storage/db.py ``create_soon``), with the
+    tables the session's open needs."""
     from milk_tui.config.paths import database_file
     from milk_tui.storage.integrity import check_soon
 
     try:
-        check_soon(database_file())
+        path = database_file()
+        if path.exists():
+            check_soon(path)
+        elif create:
+            from milk_tui.storage.db import create_soon
+
+            create_soon(path, _import_the_store)
     except Exception:  # noqa: BLE001 - a data dir that is not usable is the open's to report
         return
+
+
+def _import_the_store() -> None:
+    import milk_tui.engine.open_store  # noqa: F401  # registers the tables the open uses

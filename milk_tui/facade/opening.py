@@ -8,8 +8,9 @@ same database, bus and memory and returns the ``Application``; the TUI calls it 
 after the main screen's first frame.  Everything else (turns, commands) waits for it.
 
 With ``from_card`` the config is read in ``finish`` too, when the last start's card
-(facade/start_card.py) was written for the same config: the opening paints from the card,
-and ``card_matched`` says afterwards whether it was right.
+(facade/start_card.py) was written for the same config, or when there is no card and no
+config to read (a home's first start: ``HOME_DEFAULTS``): the opening paints from the
+card, and ``card_matched`` says afterwards whether it was right.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ from milk_tui.engine.boot_options import BootOptions, split_options
 from milk_tui.engine.open_store import OpenedStore, open_store, start_notes
 from milk_tui.facade.facts import Facts
 from milk_tui.facade.sessions import SessionCatalog
-from milk_tui.facade.start_card import StartCard, card_of, new_key, read_card, write_card
+from milk_tui.facade.start_card import (
+    HOME_DEFAULTS,
+    StartCard,
+    card_of,
+    home_defaults_apply,
+    new_key,
+    read_card,
+    write_card,
+)
 from milk_tui.facade.views import StartupInfo, session_view
 from milk_tui.model.events import SessionChanged
 from milk_tui.model.session import Turn
@@ -59,6 +68,7 @@ class Opening:
         configure: Callable[[], Configured],
         configured: Configured | None = None,
         rewrite_card: Callable[[StartCard], None] | None = None,
+        write_card_after: bool = False,
         permission_policy: Literal["ask", "allow", "deny"] = "ask",
         cooperative: bool = False,
     ) -> None:
@@ -67,6 +77,7 @@ class Opening:
         self._configure = configure
         self._configured = configured
         self._rewrite_card = rewrite_card
+        self._write_card_after = write_card_after
         self._permission_policy: Literal["ask", "allow", "deny"] = permission_policy
         self._cooperative = cooperative
         self.facts = Facts(opened.memory)
@@ -77,6 +88,8 @@ class Opening:
         application carries them on."""
         self.from_card = configured is None
         """Painted from the last start's card; the config is read in ``finish``."""
+        self.from_defaults = card is HOME_DEFAULTS
+        """Painted from a new home's defaults: no card yet, and no config to read first."""
         self.card_matched = True
         """After ``finish``: what was painted from the card is what the config says."""
 
@@ -150,6 +163,8 @@ class Opening:
         rewritten, and its notes give way to the real ones."""
         self.card_matched = real == self._card
         if self.card_matched:
+            if self._write_card_after and self._rewrite_card is not None:
+                self._rewrite_card(real)  # the defaults painted: the next start has a card
             return
         said = start_notes(self._card.notes, self._opened, self._card.agent_notes)
         self.startup_notes[: len(said)] = start_notes(real.notes, self._opened, real.agent_notes)
@@ -178,6 +193,7 @@ def open_application(
     use_card = from_card and config.get("config") is None
     card = read_card(config) if use_card else None
     salt_key = new_key(config) if use_card and card is None else None
+    defaults = card is None and use_card and home_defaults_apply(config)
 
     def read_config() -> Configured:
         from milk_tui.engine.boot import configure
@@ -185,8 +201,12 @@ def open_application(
         return configure(**config)
 
     def rewrite(card: StartCard) -> None:
-        write_card(new_key(config), card)
+        # The defaults' card is keyed as things were before the config was read: a config
+        # written meanwhile leaves a card that does not match.
+        write_card(salt_key if defaults and salt_key else new_key(config), card)
 
+    if defaults:
+        card = HOME_DEFAULTS
     configured = None if card is not None else read_config()
     opened = open_store(**store)
     if configured is not None:
@@ -200,6 +220,7 @@ def open_application(
         configure=read_config,
         configured=configured,
         rewrite_card=rewrite if use_card else None,
+        write_card_after=defaults,
         permission_policy=permission_policy,
         cooperative=cooperative,
     )

@@ -11,7 +11,10 @@ matched; a card that did not is rewritten and the screen corrected.
 
 The card holds no secret: the notes never quote one (config/load.py), and what it is
 compared by is a salted hash.  A card that cannot be read or written is no card: start-up
-reads the config first, as without one.
+reads the config first, as without one — unless there is nothing to read: a home's first
+start with no config file and no override paints ``HOME_DEFAULTS``, what the config half
+of start-up finds in such a home (tests/tui/test_first_start.py holds the two equal), and
+writes the card once ``Opening.finish`` has read the config.
 """
 
 from __future__ import annotations
@@ -50,6 +53,42 @@ class StartCard:
     agent_notes: tuple[str, ...]
     """Agent keys in the wrong place (said after the session's notes)."""
     config_path: str | None
+
+
+HOME_DEFAULTS = StartCard(
+    theme="milk-dark",
+    keymap={},
+    primary=AgentInfo("demo-local", "demo demo-small"),
+    escalation=AgentInfo("demo-claude", "demo demo-large"),
+    demo=True,
+    notes=(),
+    agent_notes=(),
+    config_path=None,
+)
+"""The card of a home with no config file, no ``MILK_*`` override and no agent chosen for
+the run: the defaults, and the demo agents (asked for, or standing in while the TUI looks
+for a local server: ``engine/boot.py`` ``configure``'s ``probe_later``)."""
+
+NOT_CONFIG_VARIABLES = frozenset(
+    {"MILK_HOME", "MILK_CONFIG", "MILK_COMMAND", "MILK_DEMO_PACE", "MILK_TUI_TRACE"}
+)
+"""``MILK_*`` variables the program reads itself: no config key of these names exists
+(a test holds it), so they override nothing.  Any other one may: then the config is read."""
+
+
+def home_defaults_apply(options: Mapping[str, object]) -> bool:
+    """Whether the config half of start-up, with this run's ``options``, would find
+    ``HOME_DEFAULTS``: no config file anywhere it looks, no variable that may override a key,
+    no agent chosen, and the demo agents asked for or standing in."""
+    if options.get("config_path") or options.get("agent") or options.get("escalation_agent"):
+        return False
+    if not (options.get("demo") or options.get("probe_later")):
+        return False  # without either, nothing configured means looking for a server first
+    if any(
+        k.upper().startswith("MILK_") and k.upper() not in NOT_CONFIG_VARIABLES for k in os.environ
+    ):
+        return False
+    return resolve_config_file()[0] is None
 
 
 def card_of(c: Configured) -> StartCard:

@@ -117,12 +117,46 @@ class MigrationConnection:
         run_script(self._conn, script)
 
 
+_creating: dict[Path, tuple[threading.Event, threading.Thread]] = {}
+"""Databases being created by ``create_soon``, by resolved path: set once done, and by
+which thread."""
+
+
+def create_soon(path: Path, before: Callable[[], object]) -> None:
+    """Create the database at ``path`` — not there yet: a home's first start — in a daemon
+    thread, beside Textual's start-up: the file's creation, its switch to WAL and the first
+    migrations wait on the disk (syncs) far longer than they use the GIL.  ``before`` runs
+    first in that thread (the imports that register the migrations the open will apply).
+    The open of the same path waits for it; whatever goes wrong is left to that open."""
+    path = path.resolve()
+    if path in _creating or path.exists():
+        return
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            before()
+            Database(path).close()
+        except BaseException as e:  # noqa: BLE001 - the open says what is wrong
+            if not isinstance(e, Exception):
+                raise
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=run, name="db-create", daemon=True)
+    _creating[path] = (done, thread)
+    thread.start()
+
+
 class Database:
     """One connection shared by the event loop thread; a lock guards use from worker threads."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.lock = threading.RLock()
+        done, creator = _creating.get(self.path.resolve(), (None, None))
+        if done is not None and creator is not threading.current_thread():
+            done.wait(BUSY_TIMEOUT_MS / 1000)  # then open what it made (or fail here)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             # Private (docs/adr/0015-no-secret-on-disk.md): created 0600, and SQLite gives its

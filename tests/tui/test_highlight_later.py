@@ -27,6 +27,8 @@ from milk_tui.tui.widgets.palette import Palette
 palette = Palette()
 text = "Look:\n\n```ada\nprocedure Hello is begin Put_Line (\"hi\"); end Hello;\n```\n"
 assert not highlight_later.lexer_loaded("ada")  # nothing in this process compiled it
+import sys
+assert "pygments.lexers.ada" not in sys.modules  # nor did asking import its module
 
 def colours(lines):
     return {s.style.color for line in lines for s in line if s.text.strip() and s.style}

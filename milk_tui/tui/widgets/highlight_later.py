@@ -11,10 +11,13 @@ Only the TUI's start (``tui/launch.py`` ``run_app``) defers: tests and snapshots
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Markdown
+
+from milk_tui.tui.widgets import linkify_on_use  # noqa: F401  # Rich's parser per render
 
 _deferred: set[str] | None = None
 """Languages rendered plain while deferring; None when code is highlighted at once."""
@@ -55,9 +58,21 @@ def stop() -> bool:
 
 def lexer_loaded(name: str) -> bool:
     """Whether Pygments' lexer for ``name`` has compiled its rules (an unknown name, or one
-    whose lexer fails to load, is shown plain by Rich anyway)."""
+    whose lexer fails to load, is shown plain by Rich anyway).  A built-in lexer's module is
+    looked up in Pygments' table, not imported: one not imported yet has compiled nothing,
+    and importing it would cost the first frame a few ms and ~0.2 MiB."""
     from pygments.lexer import RegexLexerMeta
-    from pygments.lexers import find_lexer_class_by_name
+    from pygments.lexers._mapping import LEXERS
+
+    alias = name.lower()
+    for class_name, (module_name, _, aliases, _, _) in LEXERS.items():
+        if alias in aliases:
+            module = sys.modules.get(module_name)
+            cls = getattr(module, class_name, None)
+            return cls is not None and (
+                not isinstance(cls, RegexLexerMeta) or "_tokens" in cls.__dict__
+            )
+    from pygments.lexers import find_lexer_class_by_name  # a plugin's lexer, or none
 
     try:
         cls = find_lexer_class_by_name(name)

@@ -23,7 +23,7 @@ from markdown_it import MarkdownIt
 from rich.markdown import Markdown, UnknownElement
 from textual.strip import Strip
 
-from milk_tui.tui.widgets import highlight_later
+from milk_tui.tui.widgets import highlight_later, linkify_on_use  # noqa: F401
 from milk_tui.tui.widgets.md_render import markdown_lines
 from milk_tui.tui.widgets.palette import Palette
 
