@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from milk_tui.model.session import ESCALATION, PRIMARY, HistoryCounts, Turn
+from milk_tui.model.turn_history import OlderCounts
 from milk_tui.storage.db import Database, MigrationConnection, register_migration
 from milk_tui.storage.session_rows import parse_attachments, parse_tool_calls
 
@@ -27,16 +28,25 @@ class TurnsRead(NamedTuple):
     """Turns whose stored tool calls could not be parsed (loaded without them)."""
     unreadable_files: int
     """Turns whose stored attachments could not be parsed (loaded without them)."""
+    first_id: int = 0
+    """Row id of the first turn read (0: none): where the next older page ends."""
 
 
-def read_turns(db: Database, session_id: str, *, last: int = 0, first: int = 0) -> TurnsRead:
-    """The session's turns in order: all, or only its ``last`` ones, or its ``first`` ones."""
+def read_turns(
+    db: Database, session_id: str, *, last: int = 0, first: int = 0, before: int = 0
+) -> TurnsRead:
+    """The session's turns in order: all, or only its ``last`` ones (those before row id
+    ``before`` when given), or its ``first`` ones."""
+    first_id = 0
     if last:
         sql = (
             f"SELECT * FROM (SELECT id, {_COLUMNS} FROM turns WHERE session_id = ? "
-            "ORDER BY id DESC LIMIT ?) ORDER BY id"
+            f"{'AND id < ? ' if before else ''}ORDER BY id DESC LIMIT ?) ORDER BY id"
         )
-        rows = [r[1:] for r in db.tuples(sql, (session_id, last))]
+        params = (session_id, before, last) if before else (session_id, last)
+        with_ids = db.tuples(sql, params)
+        first_id = with_ids[0][0] if with_ids else before
+        rows = [r[1:] for r in with_ids]
     elif first:
         sql = f"SELECT {_COLUMNS} FROM turns WHERE session_id = ? ORDER BY id LIMIT ?"
         rows = db.tuples(sql, (session_id, first))
@@ -56,7 +66,7 @@ def read_turns(db: Database, session_id: str, *, last: int = 0, first: int = 0) 
             unreadable_files += infos is None
             t.attachments = infos or []
         turns.append(t)
-    return TurnsRead(turns, unreadable_calls, unreadable_files)
+    return TurnsRead(turns, unreadable_calls, unreadable_files, first_id)
 
 
 HANDED_OVER = (
@@ -80,6 +90,44 @@ def questions_of(session_id_sql: str) -> str:
         f"((SELECT COUNT(*) FROM turns q WHERE q.session_id = {session_id_sql} "
         "AND q.role = 'user') - (SELECT COUNT(*) FROM turns e "
         f"WHERE e.session_id = {session_id_sql} AND {HANDED_OVER}))"
+    )
+
+
+def older_counts(db: Database, session_id: str, before: int) -> OlderCounts:
+    """``OlderCounts`` over the session's turns before row id ``before``, by SQLite from the
+    ``turns_kind`` index (no turn's text is read)."""
+    row = db.tuples(
+        "SELECT COALESCE(SUM(role = 'user'), 0), "
+        f"COALESCE(SUM(role = 'assistant' AND agent = '{PRIMARY}'), 0), "
+        f"COALESCE(SUM(role = 'assistant' AND agent = '{ESCALATION}'), 0), "
+        f"COALESCE(SUM(agent = '{ESCALATION}'), 0) "
+        "FROM turns INDEXED BY turns_kind WHERE session_id = ? AND id < ?",
+        (session_id, before),
+    )[0]
+
+    def last_answer(agent: str) -> tuple[int, int]:
+        """The row id and the index of the last answer of ``agent`` (0, -1: none)."""
+        at = db.tuples(
+            "SELECT MAX(id) FROM turns WHERE session_id = ? AND role = 'assistant' "
+            "AND agent = ? AND id < ?",
+            (session_id, agent, before),
+        )[0][0]
+        if at is None:
+            return 0, -1
+        index = db.tuples(
+            "SELECT COUNT(*) FROM turns WHERE session_id = ? AND id < ?", (session_id, at)
+        )[0][0]
+        return int(at), int(index)
+
+    user, primary, escalation, tagged = (int(v) for v in row)
+    escalation_id, last_escalation = last_answer(ESCALATION)
+    (since,) = db.tuples(
+        "SELECT COUNT(*) FROM turns WHERE session_id = ? AND role = 'assistant' AND agent = ? "
+        "AND id > ? AND id < ?",
+        (session_id, PRIMARY, escalation_id, before),
+    )[0]
+    return OlderCounts(
+        user, primary, escalation, tagged, last_answer(PRIMARY)[1], last_escalation, int(since)
     )
 
 

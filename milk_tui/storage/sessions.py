@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from milk_tui.model.session import HistoryCounts, Session, TokenUsage, Turn
+from milk_tui.model.turn_history import History
 
 # A committed turn writes its usage rows (storage/usage_log.py) in the same transaction:
 # that table's migration is registered before any store migrates the database.
@@ -27,6 +28,7 @@ from milk_tui.storage.history_read import (
     TurnsRead,
     count_turns,
     history_counts,
+    older_counts,
     questions_of,
     read_turns,
 )
@@ -157,21 +159,37 @@ class SessionStore:
             setattr(s, f, v)
         s.stored = {**row_fields(s), "version": r["version"]}
         read = read_turns(self.db, session_id, last=tail)
-        s.history.extend(read.turns)
+        unloaded = 0
         if tail and len(read.turns) == tail:
-            s.unread = count_turns(self.db, session_id) - tail
+            unloaded = count_turns(self.db, session_id) - tail
+        s.history = History(
+            read.turns,
+            unloaded,
+            self._pager(s, read.first_id),
+            lambda: older_counts(self.db, session_id, read.first_id),
+        )
         self._note_unreadable(s, read, ["its state (meta)"] if dropped else [])
         for tr in self.db.query("SELECT * FROM tokens WHERE session_id = ?", (session_id,)):
             s.tokens[(tr["model"], tr["role"])] = TokenUsage(**{c: tr[c] for c in TOKEN_COLUMNS})
         return s
 
+    def _pager(self, s: Session, first_id: int) -> Callable[[int], builtins.list[Turn]]:
+        """``History``'s reader of older turns: the ``n`` just before row ``first_id`` (the
+        oldest held), by the (session_id, id) key; the position moves with each page."""
+        at = [first_id]
+
+        def older(n: int) -> builtins.list[Turn]:
+            read = read_turns(self.db, s.id, last=n, before=at[0])
+            at[0] = read.first_id
+            self._note_unreadable(s, read, [])
+            return read.turns
+
+        return older
+
     def read_older(self, s: Session) -> None:
         """Read the turns a tail-first ``load`` left out (``s.unread``): ``s`` is whole after."""
-        if s.unread:
-            read = read_turns(self.db, s.id, first=s.unread)
-            s.history[:0] = read.turns
-            s.unread = 0
-            self._note_unreadable(s, read, [])
+        if isinstance(s.history, History):
+            s.history.load_all()
 
     def history_counts(self, s: Session) -> HistoryCounts:
         """``s.history_counts()`` for a session whose older turns are not read yet."""

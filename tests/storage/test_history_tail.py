@@ -69,7 +69,9 @@ def test_a_tail_first_session_reads_its_older_turns_later_and_is_then_the_whole(
     whole = store.load(s.id)
     tail = store.load(s.id, tail=8)
     assert whole is not None and tail is not None
-    assert [t.content for t in tail.history] == [f"turn {i}" for i in range(42, 50)]
+    # Indexes are the whole history's; only the last 8 are held.
+    assert len(tail.history) == 50
+    assert [t.content for t in tail.history[42:]] == [f"turn {i}" for i in range(42, 50)]
     assert tail.unread == 42
     # The panes' counts before the older turns are read: the whole history's.
     assert store.history_counts(tail) == whole.history_counts()
