@@ -8,13 +8,13 @@ Pure data + queries; persistence lives in ``storage``.
 from __future__ import annotations
 
 import enum
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
 from milk_tui.model.attachment import AttachmentInfo
+from milk_tui.model.summary_brick import build_brick, newest_brick
 from milk_tui.model.turn_history import History, OlderCounts
 
 PRIMARY: Final = "primary"
@@ -26,11 +26,6 @@ NEED_STALE_TURNS = 4
 EMPTY_ESCALATION_BYTES = 200
 """An escalation slice with fewer bytes of answers keeps the old brick: a short reply says
 too little to replace a real summary."""
-
-TOOL_RESULT_BRICK_BYTES = 500
-"""Tool results are cut to their first 500 bytes in a brick, so one big output cannot fill it."""
-
-_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
 class State(enum.StrEnum):
@@ -212,7 +207,7 @@ class Session:
                 return i
         if older is None:
             return -1
-        return older.last_escalation_answer if agent == ESCALATION else older.last_primary_answer
+        return older.get("last_escalation_answer" if agent == ESCALATION else "last_primary_answer")
 
     def last_escalation_boundary(self) -> int:
         """1 + index of the last escalation assistant turn; 0 when there is none."""
@@ -227,7 +222,7 @@ class Session:
         h = self.history
         older, base = _older(h)
         counted = sum(1 for t in h[base:] if pred(t))
-        return counted + (int(getattr(older, field)) if older is not None else 0)
+        return counted + (older.get(field) if older is not None else 0)
 
     def escalation_turn_count(self) -> int:
         return self._counted("escalation_answers", lambda t: t.is_assistant_of(ESCALATION))
@@ -247,7 +242,11 @@ class Session:
 
     def escalation_ever_active(self) -> bool:
         """Any turn (user or assistant) tagged escalation — deliberately wider than the boundary."""
-        return self._counted("escalation_turns", lambda t: t.agent == ESCALATION) > 0
+        h = self.history
+        older, base = _older(h)
+        if any(t.agent == ESCALATION for t in h[base:]):
+            return True
+        return older is not None and older.get("escalation_tagged") > 0
 
     def local_turns_since_last_escalation(self) -> int:
         if not self.escalation_ever_active():
@@ -257,7 +256,7 @@ class Session:
         older, base = _older(h)
         if older is not None and start <= base:  # the last escalation answer is an older turn
             held = sum(1 for t in h[base:] if t.is_assistant_of(PRIMARY))
-            return older.primary_since_escalation_answer + held
+            return older.get("primary_since_escalation_answer") + held
         return sum(1 for t in h[start:] if t.is_assistant_of(PRIMARY))
 
     def output_bytes_since(self, agent: str, k: int) -> int:
@@ -266,7 +265,7 @@ class Session:
         older, base = _older(h)
         n = 0
         if older is not None:  # the older turns only count when k does not reach past them
-            n = older.escalation_answers if agent == ESCALATION else older.primary_answers
+            n = older.get("escalation_answers" if agent == ESCALATION else "primary_answers")
             if n > k:
                 n, base = 0, 0
         total = 0
@@ -367,107 +366,9 @@ def ends_with_question(text: str) -> bool:
     return False
 
 
-def _render_turns(turns: list[Turn]) -> str:
-    out: list[str] = []
-    run_name, run_len = "", 0
-
-    def close_run() -> None:
-        nonlocal run_name, run_len
-        if run_len > 1:
-            out.append(f"  [{run_len - 1} more {run_name} calls collapsed]\n")
-        run_name, run_len = "", 0
-
-    for t in turns:
-        if t.role == "user":
-            close_run()
-            out.append(f"User: {t.content}\n")
-        elif t.role == "assistant" and t.tool_calls:
-            for c in t.tool_calls:
-                if c.name == run_name:
-                    run_len += 1
-                    continue
-                close_run()
-                run_name, run_len = c.name, 1
-                out.append(f"[Tool: {c.name}] {c.arguments}\n")
-        elif t.role == "assistant":
-            close_run()
-            out.append(f"Assistant ({t.agent}): {_CSI.sub('', t.content)}\n")
-        elif t.role == "tool_result":
-            body = t.content.encode()
-            text = t.content
-            if len(body) > TOOL_RESULT_BRICK_BYTES:
-                text = body[:TOOL_RESULT_BRICK_BYTES].decode(errors="ignore") + "\n... (truncated)"
-            out.append(f"[Tool result] {text}\n")
-    close_run()
-    return "".join(out)
-
-
 def _older(h: list[Turn]) -> tuple[OlderCounts | None, int]:
     """The store's counts over the turns a tail-first history did not hold at first, and how
     many those are (None, 0: count them all here)."""
     if isinstance(h, History) and (older := h.older_counts()) is not None:
         return older, h.base
     return None, 0
-
-
-def build_brick(turns: list[Turn], agent: str, budget: int) -> str:
-    return _fit_brick(_brick_turns(turns, agent), budget)[0]
-
-
-def newest_brick(history: list[Turn], start: int, agent: str, budget: int) -> str:
-    """``build_brick(history[start:], agent, budget)``, reading only the newest turns it
-    needs (a long session's older turns stay in the store, model/turn_history.py).  A
-    window of the newest turns gives the same brick once the budget runs out at or after its
-    first user or answer turn: from that turn on, the window picks the turns the whole slice
-    picks (only a tool result's pick depends on what came before it)."""
-    width = 512
-    while True:
-        lo = max(start, len(history) - width)
-        picked = _brick_turns(history[lo:], agent)
-        text, broke_at = _fit_brick(picked, budget)
-        if lo == start:
-            return text
-        first = next((i for i, t in enumerate(picked) if t.role != "tool_result"), None)
-        if first is not None and broke_at >= first:
-            return text
-        width *= 4
-
-
-def _brick_turns(turns: list[Turn], agent: str) -> list[Turn]:
-    collected: list[Turn] = []
-    for t in turns:
-        if t.role == "user" and t.agent in ("", agent):
-            collected.append(t)
-        elif t.is_assistant_of(agent):
-            collected.append(t)
-        elif t.role == "tool_result" and collected and collected[-1].is_assistant_of(agent):
-            collected.append(t)
-    return collected
-
-
-def _fit_brick(collected: list[Turn], budget: int) -> tuple[str, int]:
-    """The brick of the newest ``collected`` turns that fit, and the index of the turn the
-    budget ran out at (-1: it never did)."""
-    broke_at = -1
-    # The oldest turns go first until the rest fits.  Rendering every candidate is
-    # quadratic in a long session, so skip the turns that cannot fit without rendering:
-    # user, reply and tool-result lines are written whatever precedes them, so their
-    # lengths summed from the newest turn back are a lower bound of each suffix's size.
-    start, floor = len(collected), 0
-    while start > 0:
-        floor += _fixed_len(collected[start - 1])
-        if floor > budget:
-            broke_at = start - 1
-            break
-        start -= 1
-    while start < len(collected):
-        rendered = _render_turns(collected[start:])
-        if len(rendered) <= budget:
-            return rendered, broke_at
-        start += 1
-    return "", broke_at
-
-
-def _fixed_len(t: Turn) -> int:
-    """Length of the lines ``_render_turns`` writes for ``t`` whatever its neighbours are."""
-    return 0 if t.role == "assistant" and t.tool_calls else len(_render_turns([t]))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 if TYPE_CHECKING:
     from milk_tui.model.session import Turn
@@ -30,21 +30,44 @@ LoadOlder = Callable[[int], "list[Turn]"]
 first.  The store keeps its own position (the first held turn's row id)."""
 
 
-class OlderCounts(NamedTuple):
-    """Counts over the turns a ``History`` did not hold when it was made, from the store
-    (one indexed query instead of every older turn read)."""
+OLDER_COUNTS = (
+    "user",
+    "primary_answers",
+    "escalation_answers",
+    "escalation_tagged",
+    "last_primary_answer",
+    "last_escalation_answer",
+    "primary_since_escalation_answer",
+)
+"""What ``OlderCounts`` gives, each the store's answer to its own question:
 
-    user: int
-    primary_answers: int
-    escalation_answers: int
-    escalation_turns: int
-    """Turns of either role tagged escalation (``Session.escalation_ever_active``)."""
-    last_primary_answer: int
-    """Index of the last of those turns that is a primary answer (-1: none)."""
-    last_escalation_answer: int
-    """Index of the last of those turns that is an escalation answer (-1: none)."""
-    primary_since_escalation_answer: int
-    """Primary answers among those turns after ``last_escalation_answer`` (all when -1)."""
+* ``user``, ``primary_answers``, ``escalation_answers``: user turns, answers of each agent;
+* ``escalation_tagged``: 1 when any of those turns is tagged escalation, else 0
+  (``Session.escalation_ever_active``);
+* ``last_primary_answer``, ``last_escalation_answer``: the index of the last answer of
+  that agent (-1: none);
+* ``primary_since_escalation_answer``: primary answers after ``last_escalation_answer``
+  (all when -1)."""
+
+
+class OlderCounts:
+    """Counts over the turns a ``History`` did not hold when it was made, asked of the store
+    one at a time when a reader first needs it (each an index seek or range, no turn's text
+    read) and kept: a turn that only builds its context asks for none of the counts."""
+
+    def __init__(self, ask: Callable[[str], int], key: int = 0) -> None:
+        self._ask = ask
+        self._got: dict[str, int] = {}
+        self.key = key
+        """The store's mark of where the counted turns end (its first held row id)."""
+
+    def get(self, name: str) -> int:
+        """One of ``OLDER_COUNTS``."""
+        if name not in OLDER_COUNTS:
+            raise KeyError(name)
+        if name not in self._got:
+            self._got[name] = self._ask(name)
+        return self._got[name]
 
 
 class History(list["Turn"]):
@@ -102,7 +125,7 @@ class History(list["Turn"]):
         if not self.base or self._count_older is None or len(self) < self.base:
             return None
         if self._older is None:
-            self._older = self._count_older()
+            self._older = self._count_older()  # asks nothing yet: each count when first read
         return self._older
 
     def _abs(self, i: SupportsIndex) -> int:

@@ -25,10 +25,11 @@ from milk_tui.model.turn_history import History
 from milk_tui.storage import usage_log as _usage_log  # noqa: F401  # registers migration 004
 from milk_tui.storage.db import Database, MigrationConnection, StorageError, register_migration
 from milk_tui.storage.history_read import (
+    Counted,
     TurnsRead,
     count_turns,
+    held_history,
     history_counts,
-    older_counts,
     questions_of,
     read_turns,
 )
@@ -159,32 +160,18 @@ class SessionStore:
             setattr(s, f, v)
         s.stored = {**row_fields(s), "version": r["version"]}
         read = read_turns(self.db, session_id, last=tail)
+
+        def note(older: TurnsRead) -> None:  # an unreadable field of older turns read later
+            self._note_unreadable(s, older, [])
+
         unloaded = 0
-        if tail and len(read.turns) == tail:
+        if tail and len(read.turns) == tail:  # more than the tail: count the turns before it
             unloaded = count_turns(self.db, session_id) - tail
-        s.history = History(
-            read.turns,
-            unloaded,
-            self._pager(s, read.first_id),
-            lambda: older_counts(self.db, session_id, read.first_id),
-        )
+        s.history = held_history(self.db, session_id, read, unloaded, note)
         self._note_unreadable(s, read, ["its state (meta)"] if dropped else [])
         for tr in self.db.query("SELECT * FROM tokens WHERE session_id = ?", (session_id,)):
             s.tokens[(tr["model"], tr["role"])] = TokenUsage(**{c: tr[c] for c in TOKEN_COLUMNS})
         return s
-
-    def _pager(self, s: Session, first_id: int) -> Callable[[int], builtins.list[Turn]]:
-        """``History``'s reader of older turns: the ``n`` just before row ``first_id`` (the
-        oldest held), by the (session_id, id) key; the position moves with each page."""
-        at = [first_id]
-
-        def older(n: int) -> builtins.list[Turn]:
-            read = read_turns(self.db, s.id, last=n, before=at[0])
-            at[0] = read.first_id
-            self._note_unreadable(s, read, [])
-            return read.turns
-
-        return older
 
     def read_older(self, s: Session) -> None:
         """Read the turns a tail-first ``load`` left out (``s.unread``): ``s`` is whole after."""
@@ -192,8 +179,13 @@ class SessionStore:
             s.history.load_all()
 
     def history_counts(self, s: Session) -> HistoryCounts:
-        """``s.history_counts()`` for a session whose older turns are not read yet."""
-        return history_counts(self.db, s.id, s.current_need_set_at, s.records)
+        """``s.history_counts()`` for a session whose older turns are not read yet; the
+        user turns among those counted once for the session (``OlderCounts``)."""
+        older = s.history.older_counts() if isinstance(s.history, History) else None
+        known = None
+        if older is not None and isinstance(s.history, History):
+            known = Counted(older.key, s.history.base, older.get("user"))
+        return history_counts(self.db, s.id, s.current_need_set_at, s.records, known)
 
     def _note_unreadable(self, s: Session, read: TurnsRead, bad: builtins.list[str]) -> None:
         if read.unreadable_calls:

@@ -248,6 +248,12 @@ def test_the_need_checks_are_the_whole_historys(stored: Stored, tail: int) -> No
             s.current_need, s.current_need_set_at = "the need", at
             return s.need_changed_since_last_escalation(), s.need_turns_ago(), s.need_is_stale()
 
+        if at < 0:  # a need is set at a turn's position, never before the first
+            continue
+        fresh, whole = stored.tail(tail), stored.whole()  # the panes' counts too
+        fresh.current_need_set_at = whole.current_need_set_at = at
+        assert stored.store.history_counts(fresh) == whole.history_counts(), at
+
         def ref(s: Session, at: int = at) -> tuple[bool, int, bool]:
             s.current_need, s.current_need_set_at = "the need", at
             ago = len(_plain(s)) + 2 - at if at > 0 else 0

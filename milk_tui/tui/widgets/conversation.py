@@ -21,8 +21,9 @@ from milk_tui.tui.widgets.attachment_chips import decode_chips, encode_chips
 from milk_tui.tui.widgets.code_warmup import warm_code_highlighting
 from milk_tui.tui.widgets.conversation_next import USER_TURN_WAIT_S, NextTurn
 from milk_tui.tui.widgets.follow_scroll import FollowScroll
+from milk_tui.tui.widgets.handoff_text import handoff_text
 from milk_tui.tui.widgets.md_render import Palette
-from milk_tui.tui.widgets.older_turns import OlderTurns
+from milk_tui.tui.widgets.older_turns import OlderTurns, older_marker
 from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
 from milk_tui.tui.widgets.tool_line import ToolLine
@@ -37,27 +38,6 @@ PAGE = 16
 """Older blocks mounted per scroll-to-top."""
 MAX_MOUNTED = 120
 """Past this many mounted blocks the oldest are unmounted (their data stays in ``items``)."""
-
-MODE_LABEL = {
-    "first": "fresh start",
-    "returning": "returning",
-    "resume": "resume",
-    "continuation": "continuation",
-}
-REASON_LABEL = {"need_changed": "need changed", "turn_gap": "{n} local turns since"}
-
-
-def handoff_text(e: ev.EscalationStarted) -> str:
-    """``→ claude · fresh start · need changed`` — the marker between two agents' replies."""
-    parts = [f"→ {e.agent_name}", MODE_LABEL.get(e.mode, e.mode)]
-    if e.downgraded:
-        reasons = [
-            REASON_LABEL.get(r, r).format(n=e.local_turns_since) for r in e.downgrade_reasons
-        ]
-        parts.append("downgraded: " + (", ".join(reasons) or "returning not possible"))
-    if e.resume and e.escalation_session_id:
-        parts.append(f"session {e.escalation_session_id[:8]}")
-    return " · ".join(parts)
 
 
 class Conversation(FollowScroll):
@@ -90,8 +70,7 @@ class Conversation(FollowScroll):
         self._gc_turn = 0  # this turn's token for gc_pace.release
         self._next = NextTurn(self)  # the next turn's blocks, mounted hidden ahead of time
         self._loading_older = False
-        self._source: OlderTurns | None = None
-        """Turns before ``items`` still in the store (a long session's), a page at a time."""
+        self._source: OlderTurns | None = None  # turns before ``items``, still in the store
 
     def on_mount(self) -> None:
         warm_code_highlighting(self, self.palette)
@@ -127,7 +106,8 @@ class Conversation(FollowScroll):
         self._blocks = widgets
         head: list[Widget] = []
         if self._first > 0 or self._source is not None:
-            self._older = Static(self._older_text(), classes="older", markup=False)
+            marker = older_marker(self._first, self._source)
+            self._older = Static(marker, classes="older", markup=False)
             head.append(self._older)
         if widgets:
             self.mount_all(head + widgets)
@@ -145,10 +125,6 @@ class Conversation(FollowScroll):
         self._first += len(older)
         self._sync_older_marker()
 
-    def _older_text(self) -> str:
-        more = f" and {self._source.remaining} earlier turns" if self._source else ""
-        return f"↑ {self._first} earlier blocks{more} — scroll up to load"
-
     def _pull_older(self) -> None:
         """Prepend the items of the page of turns before ``items`` (from the store)."""
         if self._source is not None:
@@ -159,7 +135,7 @@ class Conversation(FollowScroll):
 
     def _sync_older_marker(self) -> None:
         if self._first > 0 or self._source is not None:
-            text = self._older_text()
+            text = older_marker(self._first, self._source)
             if self._older is None:
                 self._older = Static(text, classes="older", markup=False)
                 self.mount(

@@ -33,3 +33,9 @@ class OlderTurns:
             return []
         self.remaining -= len(page)
         return inert_items(page, first=self.remaining + 1)
+
+
+def older_marker(blocks: int, source: OlderTurns | None) -> str:
+    """The line above the transcript while older blocks or turns are left to load."""
+    more = f" and {source.remaining} earlier turns" if source else ""
+    return f"↑ {blocks} earlier blocks{more} — scroll up to load"
