@@ -79,7 +79,7 @@ async def first_paint(session_name: str, new: bool) -> tuple[float, int]:
             await asyncio.sleep(0)
         await pilot.pause()  # the frame that shows it
         dt = time.perf_counter() - t0
-        n = len(application.history())
+        n = application.runtime.dispatcher.session.records  # held or in the store
     application.close_database()
     return dt, n
 

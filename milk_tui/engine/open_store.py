@@ -28,6 +28,12 @@ class OpenedStore:
     """A stored field that could not be read, named (the store's warnings)."""
 
 
+HISTORY_TAIL = 512
+"""Turns a resumed session holds from the start: more than a context budget and a screen
+take (a turn's context walks newest first and stops at its budget); older ones are paged in
+from the store when a reader reaches them (model/turn_history.py)."""
+
+
 def start_notes(
     config_notes: Sequence[str], opened: OpenedStore, agent_notes: Sequence[str]
 ) -> list[str]:
@@ -42,12 +48,12 @@ def open_store(
     new: bool = False,
     session_name: str = "",
     any_folder: bool = False,
-    history_tail: int = 0,
+    history_tail: int = HISTORY_TAIL,
 ) -> OpenedStore:
     """Open the database and resume the session of ``cwd`` (the current folder): the one
     named ``session_name`` (looked for in every folder with ``any_folder``), else the
     latest; ``new`` starts one instead.  ``history_tail``: read only its last turns now
-    (``finish_runtime`` reads the rest, storage/history_read.py).  ``StorageError`` as the
+    (older ones are read when something reaches them, model/turn_history.py).  ``StorageError`` as the
     store raises it; the database is closed again then."""
     cwd = cwd or os.getcwd()
     db = Database(database_file())

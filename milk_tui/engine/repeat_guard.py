@@ -8,6 +8,10 @@ immediate "repeat" of itself would fire on every turn).
 
 from __future__ import annotations
 
+from itertools import islice
+
+from milk_tui.model.session import Session
+
 REPEAT_WINDOW = 10
 """Only the last 10 prior user prompts are compared."""
 REPEAT_THRESHOLD = 0.9
@@ -32,6 +36,17 @@ def strip_label(s: str) -> str:
         if end >= 0:
             return s[end + 2 :]
     return s
+
+
+def recent_prompts(s: Session) -> list[str]:
+    """The answered user prompts ``is_repeated_prompt`` compares, oldest first: the last
+    ``REPEAT_WINDOW`` after the session's repetition baseline, found newest first so that a
+    long session's older turns are not read (model/turn_history.py)."""
+    want = min(REPEAT_WINDOW, s.user_turn_count() - max(s.repetition_baseline, 0))
+    if want <= 0:
+        return []
+    users = (t.content for t in reversed(s.history) if t.role == "user")
+    return list(islice(users, want))[::-1]
 
 
 def is_repeated_prompt(user_history: list[str], prompt: str, skip_first: int = 0) -> bool:

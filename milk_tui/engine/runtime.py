@@ -208,8 +208,9 @@ def _finish(
     from milk_tui.engine.availability import AvailabilityCache
 
     found = settle_agents(boot)  # a local server looked for now, before any agent is built
-    boot.store.read_older(boot.session)  # opened tail first (open_boot): the engine needs it whole
-    found += boot.store.take_warnings()  # a stored field of those older turns that was unreadable
+    found += (
+        boot.store.take_warnings()
+    )  # a stored field of the turns read so far that was unreadable
     choices, base_config = dict(boot.choices), boot.config
     if not boot.demo:  # a resumed session runs the agents it chose (engine/session_agents.py)
         choices, said = session_choices(boot.config, boot.session, boot.choices)

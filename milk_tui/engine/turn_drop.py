@@ -31,7 +31,12 @@ class DroppedExchange:
 
 def last_exchange_start(history: list[Turn]) -> int:
     """Index of the first record of the last exchange, or -1 when there is none."""
-    users = [i for i, t in enumerate(history) if t.role == "user"]
+    users: list[int] = []  # the last two user turns, newest first: a long session's older
+    for i in range(len(history) - 1, -1, -1):  # turns stay in the store (model/turn_history.py)
+        if history[i].role == "user":
+            users.insert(0, i)
+            if len(users) == 2:
+                break
     if not users:
         return -1
     start = users[-1]

@@ -21,7 +21,7 @@ from milk_tui.engine.agent_stream import consume_stream
 from milk_tui.engine.dispatch_state import DispatchState
 from milk_tui.engine.handoff import HandoffPlan, plan_escalation
 from milk_tui.engine.loop_detection import ReplyWatch
-from milk_tui.engine.repeat_guard import ESCALATION_REASON, is_repeated_prompt
+from milk_tui.engine.repeat_guard import ESCALATION_REASON, is_repeated_prompt, recent_prompts
 from milk_tui.engine.request_builder import RequestBuilder
 from milk_tui.engine.turn_commit import TurnCommitter
 from milk_tui.engine.turn_publisher import TurnPublisher
@@ -183,8 +183,7 @@ class TurnRunner:
             self._pub.set_state(State.LOCAL)
             if not s.primary_nonce:
                 s.primary_nonce = new_nonce()
-            answered = [t.content for t in s.history if t.role == "user"]
-            if guard_repeats and is_repeated_prompt(answered, prompt, s.repetition_baseline):
+            if guard_repeats and is_repeated_prompt(recent_prompts(s), prompt):
                 scratch.escalation_reason = ESCALATION_REASON
             else:
                 request = await self._requests.primary_request(prompt, scratch)

@@ -30,7 +30,7 @@ from milk_tui.facade.project_trust import FolderTrust
 from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.facade.shell import DirectShell
 from milk_tui.facade.usage import UsageReport
-from milk_tui.facade.views import StartupInfo, agent_info, session_view
+from milk_tui.facade.views import StartupInfo, agent_info, held_turns, older_turns, session_view
 from milk_tui.model import events as ev
 from milk_tui.model.session import Session, Turn
 
@@ -144,7 +144,10 @@ class Application:
         self.runtime.bus.publish(self.session_view())
 
     def session_view(self) -> ev.SessionChanged:
-        return session_view(self.runtime.dispatcher.session)
+        s = self.runtime.dispatcher.session
+        # A session held tail first (model/turn_history.py): its counts from the store, which
+        # holds every turn the session holds (a turn is published once it is committed).
+        return session_view(s, self.runtime.store.history_counts(s) if s.unread else None)
 
     async def check_external_changes(self) -> bool:
         """Pick up what another process (the CLI, a ``-p`` run) wrote: publishes
@@ -199,11 +202,16 @@ class Application:
         )
 
     def history(self) -> list[Turn]:
-        """The live session's turns (a copy of the list; turns are plain values)."""
-        return list(self.runtime.dispatcher.session.history)
+        """The live session's turns held in memory (a copy; turns are plain values): a long
+        session's newest ones, ``history_start()`` before them (model/turn_history.py)."""
+        return held_turns(self.runtime.dispatcher.session)
 
     def history_start(self) -> int:
-        return 0  # the engine holds the session whole (engine/runtime.py ``_finish``)
+        return self.runtime.dispatcher.session.unread
+
+    def older_turns(self, stop: int, count: int) -> list[Turn]:
+        """Up to ``count`` turns before 1-based position ``stop + 1``, read from the store."""
+        return older_turns(self.runtime.dispatcher.session, stop, count)
 
     # ----- turns --------------------------------------------------------------------------
 

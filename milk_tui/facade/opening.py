@@ -31,7 +31,7 @@ from milk_tui.facade.start_card import (
     read_card,
     write_card,
 )
-from milk_tui.facade.views import StartupInfo, session_view
+from milk_tui.facade.views import StartupInfo, held_turns, older_turns, session_view
 from milk_tui.model.events import SessionChanged
 from milk_tui.model.session import Turn
 
@@ -56,6 +56,7 @@ class StartView(Protocol):
     def session_view(self) -> SessionChanged: ...
     def history(self) -> list[Turn]: ...
     def history_start(self) -> int: ...
+    def older_turns(self, stop: int, count: int) -> list[Turn]: ...
     def input_history(self) -> tuple[list[str], list[str]]: ...
 
 
@@ -121,11 +122,15 @@ class Opening:
 
     def history(self) -> list[Turn]:
         """The session's turns read so far: its last ones when opened tail first."""
-        return list(self._opened.session.history)
+        return held_turns(self._opened.session)
 
     def history_start(self) -> int:
-        """How many turns come before ``history()`` (read once the agents are built)."""
+        """How many turns come before ``history()`` (read when something reaches them)."""
         return self._opened.session.unread
+
+    def older_turns(self, stop: int, count: int) -> list[Turn]:
+        """Up to ``count`` turns before 1-based position ``stop + 1``, read from the store."""
+        return older_turns(self._opened.session, stop, count)
 
     def input_history(self) -> tuple[list[str], list[str]]:
         return self.sessions.inputs(self.session_id), self.sessions.inputs(None)

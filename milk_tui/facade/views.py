@@ -10,10 +10,22 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from milk_tui.model.events import SessionChanged
-from milk_tui.model.session import HistoryCounts, Session
+from milk_tui.model.session import HistoryCounts, Session, Turn
 
 if TYPE_CHECKING:  # the config models: not loaded before the main screen's first frame
     from milk_tui.config.settings import AgentConfig
+
+
+def held_turns(s: Session) -> list[Turn]:
+    """The turns ``s`` holds in memory (a copy): all of a short session, the newest of a long
+    one (``s.unread`` before them stay in the store, model/turn_history.py)."""
+    return s.history[s.unread :]
+
+
+def older_turns(s: Session, stop: int, count: int) -> list[Turn]:
+    """Up to ``count`` turns ending before 0-based index ``stop``: read from the store when
+    they are not held (the session keeps them once read)."""
+    return s.history[max(0, stop - count) : stop]
 
 
 def session_view(s: Session, counts: HistoryCounts | None = None) -> SessionChanged:

@@ -8,12 +8,14 @@ Pure data + queries; persistence lives in ``storage``.
 from __future__ import annotations
 
 import enum
-import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
 from milk_tui.model.attachment import AttachmentInfo
+from milk_tui.model.summary_brick import build_brick, newest_brick
+from milk_tui.model.turn_history import History, OlderCounts
 
 PRIMARY: Final = "primary"
 ESCALATION: Final = "escalation"
@@ -24,11 +26,6 @@ NEED_STALE_TURNS = 4
 EMPTY_ESCALATION_BYTES = 200
 """An escalation slice with fewer bytes of answers keeps the old brick: a short reply says
 too little to replace a real summary."""
-
-TOOL_RESULT_BRICK_BYTES = 500
-"""Tool results are cut to their first 500 bytes in a brick, so one big output cannot fill it."""
-
-_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
 class State(enum.StrEnum):
@@ -162,10 +159,6 @@ class Session:
     # Transient: never persisted, reset when a session is loaded.
     force_fresh_escalation: bool = False
     repetition_baseline: int = 0
-    unread: int = field(default=0, compare=False)
-    """Turns before ``history[0]`` not read from the store yet: a resumed session opens tail
-    first for the main screen's first frame (storage/sessions.py ``load``) and is read whole
-    before any agent runs (engine/runtime.py).  0 whenever the engine holds it."""
     stored: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """The row as storage last read or wrote it (version, state fields): a commit merges
     another process's changes against it (storage/sessions.py)."""
@@ -173,9 +166,16 @@ class Session:
     # ----- history queries ------------------------------------------------------------
 
     @property
+    def unread(self) -> int:
+        """Turns before the held tail not read from the store yet: a resumed session holds
+        only its newest turns and reads older ones when something reaches them
+        (model/turn_history.py)."""
+        return getattr(self.history, "unloaded", 0)
+
+    @property
     def records(self) -> int:
         """The session's turns, read or not (``unread``)."""
-        return self.unread + len(self.history)
+        return len(self.history)
 
     def history_counts(self) -> HistoryCounts:
         """The counts the panes show, over the history in memory (a whole one: the store
@@ -200,10 +200,14 @@ class Session:
         )
 
     def _last_assistant_index(self, agent: str) -> int:
-        for i in range(len(self.history) - 1, -1, -1):
-            if self.history[i].is_assistant_of(agent):
+        h = self.history
+        older, stop = _older(h)
+        for i in range(len(h) - 1, stop - 1, -1):
+            if h[i].is_assistant_of(agent):
                 return i
-        return -1
+        if older is None:
+            return -1
+        return older.get("last_escalation_answer" if agent == ESCALATION else "last_primary_answer")
 
     def last_escalation_boundary(self) -> int:
         """1 + index of the last escalation assistant turn; 0 when there is none."""
@@ -212,14 +216,22 @@ class Session:
     def last_local_boundary(self) -> int:
         return self._last_assistant_index(PRIMARY) + 1
 
+    def _counted(self, field: str, pred: Callable[[Turn], bool]) -> int:
+        """How many turns ``pred`` holds for: the older ones counted by the store when the
+        history is held tail first (model/turn_history.py), the rest here."""
+        h = self.history
+        older, base = _older(h)
+        counted = sum(1 for t in h[base:] if pred(t))
+        return counted + (older.get(field) if older is not None else 0)
+
     def escalation_turn_count(self) -> int:
-        return sum(1 for t in self.history if t.is_assistant_of(ESCALATION))
+        return self._counted("escalation_answers", lambda t: t.is_assistant_of(ESCALATION))
 
     def local_turn_count(self) -> int:
-        return sum(1 for t in self.history if t.is_assistant_of(PRIMARY))
+        return self._counted("primary_answers", lambda t: t.is_assistant_of(PRIMARY))
 
     def user_turn_count(self) -> int:
-        return sum(1 for t in self.history if t.role == "user")
+        return self._counted("user", lambda t: t.role == "user")
 
     def question_count(self, upto: int | None = None) -> int:
         """Questions asked (in ``history[:upto]``): the prompts the user sent.  A prompt the
@@ -230,17 +242,34 @@ class Session:
 
     def escalation_ever_active(self) -> bool:
         """Any turn (user or assistant) tagged escalation — deliberately wider than the boundary."""
-        return any(t.agent == ESCALATION for t in self.history)
+        h = self.history
+        older, base = _older(h)
+        if any(t.agent == ESCALATION for t in h[base:]):
+            return True
+        return older is not None and older.get("escalation_tagged") > 0
 
     def local_turns_since_last_escalation(self) -> int:
         if not self.escalation_ever_active():
             return 0
         start = self.last_escalation_boundary()
-        return sum(1 for t in self.history[start:] if t.is_assistant_of(PRIMARY))
+        h = self.history
+        older, base = _older(h)
+        if older is not None and start <= base:  # the last escalation answer is an older turn
+            held = sum(1 for t in h[base:] if t.is_assistant_of(PRIMARY))
+            return older.get("primary_since_escalation_answer") + held
+        return sum(1 for t in h[start:] if t.is_assistant_of(PRIMARY))
 
     def output_bytes_since(self, agent: str, k: int) -> int:
-        total, n = 0, 0
-        for t in self.history:
+        """Bytes of ``agent``'s answers after its first ``k``."""
+        h = self.history
+        older, base = _older(h)
+        n = 0
+        if older is not None:  # the older turns only count when k does not reach past them
+            n = older.get("escalation_answers" if agent == ESCALATION else "primary_answers")
+            if n > k:
+                n, base = 0, 0
+        total = 0
+        for t in h[base:]:
             if t.is_assistant_of(agent):
                 if n >= k:
                     total += len(t.content.encode())
@@ -277,7 +306,9 @@ class Session:
         if self.current_need_set_at <= 0 or not self.escalation_ever_active():
             return False
         pos = max(self.current_need_set_at - 1, 0)
-        return not any(t.is_assistant_of(ESCALATION) for t in self.history[pos:])
+        # No escalation answer at ``pos`` or after: the last one is before (the store's
+        # counts know it for a long session's older turns).
+        return self._last_assistant_index(ESCALATION) < pos
 
     # ----- tokens ---------------------------------------------------------------------
 
@@ -311,8 +342,8 @@ class Session:
     # ----- summary bricks ---------------------------------------------------------------
 
     def rebuild_summary_bricks(self, budget: int) -> None:
-        self.last_local_summary = build_brick(
-            self.history[self.last_escalation_boundary() :], PRIMARY, budget
+        self.last_local_summary = newest_brick(
+            self.history, self.last_escalation_boundary(), PRIMARY, budget
         )
         esc_slice = self.history[self.last_local_boundary() :]
         esc_bytes = sum(len(t.content.encode()) for t in esc_slice if t.is_assistant_of(ESCALATION))
@@ -335,68 +366,9 @@ def ends_with_question(text: str) -> bool:
     return False
 
 
-def _render_turns(turns: list[Turn]) -> str:
-    out: list[str] = []
-    run_name, run_len = "", 0
-
-    def close_run() -> None:
-        nonlocal run_name, run_len
-        if run_len > 1:
-            out.append(f"  [{run_len - 1} more {run_name} calls collapsed]\n")
-        run_name, run_len = "", 0
-
-    for t in turns:
-        if t.role == "user":
-            close_run()
-            out.append(f"User: {t.content}\n")
-        elif t.role == "assistant" and t.tool_calls:
-            for c in t.tool_calls:
-                if c.name == run_name:
-                    run_len += 1
-                    continue
-                close_run()
-                run_name, run_len = c.name, 1
-                out.append(f"[Tool: {c.name}] {c.arguments}\n")
-        elif t.role == "assistant":
-            close_run()
-            out.append(f"Assistant ({t.agent}): {_CSI.sub('', t.content)}\n")
-        elif t.role == "tool_result":
-            body = t.content.encode()
-            text = t.content
-            if len(body) > TOOL_RESULT_BRICK_BYTES:
-                text = body[:TOOL_RESULT_BRICK_BYTES].decode(errors="ignore") + "\n... (truncated)"
-            out.append(f"[Tool result] {text}\n")
-    close_run()
-    return "".join(out)
-
-
-def build_brick(turns: list[Turn], agent: str, budget: int) -> str:
-    collected: list[Turn] = []
-    for t in turns:
-        if t.role == "user" and t.agent in ("", agent):
-            collected.append(t)
-        elif t.is_assistant_of(agent):
-            collected.append(t)
-        elif t.role == "tool_result" and collected and collected[-1].is_assistant_of(agent):
-            collected.append(t)
-    # The oldest turns go first until the rest fits.  Rendering every candidate is
-    # quadratic in a long session, so skip the turns that cannot fit without rendering:
-    # user, reply and tool-result lines are written whatever precedes them, so their
-    # lengths summed from the newest turn back are a lower bound of each suffix's size.
-    start, floor = len(collected), 0
-    while start > 0:
-        floor += _fixed_len(collected[start - 1])
-        if floor > budget:
-            break
-        start -= 1
-    while start < len(collected):
-        rendered = _render_turns(collected[start:])
-        if len(rendered) <= budget:
-            return rendered
-        start += 1
-    return ""
-
-
-def _fixed_len(t: Turn) -> int:
-    """Length of the lines ``_render_turns`` writes for ``t`` whatever its neighbours are."""
-    return 0 if t.role == "assistant" and t.tool_calls else len(_render_turns([t]))
+def _older(h: list[Turn]) -> tuple[OlderCounts | None, int]:
+    """The store's counts over the turns a tail-first history did not hold at first, and how
+    many those are (None, 0: count them all here)."""
+    if isinstance(h, History) and (older := h.older_counts()) is not None:
+        return older, h.base
+    return None, 0

@@ -18,14 +18,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from milk_tui.model.session import HistoryCounts, Session, TokenUsage, Turn
+from milk_tui.model.turn_history import History
 
 # A committed turn writes its usage rows (storage/usage_log.py) in the same transaction:
 # that table's migration is registered before any store migrates the database.
 from milk_tui.storage import usage_log as _usage_log  # noqa: F401  # registers migration 004
 from milk_tui.storage.db import Database, MigrationConnection, StorageError, register_migration
 from milk_tui.storage.history_read import (
+    Counted,
     TurnsRead,
     count_turns,
+    held_history,
     history_counts,
     questions_of,
     read_turns,
@@ -157,9 +160,14 @@ class SessionStore:
             setattr(s, f, v)
         s.stored = {**row_fields(s), "version": r["version"]}
         read = read_turns(self.db, session_id, last=tail)
-        s.history.extend(read.turns)
-        if tail and len(read.turns) == tail:
-            s.unread = count_turns(self.db, session_id) - tail
+
+        def note(older: TurnsRead) -> None:  # an unreadable field of older turns read later
+            self._note_unreadable(s, older, [])
+
+        unloaded = 0
+        if tail and len(read.turns) == tail:  # more than the tail: count the turns before it
+            unloaded = count_turns(self.db, session_id) - tail
+        s.history = held_history(self.db, session_id, read, unloaded, note)
         self._note_unreadable(s, read, ["its state (meta)"] if dropped else [])
         for tr in self.db.query("SELECT * FROM tokens WHERE session_id = ?", (session_id,)):
             s.tokens[(tr["model"], tr["role"])] = TokenUsage(**{c: tr[c] for c in TOKEN_COLUMNS})
@@ -167,15 +175,17 @@ class SessionStore:
 
     def read_older(self, s: Session) -> None:
         """Read the turns a tail-first ``load`` left out (``s.unread``): ``s`` is whole after."""
-        if s.unread:
-            read = read_turns(self.db, s.id, first=s.unread)
-            s.history[:0] = read.turns
-            s.unread = 0
-            self._note_unreadable(s, read, [])
+        if isinstance(s.history, History):
+            s.history.load_all()
 
     def history_counts(self, s: Session) -> HistoryCounts:
-        """``s.history_counts()`` for a session whose older turns are not read yet."""
-        return history_counts(self.db, s.id, s.current_need_set_at, s.records)
+        """``s.history_counts()`` for a session whose older turns are not read yet; the
+        user turns among those counted once for the session (``OlderCounts``)."""
+        older = s.history.older_counts() if isinstance(s.history, History) else None
+        known = None
+        if older is not None and isinstance(s.history, History):
+            known = Counted(older.key, s.history.base, older.get("user"))
+        return history_counts(self.db, s.id, s.current_need_set_at, s.records, known)
 
     def _note_unreadable(self, s: Session, read: TurnsRead, bad: builtins.list[str]) -> None:
         if read.unreadable_calls:

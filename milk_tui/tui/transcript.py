@@ -28,9 +28,9 @@ class Item:
     extra: dict[str, str] = field(default_factory=dict)
 
 
-def inert_items(turns: list[Turn]) -> list[Item]:
-    """Transcript items of ``turns``, made inert (run in a thread for a long session)."""
-    return [inert_copy(it) for it in items_from_history(turns)]
+def inert_items(turns: list[Turn], first: int = 1) -> list[Item]:
+    """Transcript items of ``turns`` (``first``: as ``items_from_history``'s), made inert."""
+    return [inert_copy(it) for it in items_from_history(turns, first)]
 
 
 def items_from_history(history: list[Turn], first: int = 1) -> list[Item]:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from milk_tui.model.attachment import AttachmentInfo
 from milk_tui.model.session import ESCALATION, PRIMARY, Session, ToolCallRecord, Turn
+from milk_tui.model.turn_history import OLDER_COUNTS, History
 from milk_tui.storage.db import Database
 from milk_tui.storage.sessions import SessionStore
 
@@ -53,6 +54,10 @@ def test_the_stored_counts_are_the_whole_historys(turns: list[Turn], need: int) 
             whole = store.load(s.id)
             assert whole is not None and whole.unread == 0
             assert store.history_counts(whole) == whole.history_counts()
+            for tail in (1, 3, 8):  # the older turns' counts kept, the rest counted
+                part = store.load(s.id, tail=tail)
+                assert part is not None
+                assert store.history_counts(part) == whole.history_counts(), tail
         finally:
             db.close()
 
@@ -69,7 +74,9 @@ def test_a_tail_first_session_reads_its_older_turns_later_and_is_then_the_whole(
     whole = store.load(s.id)
     tail = store.load(s.id, tail=8)
     assert whole is not None and tail is not None
-    assert [t.content for t in tail.history] == [f"turn {i}" for i in range(42, 50)]
+    # Indexes are the whole history's; only the last 8 are held.
+    assert len(tail.history) == 50
+    assert [t.content for t in tail.history[42:]] == [f"turn {i}" for i in range(42, 50)]
     assert tail.unread == 42
     # The panes' counts before the older turns are read: the whole history's.
     assert store.history_counts(tail) == whole.history_counts()
@@ -120,9 +127,15 @@ def test_the_counts_search_indexes_and_never_scan_the_turns(tmp_path: Path) -> N
     turns = [Turn("user", "q", agent=PRIMARY), Turn("assistant", "a", agent=ESCALATION)] * 20
     s = _stored(store, turns, need_set_at=9)
     store.create("/other")  # another session's turns share the table
+    tail = store.load(s.id, tail=4)
+    assert isinstance(tail.history, History)
     seen: list[str] = []
     db.conn.set_trace_callback(seen.append)
     store.history_counts(s)
+    store.history_counts(tail)  # the older turns' counts, then the rest's
+    older = tail.history.older_counts()
+    assert older is not None
+    assert [older.get(name) for name in OLDER_COUNTS] == [18, 0, 18, 1, -1, 35, 0]
     db.conn.set_trace_callback(None)
     plans = [
         detail

@@ -12,6 +12,7 @@ from milk_tui.tui import transcript
 from milk_tui.tui.screens import main as main_screen
 from milk_tui.tui.widgets.conversation import Conversation
 from tui.conftest import make_app, settle, type_and_send
+from tui.test_scroll_to_first_turn import scroll_to_first_turn
 from tui.test_transcript import _big_session
 
 
@@ -51,7 +52,7 @@ async def test_a_long_session_is_made_into_items_from_its_tail_first(monkeypatch
         return items_from_history(history, first)
 
     monkeypatch.setattr(main_screen, "items_from_history", spy)  # the tail, on the loop
-    monkeypatch.setattr(transcript, "items_from_history", spy)  # the rest, in a thread
+    monkeypatch.setattr(transcript, "items_from_history", spy)  # older pages, on scrolling
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -59,14 +60,18 @@ async def test_a_long_session_is_made_into_items_from_its_tail_first(monkeypatch
         await settle(pilot, app)
         conv = app.main_screen.query_one(Conversation)
         tail = main_screen.TAIL_TURNS
-        assert made == [(400 - tail + 1, tail, True), (1, 400 - tail, False)]
-        assert [it.text for it in conv.items] == [
-            it.text for it in items_from_history(app.facade.history())
-        ]
-        assert conv.items[0].extra["turn"] == "1" and conv.items[-2].extra["turn"] == "399"
+        # Only the tail is made into items; the older turns wait for a scroll up.
+        assert made == [(400 - tail + 1, tail, True)]
+        assert conv.items[0].extra["turn"] == str(400 - tail + 1)
+        assert conv.items[-2].extra["turn"] == "399"
         marker = next(w for w in conv.children if w.has_class("older"))
-        assert str(marker.render()).startswith(f"↑ {conv._first} earlier blocks")
-        assert conv._first == 400 - len(conv._blocks)
+        text = f"↑ {conv._first} earlier blocks and {400 - tail} earlier turns"
+        assert str(marker.render()).startswith(text)
+        assert conv._first == tail - len(conv._blocks)
+        await scroll_to_first_turn(pilot, conv)
+        assert [it.text for it in conv.items] == [
+            it.text for it in items_from_history(app.runtime.session.history)
+        ]
 
 
 async def _typed_right_after_enter(prompt: str, after: str) -> tuple[str, list[str]]:

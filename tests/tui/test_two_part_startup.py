@@ -20,6 +20,7 @@ from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
 
 from .conftest import until
+from .test_scroll_to_first_turn import scroll_to_first_turn
 
 
 class HeldOpening:
@@ -89,11 +90,14 @@ async def test_the_session_is_painted_before_the_agents_exist_and_enter_waits_fo
         await until(pilot, lambda: len(app.runtime.session.history) == 102, timeout=10)
         assert app.runtime.session.history[-2].content == "hello"
         assert "starting the agents" not in screen.query_one(StatusLine).model.turn.hint
-        # The older turns become transcript items once the agents are built.
-        await until(pilot, lambda: len(conv.items) >= 102, timeout=10)
+        # The older turns become transcript items when scrolling up reaches them.
+        await scroll_to_first_turn(pilot, conv)
+        assert conv.items[0].text == "turn 0"
+        users = [it.extra["turn"] for it in conv.items if it.kind == "user"]
+        assert users == [str(i) for i in range(1, 102, 2)]  # each turn once, "hello" last
 
 
-async def test_a_long_session_opens_tail_first_and_is_read_whole_with_the_agents(
+async def test_a_long_session_opens_tail_first_and_pages_older_turns_in_when_scrolled_to(
     tmp_path: Path,
 ) -> None:
     from milk_tui.tui.widgets.app_header import AppHeader
@@ -112,8 +116,12 @@ async def test_a_long_session_opens_tail_first_and_is_read_whole_with_the_agents
         assert "150 questions" in str(app.screen.query_one(AppHeader).render())
         held.release.set()
         await until(pilot, lambda: app.application is not None)
-        assert app.runtime.session.unread == 0 and len(app.runtime.session.history) == 300
-        await until(pilot, lambda: len(conv.items) == 300, timeout=10)
+        # The agents run on the tail too: the older turns stay in the store …
+        assert app.runtime.session.unread == 236 and len(app.runtime.session.history) == 300
+        assert conv.items[0].extra["turn"] == "237"
+        # … until scrolling up reaches them (tests/tui/test_scroll_to_first_turn.py).
+        await scroll_to_first_turn(pilot, conv)
+        assert len(conv.items) == 300
         assert conv.items[0].extra["turn"] == "1" and conv.items[0].text == "turn 0"
 
 

@@ -8,7 +8,6 @@ agent's mid-turn requests in ``screens/agent_requests.py``.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import time
 from typing import TYPE_CHECKING, ClassVar, cast
@@ -30,7 +29,7 @@ from milk_tui.tui.keymap import APP_BINDINGS, BEFORE_READY
 from milk_tui.tui.screens import agent_requests
 from milk_tui.tui.screens.prompt_submit import PromptSubmitter
 from milk_tui.tui.screens.startup import TAIL_TURNS
-from milk_tui.tui.transcript import inert_items, items_from_history, screenful
+from milk_tui.tui.transcript import items_from_history, screenful
 from milk_tui.tui.widgets import welcome
 from milk_tui.tui.widgets.app_header import AppHeader
 from milk_tui.tui.widgets.attachment_chips import StagedAttachments
@@ -39,6 +38,7 @@ from milk_tui.tui.widgets.escalation_pane import EscalationPane
 from milk_tui.tui.widgets.facts_pane import FactsPane
 from milk_tui.tui.widgets.key_hints import KeyHints
 from milk_tui.tui.widgets.need_pane import NeedPane
+from milk_tui.tui.widgets.older_turns import OlderTurns
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
 from milk_tui.tui.widgets.tasks_pane import TasksPane, cycle_side, restore_side, reveal_facts
@@ -182,23 +182,20 @@ class MainScreen(Screen[None]):
         """Show the live session (at start, /new, a switch): transcript, panes, header, history."""
         view = inert_copy(view)  # read from the store, not through the bridge
         conv = self.query_one(Conversation)
-        # Painted from its tail: a long session's older turns are read with the agents
-        # (facade/opening.py) and become transcript items in a thread after the first frame.
+        # Painted from its tail: a long session's older turns stay in the store and become
+        # transcript items a page at a time when scrolling reaches them (widgets/older_turns.py).
         history, start = self.view.history(), self.view.history_start()
         tail = max(0, len(history) - TAIL_TURNS)
         items = items_from_history(history[tail:], first=start + tail + 1)
+        older = OlderTurns(start + tail, lambda stop, count: self.view.older_turns(stop, count))
         # The first frame mounts (and renders the Markdown of) only what fills the screen;
         # the rest of the window is mounted above it once that frame is out.
         size = self.app.size
         window = screenful(items, size.width, size.height, WINDOW)
         greeting = welcome.Welcome(welcome.welcome_for(self.view.startup_info()))
-        conv.load(items, welcome=greeting, window=window)
+        conv.load(items, welcome=greeting, window=window, older=older)
         self.call_after_refresh(conv.load_older, WINDOW - window)
         self._transcript_generation += 1
-        if start + tail:  # after the first frame: the tail is what it paints
-            self.call_after_refresh(
-                self._load_older_items, start + tail, self._transcript_generation
-            )
         need, esc = self.query_one(NeedPane), self.query_one(EscalationPane)
         for pane in (self.query_one(StatusLine), need, esc, self.query_one(FactsPane)):
             pane.handle_bus_event(view)
@@ -210,19 +207,6 @@ class MainScreen(Screen[None]):
             prompt.prompt_history, prompt.global_prompt_history = self.view.input_history()
         except StorageError as e:
             conv.add_line("warning", f"input history unavailable: {e}")
-
-    def _load_older_items(self, count: int, generation: int) -> None:
-        """The first ``count`` turns become items once the agents are built (all read then)."""
-
-        async def load() -> None:
-            await self.milk.application_ready.wait()
-            turns = self.view.history()[:count]
-            items = await asyncio.to_thread(inert_items, turns)
-            if generation == self._transcript_generation:  # no other session loaded meanwhile
-                self.query_one(Conversation).prepend_items(items, inert=True)
-
-        if generation == self._transcript_generation:  # the function: nothing left unawaited
-            self.run_worker(load, group="transcript")  # type: ignore[arg-type]  # WorkType wants Coroutine[None, None, ...]
 
     def _show_header(self, view: ev.SessionChanged) -> None:
         self.query_one(AppHeader).show(view.name, view.session_id, view.cwd, view.exchanges)

@@ -21,7 +21,9 @@ from milk_tui.tui.widgets.attachment_chips import decode_chips, encode_chips
 from milk_tui.tui.widgets.code_warmup import warm_code_highlighting
 from milk_tui.tui.widgets.conversation_next import USER_TURN_WAIT_S, NextTurn
 from milk_tui.tui.widgets.follow_scroll import FollowScroll
+from milk_tui.tui.widgets.handoff_text import handoff_text
 from milk_tui.tui.widgets.md_render import Palette
+from milk_tui.tui.widgets.older_turns import OlderTurns, older_marker
 from milk_tui.tui.widgets.reply_block import ReplyBlock
 from milk_tui.tui.widgets.thinking_block import ThinkingBlock
 from milk_tui.tui.widgets.tool_line import ToolLine
@@ -36,27 +38,6 @@ PAGE = 16
 """Older blocks mounted per scroll-to-top."""
 MAX_MOUNTED = 120
 """Past this many mounted blocks the oldest are unmounted (their data stays in ``items``)."""
-
-MODE_LABEL = {
-    "first": "fresh start",
-    "returning": "returning",
-    "resume": "resume",
-    "continuation": "continuation",
-}
-REASON_LABEL = {"need_changed": "need changed", "turn_gap": "{n} local turns since"}
-
-
-def handoff_text(e: ev.EscalationStarted) -> str:
-    """``→ claude · fresh start · need changed`` — the marker between two agents' replies."""
-    parts = [f"→ {e.agent_name}", MODE_LABEL.get(e.mode, e.mode)]
-    if e.downgraded:
-        reasons = [
-            REASON_LABEL.get(r, r).format(n=e.local_turns_since) for r in e.downgrade_reasons
-        ]
-        parts.append("downgraded: " + (", ".join(reasons) or "returning not possible"))
-    if e.resume and e.escalation_session_id:
-        parts.append(f"session {e.escalation_session_id[:8]}")
-    return " · ".join(parts)
 
 
 class Conversation(FollowScroll):
@@ -89,6 +70,7 @@ class Conversation(FollowScroll):
         self._gc_turn = 0  # this turn's token for gc_pace.release
         self._next = NextTurn(self)  # the next turn's blocks, mounted hidden ahead of time
         self._loading_older = False
+        self._source: OlderTurns | None = None  # turns before ``items``, still in the store
 
     def on_mount(self) -> None:
         warm_code_highlighting(self, self.palette)
@@ -98,9 +80,17 @@ class Conversation(FollowScroll):
 
     # ----- loading ----------------------------------------------------------------------
 
-    def load(self, items: list[Item], welcome: Widget | None = None, window: int = WINDOW) -> None:
-        """Replace the transcript (resume, /new, session switch); mounts only the tail."""
+    def load(
+        self,
+        items: list[Item],
+        welcome: Widget | None = None,
+        window: int = WINDOW,
+        older: OlderTurns | None = None,
+    ) -> None:
+        """Replace the transcript (resume, /new, session switch); mounts only the tail.
+        ``older``: the turns before ``items``, read when scrolling reaches them."""
         self.remove_children()
+        self._source = older if older is not None and older.remaining > 0 else None
         self._next.reset()
         self.items = [inert_copy(it) for it in items]
         self._older = None
@@ -109,14 +99,15 @@ class Conversation(FollowScroll):
         self._tools = {}
         self._welcome = None
         self._first = max(0, len(self.items) - window)
-        if not self.items and welcome is not None:
+        if not self.items and welcome is not None and self._source is None:
             self._welcome = welcome
             self.mount(welcome)
         widgets = [self._widget_for(it) for it in self.items[self._first :]]
         self._blocks = widgets
         head: list[Widget] = []
-        if self._first > 0:
-            self._older = Static(self._older_text(), classes="older", markup=False)
+        if self._first > 0 or self._source is not None:
+            marker = older_marker(self._first, self._source)
+            self._older = Static(marker, classes="older", markup=False)
             head.append(self._older)
         if widgets:
             self.mount_all(head + widgets)
@@ -134,12 +125,17 @@ class Conversation(FollowScroll):
         self._first += len(older)
         self._sync_older_marker()
 
-    def _older_text(self) -> str:
-        return f"↑ {self._first} earlier blocks — scroll up to load"
+    def _pull_older(self) -> None:
+        """Prepend the items of the page of turns before ``items`` (from the store)."""
+        if self._source is not None:
+            self.prepend_items(self._source.take(), inert=True)
+            if self._source.remaining <= 0:
+                self._source = None
+                self._sync_older_marker()
 
     def _sync_older_marker(self) -> None:
-        if self._first > 0:
-            text = self._older_text()
+        if self._first > 0 or self._source is not None:
+            text = older_marker(self._first, self._source)
             if self._older is None:
                 self._older = Static(text, classes="older", markup=False)
                 self.mount(
@@ -153,13 +149,16 @@ class Conversation(FollowScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value < 1 and self._first > 0 and not self._loading_older:
+        more = self._first > 0 or self._source is not None
+        if new_value < 1 and more and not self._loading_older:
             self._loading_older = True
             self.call_after_refresh(self.load_older)
 
     def load_older(self, count: int = PAGE) -> int:
         """Mount up to ``count`` older blocks above the window, keeping the view still."""
         try:
+            if self._first < count:
+                self._pull_older()
             n = min(count, self._first)
             if n <= 0:
                 return 0
@@ -372,6 +371,8 @@ class Conversation(FollowScroll):
     def show_turn(self, turn_index: int) -> bool:
         """Scroll to the user turn at 1-based history position ``turn_index`` (or the last
         user turn before it), mounting older blocks as needed."""
+        while self._source is not None and self._source.remaining >= turn_index:
+            self._pull_older()
         target = -1
         for i, it in enumerate(self.items):
             pos = int(it.extra.get("turn", "0") or 0)

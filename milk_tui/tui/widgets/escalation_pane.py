@@ -19,7 +19,7 @@ from textual.events import Resize
 from textual.widgets import Static
 
 from milk_tui.model import events as ev
-from milk_tui.tui.widgets.conversation import MODE_LABEL, REASON_LABEL, handoff_text
+from milk_tui.tui.widgets.handoff_text import MODE_LABEL, REASON_LABEL, handoff_text
 from milk_tui.tui.widgets.pace import Paced
 from milk_tui.tui.widgets.token_totals import TokenTotals
 
