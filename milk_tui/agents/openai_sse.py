@@ -94,35 +94,64 @@ class SSEParser:
     # ----- feeding ------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> list[TextChunk | ThinkingChunk]:
-        if self._pending or self.done or (self._hot_text is None and self._hot_think is None):
+        text, think = self._hot_text, self._hot_think
+        if self.done or (text is None and think is None):
             return self._feed(data)
-        # One HTTP chunk = one whole SSE event (how httpx hands llama.cpp's stream over).
-        # The hot skeletons include "data: " and the blank line, so one prefix and one
-        # suffix comparison check the framing too.
+        pending = self._pending
+        if pending:
+            pending.append(data)
+            if b"\n" not in data:
+                return []
+            data = b"".join(pending)
+            pending.clear()
+        cut = data.rfind(b"\n") + 1
+        if cut < len(data):
+            pending.append(data[cut:])  # a line not yet ended
+            data = data[:cut]
+        # ``data`` is now whole lines: SSE events, one (one HTTP chunk each is how httpx
+        # hands llama.cpp's stream over) or many (``read_ahead`` joins what arrived
+        # together), maybe cut after an event's last line.  The hot skeletons include
+        # "data: " and the blank line, so a prefix and a suffix comparison per event check
+        # the framing too.  The first event that does not match, and all after it, take
+        # the general path.
         try:
             s = data.decode()
         except UnicodeDecodeError:
-            return self._feed(data)
-        chunk: type[TextChunk] | type[ThinkingChunk]
-        hot = self._hot_text
-        if hot is not None and s.startswith(hot[0]):
-            parts, chunk = self.text_parts, TextChunk
-        else:
-            hot = self._hot_think
-            if hot is None or not s.startswith(hot[0]):
-                return self._feed(data)
-            parts, chunk = self.reasoning_parts, ThinkingChunk
-        try:
-            t, end = scanstring(s, hot[1])
-        except ValueError:
-            return self._feed(data)
-        if len(s) - end != hot[3] or not s.endswith(hot[2]):
-            return self._feed(data)
-        self._skel_used = True
-        if not t:
-            return []
-        parts.append(t)
-        return [chunk(t)]
+            return self._lines(data.split(b"\n")[:-1])
+        out: list[TextChunk | ThinkingChunk] = []
+        run: list[str] = []
+        kind = _TEXT
+        n = len(s)
+        pos = 1 if s.startswith("\n") else 0  # the blank line after the last piece's event
+        while pos < n:
+            if text is not None and s.startswith(text[0], pos):
+                hot, k = text, _TEXT
+            elif think is not None and s.startswith(think[0], pos):
+                hot, k = think, _THINK
+            else:
+                break
+            try:
+                t, end = scanstring(s, pos + hot[1])
+            except ValueError:
+                break
+            if not s.startswith(hot[2], end):
+                break
+            pos = end + hot[3]
+            if t:
+                if k != kind and run:
+                    out.append(_event(kind, "".join(run)))
+                    run = []
+                kind = k
+                run.append(t)
+        if pos > 1:
+            self._skel_used = True
+        if run:
+            out.append(_event(kind, "".join(run)))
+            for ev in out:
+                (self.text_parts if type(ev) is TextChunk else self.reasoning_parts).append(ev.text)
+        if pos < n:
+            out += self._lines((s[pos:].encode() if pos else data).split(b"\n")[:-1])
+        return out
 
     def _feed(self, data: bytes) -> list[TextChunk | ThinkingChunk]:
         """The general path: split lines, parse each ``data:`` payload."""

@@ -53,6 +53,10 @@ class CooperativeAgent:
     def __init__(self, inner: Agent, pacing: StreamPacing) -> None:
         self._inner = inner
         self.pacing = pacing
+        if hasattr(inner, "read_slice_s"):
+            # An HTTP agent reads its body ahead in a task of its own (agents/read_ahead.py):
+            # that task holds the loop no longer than this stream does.
+            inner.read_slice_s = YIELD_EVERY_S
         self.name = inner.name
         self.model = inner.model
 
