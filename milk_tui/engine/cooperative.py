@@ -59,7 +59,7 @@ class CooperativeAgent:
         (each yield here would pause that task and cost the stream two more iterations
         of a loop that is busy painting)."""
         if self._reads_paced:
-            inner.read_slice_s = YIELD_EVERY_S
+            setattr(inner, "read_slice_s", YIELD_EVERY_S)  # noqa: B010  # not on the protocol
         self.name = inner.name
         self.model = inner.model
 
