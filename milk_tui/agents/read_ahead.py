@@ -19,14 +19,21 @@ import contextlib
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
 
+GAP_S = 0.0003
+"""How long the reading task sleeps when its slice is spent: any delay puts it behind the
+timers that came due while it read (a frame, a key, the screen's update), where
+``sleep(0)`` would run it again first and two of its slices would hold the loop back to
+back with the work next to them."""
+
 
 async def read_ahead(
     source: AsyncIterator[bytes], slice_s: float | None = None
 ) -> AsyncGenerator[bytes, None]:
     """``source``'s bytes, each piece everything read since the last one.
 
-    ``slice_s``: the reading task lets the event loop run after holding it that long (an
-    interactive front end's pacing); None: it reads until the socket has nothing more.  An
+    ``slice_s``: the reading task lets the event loop run (``GAP_S``) after holding it
+    that long (an interactive front end's pacing); None: it reads until the socket has
+    nothing more.  An
     error of the read is raised here, after the bytes that came before it.
     """
     loop = asyncio.get_running_loop()
@@ -63,7 +70,7 @@ async def read_ahead(
                 if slice_s is not None:
                     n += 1
                     if not n & 15 and clock() - start > slice_s:
-                        await asyncio.sleep(0)
+                        await asyncio.sleep(GAP_S)
                         start = clock()
                 if not asking:
                     await sleep()
