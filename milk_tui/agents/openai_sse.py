@@ -20,12 +20,12 @@ from typing import Any
 from milk_tui.agents.base import TextChunk, ThinkingChunk, UsageEvent
 from milk_tui.agents.openai_chunk import check_chunk
 from milk_tui.agents.round_backend import RoundResult, ToolCall
+from milk_tui.agents.sse_runs import TEXT, THINK, decode_run
 from milk_tui.agents.wire_shape import WireShapeError
 
 _DATA = b"data: "
 _DONE = b"[DONE]"
-_TEXT, _THINK = 1, 2
-_FIELD_KIND = {"content": _TEXT, "reasoning_content": _THINK, "reasoning": _THINK}
+_FIELD_KIND = {"content": TEXT, "reasoning_content": THINK, "reasoning": THINK}
 _PROBE = "\x01milk-probe"
 
 
@@ -110,46 +110,25 @@ class SSEParser:
             data = data[:cut]
         # ``data`` is now whole lines: SSE events, one (one HTTP chunk each is how httpx
         # hands llama.cpp's stream over) or many (``read_ahead`` joins what arrived
-        # together), maybe cut after an event's last line.  The hot skeletons include
-        # "data: " and the blank line, so a prefix and a suffix comparison per event check
-        # the framing too.  The first event that does not match, and all after it, take
-        # the general path.
+        # together).  Those of a learned shape are decoded by ``sse_runs``; from the first
+        # event of another shape on, the general path reads them.
         try:
             s = data.decode()
         except UnicodeDecodeError:
             return self._lines(data.split(b"\n")[:-1])
+        start = 1 if s.startswith("\n") else 0  # the blank line ending the last read's event
+        runs, pos = decode_run(s, start, text, think)
         out: list[TextChunk | ThinkingChunk] = []
-        run: list[str] = []
-        kind = _TEXT
-        n = len(s)
-        pos = 1 if s.startswith("\n") else 0  # the blank line after the last piece's event
-        while pos < n:
-            if text is not None and s.startswith(text[0], pos):
-                hot, k = text, _TEXT
-            elif think is not None and s.startswith(think[0], pos):
-                hot, k = think, _THINK
-            else:
-                break
-            try:
-                t, end = scanstring(s, pos + hot[1])
-            except ValueError:
-                break
-            if not s.startswith(hot[2], end):
-                break
-            pos = end + hot[3]
-            if t:
-                if k != kind and run:
-                    out.append(_event(kind, "".join(run)))
-                    run = []
-                kind = k
-                run.append(t)
-        if pos > 1:
+        if pos > start:
             self._skel_used = True
-        if run:
-            out.append(_event(kind, "".join(run)))
-            for ev in out:
-                (self.text_parts if type(ev) is TextChunk else self.reasoning_parts).append(ev.text)
-        if pos < n:
+            for kind, t in runs:
+                if kind == TEXT:
+                    self.text_parts.append(t)
+                    out.append(TextChunk(t))
+                else:
+                    self.reasoning_parts.append(t)
+                    out.append(ThinkingChunk(t))
+        if pos < len(s):
             out += self._lines((s[pos:].encode() if pos else data).split(b"\n")[:-1])
         return out
 
@@ -216,7 +195,7 @@ class SSEParser:
             s = payload.decode()
         except UnicodeDecodeError:
             raise SSEFormatError(_excerpt(payload)) from None
-        for kind, sk in ((_TEXT, self._text_skel), (_THINK, self._think_skel)):
+        for kind, sk in ((TEXT, self._text_skel), (THINK, self._think_skel)):
             if sk is not None and s.startswith(sk[0]):
                 t = _match(s, sk)
                 if t is not None:
@@ -248,10 +227,10 @@ class SSEParser:
         if delta:
             r = delta.get("reasoning_content") or delta.get("reasoning")
             if r:
-                pieces.append((_THINK, r))
+                pieces.append((THINK, r))
             c = delta.get("content")
             if c:
-                pieces.append((_TEXT, c))
+                pieces.append((TEXT, c))
             tcs = delta.get("tool_calls")
             if tcs:
                 self._tool_deltas(tcs)
@@ -264,7 +243,7 @@ class SSEParser:
 
     def _learn(self, s: str, field_name: str, value: str) -> None:
         kind = _FIELD_KIND[field_name]
-        if (self._text_skel if kind == _TEXT else self._think_skel) is not None:
+        if (self._text_skel if kind == TEXT else self._think_skel) is not None:
             # Re-learn when the shape drifted (e.g. a per-second "created" stamp), but only
             # if skeletons pay off here: a server that makes every chunk unique (random
             # padding) would otherwise pay for a probe parse on every chunk.
@@ -290,7 +269,7 @@ class SSEParser:
             return
         skel = (pre, len(pre), suf, len(suf))
         hot = ("data: " + pre, len(pre) + 6, suf + "\n\n", len(suf) + 2)
-        if kind == _TEXT:
+        if kind == TEXT:
             self._text_skel, self._hot_text = skel, hot
         else:
             self._think_skel, self._hot_think = skel, hot
@@ -394,7 +373,7 @@ def _single_string_delta(obj: Any) -> tuple[str, str] | None:
 
 
 def _event(kind: int, text: str) -> TextChunk | ThinkingChunk:
-    return TextChunk(text) if kind == _TEXT else ThinkingChunk(text)
+    return TextChunk(text) if kind == TEXT else ThinkingChunk(text)
 
 
 def normalise_usage(u: dict[str, Any]) -> tuple[int, int, int]:

@@ -403,3 +403,37 @@ def test_reads_of_many_events_match_one_event_per_read(
     assert (whole.text, whole.reasoning) == (one_by_one.text, one_by_one.reasoning)
     assert whole.tool_calls() == one_by_one.tool_calls() and whole.done
     assert (whole.finish_reason, whole.usage) == (one_by_one.finish_reason, one_by_one.usage)
+
+
+def learned() -> SSEParser:
+    p = SSEParser()
+    p.feed(chunk({"content": "a"}))
+    p.feed(chunk({"content": "b"}))
+    return p
+
+
+def test_a_run_with_escapes_and_raw_utf8_is_read_exactly() -> None:
+    p = learned()
+    texts = [f"<{i}> é 日本" if i % 7 else "" for i in range(200)]
+    texts += ["x", 'say "hi"', "tab\there", "back\\slash", "y"]
+    # Raw UTF-8 as llama.cpp writes it, and json.dumps's escapes.
+    raw = [
+        chunk({"content": "@"}).replace(b'"@"', json.dumps(t, ensure_ascii=i % 2 == 0).encode())
+        for i, t in enumerate(texts)
+    ]
+    evs = p.feed(b"".join(raw))
+    assert [e.text for e in evs] == ["".join(texts)]
+
+
+@pytest.mark.parametrize("body", [b'a"b', b"a\tb", b"a\nb", b"a\\qb"])
+def test_a_run_with_a_malformed_body_is_refused_as_before(body: bytes) -> None:
+    """A body JSON does not allow raw (a quote, a control character, a bad escape) in
+    the middle of a run of good ones: the same error as one event per read gives."""
+    good = chunk({"content": "ok"})
+    bad = good.replace(b'"ok"', b'"' + body + b'"')
+    with pytest.raises(SSEFormatError):
+        learned().feed(good * 5 + bad + good * 5)
+    with pytest.raises(SSEFormatError):
+        one = learned()
+        for c in [good] * 5 + [bad]:
+            one.feed(c)
