@@ -2,7 +2,7 @@
 (https://platform.openai.com/docs/api-reference/chat-streaming).
 
 Kept free of I/O so exact-byte cases are unit-tested without a server.  Performance
-matters (a 20,000-chunk turn within 1.15× a bare httpx read, bench/headless_stream.py), so
+matters (a 20,000-chunk turn within 1.10× a bare httpx read, bench/headless_stream.py), so
 per chunk we do
 one ``bytes.split``, one ``json.loads`` on ``data: `` lines only, a few dict lookups, and
 consecutive deltas of the same kind that arrive in one network read are COALESCED into a
@@ -60,7 +60,7 @@ class SSEParser:
 
     Hot path — why it looks unusual: ``json.loads`` of a ~170-byte chunk costs ~10 µs on a
     small CPU, two thirds of what httpx itself spends per chunk, which alone would break the
-    1.15× budget.  Within one completion, servers repeat the same chunk bytes around a
+    1.10× budget.  Within one completion, servers repeat the same chunk bytes around a
     changing delta string.  So after a chunk has been fully parsed and found to carry only
     one content (or reasoning) string, we remember the bytes around that string literal (the
     "skeleton", verified by re-parsing it with a probe string).  A later chunk with the same
