@@ -36,6 +36,7 @@ from milk_tui.agents.openai_sse import (
     SSEIncompleteError,
     SSEParser,
 )
+from milk_tui.agents.read_ahead import read_ahead
 from milk_tui.agents.redact import Redactor
 from milk_tui.agents.round_backend import RoundParser, RoundResult, ToolRun
 from milk_tui.agents.text_call_round import TextCallRound
@@ -50,6 +51,9 @@ CONNECT_TIMEOUT_SECS = 10.0
 KEEPALIVE_SECS = 120.0
 """How long an idle pooled connection is kept (httpx's default is 5 s): the one opened at
 launch should still be there when the user has typed the first prompt."""
+BODY_END_WAIT_S = 0.02
+"""How long a round that saw its end waits for the rest of the body (a server sends the
+last HTTP chunk right after ``[DONE]``); after that the connection is closed instead."""
 TOKEN_CMD_TIMEOUT_SECS = 30.0
 """A credential helper that takes longer is hung; failing beats a frozen turn."""
 PASSTHROUGH_KEYS = SAMPLING_KEYS
@@ -111,6 +115,9 @@ class OpenAICompatAgent:
         self._extra_body = {k: v for k in PASSTHROUGH_KEYS if (v := getattr(config, k)) is not None}
         self.verdict_unconstrained = False
         """The server refused a grammar/logprobs verdict once: ask in free text from then on."""
+        self.read_slice_s: float | None = None
+        """Set by an interactive front end: the longest the body's reader holds the event
+        loop (``read_ahead``); None while nothing else waits on the loop."""
         self.text_call_format = ""
         """The format of tool calls this model wrote as text, once seen: preferred from
         then on, other formats stay text (docs/adr/0012-text-tool-calls-and-loop-detection.md)."""
@@ -200,7 +207,14 @@ class OpenAICompatAgent:
                 source = resp.aiter_raw() if plain else resp.aiter_bytes()
                 if self._wire:
                     source = _logged(source, self._wire)
-                yield source, self._round_parser(conv)
+                async with contextlib.aclosing(read_ahead(source, self.read_slice_s)) as ahead:
+                    yield ahead, self._round_parser(conv)
+                    # The round ended at [DONE]: read the body's end too (it follows at
+                    # once), so the connection is kept for the next turn, not closed.
+                    with contextlib.suppress(TimeoutError, httpx.HTTPError):
+                        async with asyncio.timeout(BODY_END_WAIT_S):
+                            async for _ in ahead:
+                                pass
         except SSEIncompleteError as e:
             if self._wire:
                 self._wire.note("stream ended before [DONE] / finish_reason")

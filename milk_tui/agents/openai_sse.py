@@ -2,7 +2,7 @@
 (https://platform.openai.com/docs/api-reference/chat-streaming).
 
 Kept free of I/O so exact-byte cases are unit-tested without a server.  Performance
-matters (a 20,000-chunk turn within 1.15× a bare httpx read, bench/headless_stream.py), so
+matters (a 20,000-chunk turn within 1.10× a bare httpx read, bench/headless_stream.py), so
 per chunk we do
 one ``bytes.split``, one ``json.loads`` on ``data: `` lines only, a few dict lookups, and
 consecutive deltas of the same kind that arrive in one network read are COALESCED into a
@@ -20,12 +20,12 @@ from typing import Any
 from milk_tui.agents.base import TextChunk, ThinkingChunk, UsageEvent
 from milk_tui.agents.openai_chunk import check_chunk
 from milk_tui.agents.round_backend import RoundResult, ToolCall
+from milk_tui.agents.sse_runs import TEXT, THINK, decode_run
 from milk_tui.agents.wire_shape import WireShapeError
 
 _DATA = b"data: "
 _DONE = b"[DONE]"
-_TEXT, _THINK = 1, 2
-_FIELD_KIND = {"content": _TEXT, "reasoning_content": _THINK, "reasoning": _THINK}
+_FIELD_KIND = {"content": TEXT, "reasoning_content": THINK, "reasoning": THINK}
 _PROBE = "\x01milk-probe"
 
 
@@ -60,7 +60,7 @@ class SSEParser:
 
     Hot path — why it looks unusual: ``json.loads`` of a ~170-byte chunk costs ~10 µs on a
     small CPU, two thirds of what httpx itself spends per chunk, which alone would break the
-    1.15× budget.  Within one completion, servers repeat the same chunk bytes around a
+    1.10× budget.  Within one completion, servers repeat the same chunk bytes around a
     changing delta string.  So after a chunk has been fully parsed and found to carry only
     one content (or reasoning) string, we remember the bytes around that string literal (the
     "skeleton", verified by re-parsing it with a probe string).  A later chunk with the same
@@ -94,35 +94,43 @@ class SSEParser:
     # ----- feeding ------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> list[TextChunk | ThinkingChunk]:
-        if self._pending or self.done or (self._hot_text is None and self._hot_think is None):
+        text, think = self._hot_text, self._hot_think
+        if self.done or (text is None and think is None):
             return self._feed(data)
-        # One HTTP chunk = one whole SSE event (how httpx hands llama.cpp's stream over).
-        # The hot skeletons include "data: " and the blank line, so one prefix and one
-        # suffix comparison check the framing too.
+        pending = self._pending
+        if pending:
+            pending.append(data)
+            if b"\n" not in data:
+                return []
+            data = b"".join(pending)
+            pending.clear()
+        cut = data.rfind(b"\n") + 1
+        if cut < len(data):
+            pending.append(data[cut:])  # a line not yet ended
+            data = data[:cut]
+        # ``data`` is now whole lines: SSE events, one (one HTTP chunk each is how httpx
+        # hands llama.cpp's stream over) or many (``read_ahead`` joins what arrived
+        # together).  Those of a learned shape are decoded by ``sse_runs``; from the first
+        # event of another shape on, the general path reads them.
         try:
             s = data.decode()
         except UnicodeDecodeError:
-            return self._feed(data)
-        chunk: type[TextChunk] | type[ThinkingChunk]
-        hot = self._hot_text
-        if hot is not None and s.startswith(hot[0]):
-            parts, chunk = self.text_parts, TextChunk
-        else:
-            hot = self._hot_think
-            if hot is None or not s.startswith(hot[0]):
-                return self._feed(data)
-            parts, chunk = self.reasoning_parts, ThinkingChunk
-        try:
-            t, end = scanstring(s, hot[1])
-        except ValueError:
-            return self._feed(data)
-        if len(s) - end != hot[3] or not s.endswith(hot[2]):
-            return self._feed(data)
-        self._skel_used = True
-        if not t:
-            return []
-        parts.append(t)
-        return [chunk(t)]
+            return self._lines(data.split(b"\n")[:-1])
+        start = 1 if s.startswith("\n") else 0  # the blank line ending the last read's event
+        runs, pos = decode_run(s, start, text, think)
+        out: list[TextChunk | ThinkingChunk] = []
+        if pos > start:
+            self._skel_used = True
+            for kind, t in runs:
+                if kind == TEXT:
+                    self.text_parts.append(t)
+                    out.append(TextChunk(t))
+                else:
+                    self.reasoning_parts.append(t)
+                    out.append(ThinkingChunk(t))
+        if pos < len(s):
+            out += self._lines((s[pos:].encode() if pos else data).split(b"\n")[:-1])
+        return out
 
     def _feed(self, data: bytes) -> list[TextChunk | ThinkingChunk]:
         """The general path: split lines, parse each ``data:`` payload."""
@@ -187,7 +195,7 @@ class SSEParser:
             s = payload.decode()
         except UnicodeDecodeError:
             raise SSEFormatError(_excerpt(payload)) from None
-        for kind, sk in ((_TEXT, self._text_skel), (_THINK, self._think_skel)):
+        for kind, sk in ((TEXT, self._text_skel), (THINK, self._think_skel)):
             if sk is not None and s.startswith(sk[0]):
                 t = _match(s, sk)
                 if t is not None:
@@ -219,10 +227,10 @@ class SSEParser:
         if delta:
             r = delta.get("reasoning_content") or delta.get("reasoning")
             if r:
-                pieces.append((_THINK, r))
+                pieces.append((THINK, r))
             c = delta.get("content")
             if c:
-                pieces.append((_TEXT, c))
+                pieces.append((TEXT, c))
             tcs = delta.get("tool_calls")
             if tcs:
                 self._tool_deltas(tcs)
@@ -235,7 +243,7 @@ class SSEParser:
 
     def _learn(self, s: str, field_name: str, value: str) -> None:
         kind = _FIELD_KIND[field_name]
-        if (self._text_skel if kind == _TEXT else self._think_skel) is not None:
+        if (self._text_skel if kind == TEXT else self._think_skel) is not None:
             # Re-learn when the shape drifted (e.g. a per-second "created" stamp), but only
             # if skeletons pay off here: a server that makes every chunk unique (random
             # padding) would otherwise pay for a probe parse on every chunk.
@@ -261,7 +269,7 @@ class SSEParser:
             return
         skel = (pre, len(pre), suf, len(suf))
         hot = ("data: " + pre, len(pre) + 6, suf + "\n\n", len(suf) + 2)
-        if kind == _TEXT:
+        if kind == TEXT:
             self._text_skel, self._hot_text = skel, hot
         else:
             self._think_skel, self._hot_think = skel, hot
@@ -365,7 +373,7 @@ def _single_string_delta(obj: Any) -> tuple[str, str] | None:
 
 
 def _event(kind: int, text: str) -> TextChunk | ThinkingChunk:
-    return TextChunk(text) if kind == _TEXT else ThinkingChunk(text)
+    return TextChunk(text) if kind == TEXT else ThinkingChunk(text)
 
 
 def normalise_usage(u: dict[str, Any]) -> tuple[int, int, int]:

@@ -1,6 +1,6 @@
 """Drive one agent stream: agent events → scratch (for the commit) and bus events (for the UI).
 
-This is the per-chunk hot path of every turn (budget: at most 1.15x a bare httpx read,
+This is the per-chunk hot path of every turn (budget: at most 1.10x a bare httpx read,
 ``bench/headless_turn.py``), so it dispatches on exact types, binds everything it touches
 to locals, folds deltas that arrive within 2 ms into one bus event, and builds them
 without validation.  Text passes through the tag machine here — once per reply, for every

@@ -53,6 +53,13 @@ class CooperativeAgent:
     def __init__(self, inner: Agent, pacing: StreamPacing) -> None:
         self._inner = inner
         self.pacing = pacing
+        self._reads_paced = hasattr(inner, "read_slice_s")
+        """An HTTP agent reads its body in a task of its own (agents/read_ahead.py), which
+        then yields to the loop every ``YIELD_EVERY_S``: this stream need not yield too
+        (each yield here would pause that task and cost the stream two more iterations
+        of a loop that is busy painting)."""
+        if self._reads_paced:
+            setattr(inner, "read_slice_s", YIELD_EVERY_S)  # noqa: B010  # not on the protocol
         self.name = inner.name
         self.model = inner.model
 
@@ -81,7 +88,7 @@ class CooperativeAgent:
                 last = clock()
                 continue
             now = clock()
-            if now - last > YIELD_EVERY_S:
+            if now - last > YIELD_EVERY_S and not self._reads_paced:
                 await asyncio.sleep(0)
                 last = clock()
 

@@ -331,3 +331,109 @@ def test_result_holds_the_whole_completion_or_says_it_was_cut() -> None:
     r = p.result()
     assert (r.text, r.reasoning, r.finish_reason, r.tool_calls) == ("ok", "hm", "stop", [])
     assert r.usage == UsageEvent("m", 43, 17, cache_read=576)
+
+
+def test_many_events_in_one_read_take_the_skeleton_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the performance path: once learned, a read holding hundreds of events (what
+    read_ahead hands over) is decoded without a json.loads per event."""
+    p = SSEParser()
+    p.feed(chunk({"content": "a"}))
+    p.feed(chunk({"content": "b"}))
+    import milk_tui.agents.openai_sse as sse
+
+    def no_loads(_: str) -> None:
+        raise AssertionError("json.loads on the hot path")
+
+    monkeypatch.setattr(sse.json, "loads", no_loads)
+    burst = b"".join(chunk({"content": f"<{i}> é"}) for i in range(300))
+    cut = len(burst) - 7  # the read ends inside the last event
+    evs = p.feed(burst[:cut]) + p.feed(burst[cut:])
+    assert "".join(e.text for e in evs) == "".join(f"<{i}> é" for i in range(300))
+    assert len(evs) <= 2  # coalesced per read
+
+
+_shapes = st.sampled_from(
+    ["content", "reasoning_content", "drift", "tool", "role", "finish", "usage"]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    pieces=st.lists(st.tuples(_shapes, _text), min_size=1, max_size=20),
+    cuts=st.lists(st.integers(min_value=1, max_value=8000), max_size=6),
+)
+def test_reads_of_many_events_match_one_event_per_read(
+    pieces: list[tuple[str, str]], cuts: list[int]
+) -> None:
+    """After the skeleton is learned, events of other shapes in the middle of a read (a
+    drifted "created", a tool call, a role-only delta) and reads cut anywhere — inside an
+    event, inside a UTF-8 character, between an event and its blank line — give what
+    one event per read gives."""
+
+    def event(kind: str, v: str) -> bytes:
+        if kind == "drift":
+            return chunk({"content": v}, created=2)
+        if kind == "tool":
+            fn = {"name": "t", "arguments": v}
+            return chunk({"tool_calls": [{"index": 0, "id": "c", "function": fn}]})
+        if kind == "role":
+            return chunk({"role": "assistant"})
+        if kind == "finish":  # same bytes before the string, other bytes after it
+            return chunk({"content": v}, "length")
+        if kind == "usage":
+            return chunk({"content": v}, usage={"prompt_tokens": len(v), "completion_tokens": 1})
+        return chunk({kind: v})
+
+    learn = [chunk({"content": "x"}), chunk({"reasoning_content": "y"})]
+    rest = [event(k, v) for k, v in pieces] + [chunk({}, "stop"), b"data: [DONE]\n\n"]
+    data = b"".join(rest)
+    bounds = sorted({c % len(data) for c in cuts} - {0})
+    parts = [data[a:b] for a, b in zip([0, *bounds], [*bounds, len(data)], strict=True)]
+    whole, one_by_one = SSEParser(), SSEParser()
+    evs = feed_all(whole, *learn, *parts)
+    want = feed_all(one_by_one, *learn, *rest)
+
+    def by_kind(evs: list) -> tuple[str, str]:
+        return (
+            "".join(e.text for e in evs if isinstance(e, TextChunk)),
+            "".join(e.text for e in evs if isinstance(e, ThinkingChunk)),
+        )
+
+    assert by_kind(evs) == by_kind(want)
+    assert (whole.text, whole.reasoning) == (one_by_one.text, one_by_one.reasoning)
+    assert whole.tool_calls() == one_by_one.tool_calls() and whole.done
+    assert (whole.finish_reason, whole.usage) == (one_by_one.finish_reason, one_by_one.usage)
+
+
+def learned() -> SSEParser:
+    p = SSEParser()
+    p.feed(chunk({"content": "a"}))
+    p.feed(chunk({"content": "b"}))
+    return p
+
+
+def test_a_run_with_escapes_and_raw_utf8_is_read_exactly() -> None:
+    p = learned()
+    texts = [f"<{i}> é 日本" if i % 7 else "" for i in range(200)]
+    texts += ["x", 'say "hi"', "tab\there", "back\\slash", "y"]
+    # Raw UTF-8 as llama.cpp writes it, and json.dumps's escapes.
+    raw = [
+        chunk({"content": "@"}).replace(b'"@"', json.dumps(t, ensure_ascii=i % 2 == 0).encode())
+        for i, t in enumerate(texts)
+    ]
+    evs = p.feed(b"".join(raw))
+    assert [e.text for e in evs] == ["".join(texts)]
+
+
+@pytest.mark.parametrize("body", [b'a"b', b"a\tb", b"a\nb", b"a\\qb"])
+def test_a_run_with_a_malformed_body_is_refused_as_before(body: bytes) -> None:
+    """A body JSON does not allow raw (a quote, a control character, a bad escape) in
+    the middle of a run of good ones: the same error as one event per read gives."""
+    good = chunk({"content": "ok"})
+    bad = good.replace(b'"ok"', b'"' + body + b'"')
+    with pytest.raises(SSEFormatError):
+        learned().feed(good * 5 + bad + good * 5)
+    with pytest.raises(SSEFormatError):
+        one = learned()
+        for c in [good] * 5 + [bad]:
+            one.feed(c)

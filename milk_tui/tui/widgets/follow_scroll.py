@@ -34,6 +34,18 @@ class FollowScroll(VerticalScroll):
                 self.vertical_scrollbar.set_reactive(ScrollBar.position, bottom)
         return result
 
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        # As in ReplyBlock._size_updated: the pass that calls this placed the content, so
+        # a taller conversation needs no second layout pass (the scrollbars are updated
+        # all the same).  What watching ``virtual_size`` did is done here.
+        grew = virtual_size != self.virtual_size
+        changed = super()._size_updated(size, virtual_size, container_size, layout=False)
+        if grew:
+            self.follow_tail()
+        return changed
+
     def follow_tail(self) -> None:
         """After the next refresh, make sure the bottom is in view if the user is there (a
         fallback: the layout pass normally has put it there already)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.geometry import Size
 from textual.strip import Strip
 
 from milk_tui.tui.widgets.md_render import Palette
@@ -35,6 +36,15 @@ class ReplyBlock(StreamView):
         text fills it at an unchanged height: the screen then repaints this block's region
         alone instead of laying out and re-compositing everything above it."""
         self._min_lines = len(self._header_lines()) + 1 if reserve else 0
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        # The layout pass that calls this has just placed the block at this size: a
+        # growing reply needs no second pass, which Textual asks for whenever a widget's
+        # ``virtual_size`` changes (half the screen updates of a fast stream were such
+        # passes, docs/performance.md "The hot path, round 7").  Private Textual API.
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
 
     def _header_lines(self) -> list[Strip]:
         p = self.palette
