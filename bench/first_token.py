@@ -52,7 +52,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 CWD = "/tmp/milk-bench-first-token"
-PROMPT = "how does the session store keep turns ordered when two writers race?"
+PROMPT = "how does the session store keep its turns in order?"
+"""Routed to the primary by the rules (a difficulty signal such as "race" would send it to the
+escalation agent, which is not the server measured here): tests/test_bench_imports.py."""
 POLL_S = 0.001
 _samples = iter(range(1_000_000))
 SERVER_WAIT_S = [0.0]

@@ -20,3 +20,15 @@ def test_benchmark_imports(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     module = importlib.import_module(name)
     if name not in SHARED:
         assert callable(getattr(module, "main", None)), f"bench/{name}.py has no main()"
+
+
+def test_the_first_token_prompt_goes_to_the_primary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bench/first_token.py times the primary's server: a prompt the rules escalate would
+    never reach it, and the benchmark would wait for that request for ever."""
+    from milk_tui.config.settings import MilkConfig
+    from milk_tui.engine.router import RouteDecision, Router
+
+    monkeypatch.syspath_prepend(str(BENCH))
+    first_token = importlib.import_module("first_token")
+    decided = Router(MilkConfig(), "/tmp").apply_rules(first_token.prompt())
+    assert isinstance(decided, RouteDecision) and decided.target == "primary", decided
