@@ -74,6 +74,9 @@ NOT_CONFIG_VARIABLES = frozenset(
 )
 """``MILK_*`` variables the program reads itself: no config key of these names exists
 (a test holds it), so they override nothing.  Any other one may: then the config is read."""
+NOT_CONFIG_PREFIX = "MILK_TEST_"
+"""The test suite's own settings (``MILK_TEST_CLAUDE_BIN`` from scripts/test): no config
+key starts with ``test_`` (a test holds it)."""
 
 
 def home_defaults_apply(options: Mapping[str, object]) -> bool:
@@ -85,7 +88,10 @@ def home_defaults_apply(options: Mapping[str, object]) -> bool:
     if not (options.get("demo") or options.get("probe_later")):
         return False  # without either, nothing configured means looking for a server first
     if any(
-        k.upper().startswith("MILK_") and k.upper() not in NOT_CONFIG_VARIABLES for k in os.environ
+        k.upper().startswith("MILK_")
+        and k.upper() not in NOT_CONFIG_VARIABLES
+        and not k.upper().startswith(NOT_CONFIG_PREFIX)
+        for k in os.environ
     ):
         return False
     return resolve_config_file()[0] is None

@@ -18,6 +18,7 @@ from milk_tui.facade.opening import Opening, open_application
 from milk_tui.facade.start_card import (
     CARD_FILE,
     HOME_DEFAULTS,
+    NOT_CONFIG_PREFIX,
     NOT_CONFIG_VARIABLES,
     card_of,
 )
@@ -62,6 +63,17 @@ def test_the_home_defaults_are_what_the_config_half_finds_in_a_new_home(demo: bo
 def test_the_variables_taken_for_the_programs_own_override_no_config_key() -> None:
     keys = {k.lower() for k in MilkConfig.model_fields}
     assert not [v for v in NOT_CONFIG_VARIABLES if v.removeprefix("MILK_").lower() in keys]
+    test_prefix = NOT_CONFIG_PREFIX.removeprefix("MILK_").lower()
+    assert not [k for k in keys if k.startswith(test_prefix)]
+
+
+def test_the_suites_own_variables_do_not_turn_the_first_start_off(
+    tmp_path: Path, milk_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MILK_TEST_CLAUDE_BIN", "/nonexistent/claude")  # as scripts/test sets
+    assert _open(tmp_path).from_defaults
+    monkeypatch.setenv("MILK_THEME", "milk-light")  # a config key: the config is read first
+    assert not _open(tmp_path / "b").from_defaults
 
 
 def _open(cwd: Path, **options: object) -> Opening:

@@ -66,18 +66,18 @@ async def test_a_new_session_says_them_in_its_welcome_once(tmp_path: Path) -> No
         assert _warnings(conv) == []
 
 
-async def test_a_note_of_the_second_half_is_said_once_the_agents_are_built(
+async def test_a_turn_of_the_tail_that_cannot_be_read_whole_is_named(
     tmp_path: Path,
 ) -> None:
-    """The older turns of a session opened tail first are read with the agents: one that
-    cannot be read is named then."""
+    """A turn of the held tail that cannot be read whole is named once the start is done
+    (older turns stay in the store until something reaches them, model/turn_history.py)."""
     _resumable_session(tmp_path, 100)
     from milk_tui.config.paths import database_file
     from milk_tui.storage.db import Database
 
     db = Database(database_file())
     with db.transaction() as c:
-        c.execute("UPDATE turns SET tool_calls = '{broken' WHERE id = (SELECT MIN(id) FROM turns)")
+        c.execute("UPDATE turns SET tool_calls = '{broken' WHERE id = (SELECT MAX(id) FROM turns)")
     db.close()
 
     app = MilkApp(runtime_factory=_opening(tmp_path, history_tail=20))
