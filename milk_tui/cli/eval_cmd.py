@@ -24,7 +24,7 @@ def add_eval_parser(
     p = sub.add_parser("eval", help="measure the agents and the routing on scenarios")
     p.add_argument("--list", action="store_true", help="list the scenarios and their turns")
     p.add_argument("--scenarios", metavar="DIR", help="scenario folder or file (default: built-in)")
-    _filters(p, argparse.SUPPRESS)
+    _filters(p)
     config_option(p)
     actions = p.add_subparsers(dest="eval_command")
 
@@ -36,7 +36,7 @@ def add_eval_parser(
         default=argparse.SUPPRESS,
         help="scenario folder or file (default: built-in)",
     )
-    _filters(run, argparse.SUPPRESS)
+    _filters(run)
     run.add_argument(
         "--modes",
         default="routed,primary,escalation",
@@ -79,15 +79,18 @@ def add_eval_parser(
     add_report_parser(actions)
 
 
-def _filters(p: argparse.ArgumentParser, default: object) -> None:
+def _filters(p: argparse.ArgumentParser) -> None:
     # SUPPRESS on both parsers: given before or after the word ``run``, either is kept
     p.add_argument(
-        "--category", metavar="NAME", default=default, help="only the scenarios of this category"
+        "--category",
+        metavar="NAME",
+        default=argparse.SUPPRESS,
+        help="only the scenarios of this category",
     )
     p.add_argument(
         "--multi-turn",
         action="store_true",
-        default=default,
+        default=argparse.SUPPRESS,
         help="only the scenarios of more than one turn",
     )
 

@@ -86,33 +86,28 @@ class LearnedRoutes:
             or rule not in JUDGED_RULES
         ):
             return ""
-        mark = (session.id, len(session.history))
-        if self._taught == mark:
-            return ""
-        self._taught = mark
-        try:
-            self.record(prompt, "/primary after an escalated answer", PRIMARY)
-        except Exception as e:  # noqa: BLE001 - a storage failure must not fail the command
-            return f"could not record the routing example: {e}"
-        return (
-            f"learned: prompts like '{clip(prompt, 50)}' stay on the primary "
-            "(/auto shows, /auto reset forgets)"
-        )
+        return self._lesson(session, prompt, "/primary after an escalated answer", PRIMARY)
 
     def teach(self, session: Session, why: str) -> str:
         """Record the session's last prompt the primary answered as one it failed; the
         notice to show ("" when there was nothing to learn or it was learned already)."""
         prompt = last_primary_prompt(session.history)
+        return "" if prompt is None else self._lesson(session, prompt, why, ESCALATION)
+
+    def _lesson(self, session: Session, prompt: str, why: str, target: str) -> str:
+        """Record ``prompt`` as going to ``target``, once per answer; the notice to show."""
         mark = (session.id, len(session.history))
-        if prompt is None or self._taught == mark:
+        if self._taught == mark:
             return ""
         self._taught = mark
         try:
-            self.record(prompt, why)
+            self.record(prompt, why, target)
         except Exception as e:  # noqa: BLE001 - a storage failure must not fail the command
             return f"could not record the routing example: {e}"
-        short = clip(prompt, 50)
-        return f"learned: prompts like '{short}' go to the escalation agent (/auto shows, /auto reset forgets)"
+        where = "go to the escalation agent" if target == ESCALATION else "stay on the primary"
+        return (
+            f"learned: prompts like '{clip(prompt, 50)}' {where} (/auto shows, /auto reset forgets)"
+        )
 
     def record(self, prompt: str, why: str, target: str = "escalation") -> None:
         if prompt.strip():

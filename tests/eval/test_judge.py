@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,6 +38,14 @@ def _run_folder(tmp_path: Path, scenarios: Path) -> Path:
     return results
 
 
+def _judge(tmp_path: Path, results: Path, llama_url: str, judge_url: str) -> Any:
+    """``eval judge`` of ``results`` with the agent ``judge`` at ``judge_url``."""
+    (tmp_path / "config.toml").write_text(config_text(llama_url, judge_url=judge_url))
+    return run_eval("judge", "--results", str(results), "--judge-agent", "judge",
+                    "--config", str(tmp_path / "config.toml"), cwd=tmp_path,
+                    env=env_with(MILK_HOME=tmp_path / "home"))  # fmt: skip
+
+
 def test_scores_are_normalised_and_garbage_is_missing_not_zero(tmp_path: Path) -> None:
     scenarios = write(tmp_path / "sc", "s.yaml", RUBRIC)
     results = _run_folder(tmp_path, scenarios)
@@ -47,10 +56,7 @@ def test_scores_are_normalised_and_garbage_is_missing_not_zero(tmp_path: Path) -
             FakeReply(text=["I think this answer is rather good overall."]),
             FakeReply(text=["SCORE: 9\nREASON: off the scale"]),
         )
-        (tmp_path / "config.toml").write_text(config_text(llama.url, judge_url=judge.url))
-        r = run_eval("judge", "--results", str(results), "--judge-agent", "judge",
-                     "--config", str(tmp_path / "config.toml"), cwd=tmp_path,
-                     env=env_with(MILK_HOME=tmp_path / "home"))  # fmt: skip
+        r = _judge(tmp_path, results, llama.url, judge.url)
         asked = [q.json for q in judge.chat_requests]
     assert r.returncode == 0, r.stderr
     assert len(asked) == 4  # 2 judged turns × 2 criteria; the failed turn is not sent
@@ -87,10 +93,7 @@ def test_a_judge_server_that_refuses_grammars_is_asked_in_words(tmp_path: Path) 
             FakeReply(status=400, error_body='{"error":{"message":"unknown field grammar"}}'),
             FakeReply(text=["SCORE: 0\nREASON: evasive"]),
         )
-        (tmp_path / "config.toml").write_text(config_text(llama.url, judge_url=judge.url))
-        r = run_eval("judge", "--results", str(results), "--judge-agent", "judge",
-                     "--config", str(tmp_path / "config.toml"), cwd=tmp_path,
-                     env=env_with(MILK_HOME=tmp_path / "home"))  # fmt: skip
+        r = _judge(tmp_path, results, llama.url, judge.url)
         asked = [q.json for q in judge.chat_requests]
     assert r.returncode == 0, r.stderr
     assert "grammar" in asked[0] and "grammar" not in asked[1] and asked[1]["stream"] is True
@@ -102,12 +105,7 @@ def test_a_judge_that_cannot_be_reached_gives_missing_scores(tmp_path: Path) -> 
     scenarios = write(tmp_path / "sc", "s.yaml", RUBRIC)
     results = _run_folder(tmp_path, scenarios)
     with FakeOpenAIServer() as llama:
-        (tmp_path / "config.toml").write_text(
-            config_text(llama.url, judge_url="http://127.0.0.1:9")
-        )
-        r = run_eval("judge", "--results", str(results), "--judge-agent", "judge",
-                     "--config", str(tmp_path / "config.toml"), cwd=tmp_path,
-                     env=env_with(MILK_HOME=tmp_path / "home"))  # fmt: skip
+        r = _judge(tmp_path, results, llama.url, "http://127.0.0.1:9")
     assert r.returncode == 0, r.stderr
     judged = [s for s in scores(results) if s.mode != "routed"]
     assert len(judged) == 4 and all(
