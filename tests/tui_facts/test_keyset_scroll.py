@@ -65,11 +65,11 @@ class _GatedFacts(Facts):
         self.gate = threading.Event()
         self.walks = 0
 
-    def page(self, *args: Any, **kwargs: Any) -> list[Percept]:
+    def page(self, query: Any, session_id: Any, offset: int, limit: int) -> list[Percept]:
         self.walks += 1
-        if self.walks > 1:  # the first page, read by the load, passes
+        if offset:  # a first page, read by a load, passes
             assert self.gate.wait(30), "the gate was never opened"
-        return super().page(*args, **kwargs)
+        return super().page(query, session_id, offset, limit)
 
 
 async def test_a_jump_deep_never_holds_the_screen_its_rows_come_when_read(
@@ -100,3 +100,28 @@ async def test_a_jump_deep_never_holds_the_screen_its_rows_come_when_read(
         assert seen == want[deep - 40 : deep + 10]
         await pilot.press("pagedown")  # from there on, the neighbours' keys
         assert table.current().id == want[table.cursor] and w.offset_fetches == 2
+
+
+async def test_a_jump_in_a_new_query_while_an_old_page_is_read_still_arrives(
+    memory: MemoryService, session_id: str
+) -> None:
+    bulk_facts(memory.store, N, session_id=session_id)
+    facts = _GatedFacts(memory)
+    app = Host(memory, session_id, clock=lambda: FIXED_NOW, facts=facts)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        table = app.browser.table
+        table.cursor = N // 2 + 5  # its walk is held at the gate
+        await pilot.pause()
+        app.browser.set_filters(order="weight")  # a new window while that page is read
+        await pilot.pause()
+        deep = N // 3
+        table.cursor = deep
+        await pilot.pause()
+        w = app.browser.window
+        assert w.is_pending(deep)
+        facts.gate.set()
+        await until(pilot, lambda: not w.pending, what="the new window's pages")
+        want = [p.id for p in memory.list(FactQuery(order="weight").to_filter(session_id),
+                                          limit=N, order="weight")]  # fmt: skip
+        assert table.current() is not None and table.current().id == want[deep]

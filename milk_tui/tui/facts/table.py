@@ -152,8 +152,8 @@ class FactTable(ScrollView, can_focus=True):
         self.empty_text = empty_text
         self.columns: tuple[Column, ...] = COMPACT_COLUMNS if compact else FULL_COLUMNS
         """Chosen per width on resize (``columns_for``)."""
-        self._asked: list[int] = []
-        """Pages the worker is to read (``_fetch_later``), guarded by ``_asked_lock``."""
+        self._asked: list[tuple[FactWindow, int]] = []
+        """(window, page) the worker is to read (``_fetch_later``), guarded by ``_asked_lock``."""
         self._asked_lock = threading.Lock()
         self._fetching = False
         window.defer = self._fetch_later
@@ -178,24 +178,27 @@ class FactTable(ScrollView, can_focus=True):
         worker reads every page asked for meanwhile, a page next to one it just read from
         that page's key (a screen spanning two pages walks once)."""
         with self._asked_lock:
-            self._asked.append(page)
+            self._asked.append((self.window, page))
             if self._fetching:
                 return
             self._fetching = True
-        window = self.window
-        self.run_worker(
-            lambda: self._fetch_asked(window), thread=True, group="fact-page", exit_on_error=False
-        )
+        self.run_worker(self._fetch_asked, thread=True, group="fact-page", exit_on_error=False)
 
-    def _fetch_asked(self, window: FactWindow) -> None:
+    def _fetch_asked(self) -> None:
         read: dict[int, list[Percept]] = {}
+        last: FactWindow | None = None
         while True:
             with self._asked_lock:
                 if not self._asked:
                     self._fetching = False
                     return
-                page = min(self._asked)
-                self._asked.remove(page)
+                # the newest window's pages only: an older window's would be thrown away
+                window = self._asked[-1][0]
+                self._asked = [(w, p) for w, p in self._asked if w is window]
+                at = min(range(len(self._asked)), key=lambda i: self._asked[i][1])
+                page = self._asked.pop(at)[1]
+            if window is not last:
+                read, last = {}, window
             try:
                 rows = None
                 if page - 1 in read:
