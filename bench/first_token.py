@@ -52,9 +52,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 CWD = "/tmp/milk-bench-first-token"
-PROMPT = "how does the session store keep its turns in order?"
+PROMPTS = (
+    "how does the session store keep its turns in order?",
+    "what does the facts pane show for a pinned fact?",
+    "where is the config file of a new home written?",
+    "which key opens the sessions list in this app?",
+    "list the agents this folder has configured",
+    "what is the default model of the local server?",
+)
 """Routed to the primary by the rules (a difficulty signal such as "race" would send it to the
-escalation agent, which is not the server measured here): tests/test_bench_imports.py."""
+escalation agent, which is not the server measured here), and each unlike the one before: a
+prompt close to the previous one is taken for the same question asked again, which teaches
+the router (engine/router_learning.py) — not the path measured: tests/test_bench_imports.py."""
 POLL_S = 0.001
 _samples = iter(range(1_000_000))
 SERVER_WAIT_S = [0.0]
@@ -71,7 +80,8 @@ def reply(chunks: int):  # type: ignore[no-untyped-def]
 def prompt() -> str:
     """A new prompt each sample, in every process: a repeated one would be escalated
     (engine/repeat_guard.py)."""
-    return f"{PROMPT} (case {os.getpid()}.{next(_samples)})"
+    n = next(_samples)
+    return f"{PROMPTS[n % len(PROMPTS)]} (case {os.getpid()}.{n})"
 
 
 def seed_home(turns: int, facts: int) -> None:

@@ -30,5 +30,13 @@ def test_the_first_token_prompt_goes_to_the_primary(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.syspath_prepend(str(BENCH))
     first_token = importlib.import_module("first_token")
-    decided = Router(MilkConfig(), "/tmp").apply_rules(first_token.prompt())
-    assert isinstance(decided, RouteDecision) and decided.target == "primary", decided
+    from milk_tui.engine.router_learning import REASKED_SIMILARITY, similarity
+
+    router = Router(MilkConfig(), "/tmp")
+    asked = [first_token.prompt() for _ in range(2 * len(first_token.PROMPTS))]
+    for prompt in asked:
+        decided = router.apply_rules(prompt)
+        assert isinstance(decided, RouteDecision) and decided.target == "primary", decided
+    # each sample a new question: one like the last is a re-ask, which teaches the router
+    for before, after in zip(asked, asked[1:], strict=False):
+        assert similarity(before, after) < REASKED_SIMILARITY, (before, after)

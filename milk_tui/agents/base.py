@@ -261,6 +261,10 @@ class AgentRequest:
     """A turn's reply, shown as it arrives (not a router or agent-as-tool call): in an
     interactive front end its stream reads on after its first text only once that text
     is painted (engine/cooperative.py)."""
+    on_wire: Callable[[], None] | None = None
+    """Called once, when the turn's first request is on its way: the HTTP agents when its
+    body is written to the socket, the Claude CLI when the prompt is written to its stdin,
+    Bedrock as its call starts.  The engine publishes ``RequestSent`` from it."""
 
 
 class Agent(Protocol):

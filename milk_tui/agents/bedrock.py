@@ -53,6 +53,8 @@ class ConverseConversation:
     tools_enabled: bool
     refreshed: bool = False
     """``aws_refresh_cmd`` already ran this turn: a second denial is the error."""
+    on_wire: Callable[[], None] | None = None
+    """The request's ``on_wire``, until the first round's call starts."""
 
 
 class BedrockAgent:
@@ -134,7 +136,7 @@ class BedrockAgent:
             kwargs["system"] = [*system, *cache]
         if (tc := wire_fmt.tool_config(tools)) is not None:
             kwargs["toolConfig"] = tc
-        return ConverseConversation(kwargs, tools_enabled=tc is not None)
+        return ConverseConversation(kwargs, tools_enabled=tc is not None, on_wire=request.on_wire)
 
     def add_assistant_turn(self, conv: ConverseConversation, result: RoundResult) -> None:
         turn = wire_fmt.assistant_turn(result, tools_enabled=conv.tools_enabled)
@@ -153,6 +155,9 @@ class BedrockAgent:
     ) -> AsyncIterator[tuple[AsyncIterator[dict[str, Any]], ConverseStreamParser]]:
         try:
             events = self._raw_events(conv)
+            on_wire, conv.on_wire = conv.on_wire, None
+            if on_wire is not None:  # the call runs in a thread: nothing on the loop delays it
+                on_wire()
             async with aclosing(events):
                 yield events, ConverseStreamParser(self.model or self.name)
         except Exception as e:  # botocore raises many unrelated types; all are worded here

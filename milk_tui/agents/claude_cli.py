@@ -190,6 +190,8 @@ class ClaudeCliAgent:
                 proc.stdin,
                 {"type": "user", "message": {"role": "user", "content": _user_content(request)}},
             )
+            if request.on_wire is not None:
+                request.on_wire()
 
             parser = StreamJsonParser(self.model)
             rules_by_call: dict[str, tuple[str, ...]] = {}

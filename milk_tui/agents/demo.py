@@ -118,6 +118,8 @@ class DemoAgent:
         return body
 
     async def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
+        if request.on_wire is not None:  # no wire: the agent has the request at once
+            request.on_wire()
         if self.slot == "primary":
             body, reason = self._primary_reply(request)
         else:

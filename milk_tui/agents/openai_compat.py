@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import os
 import ssl
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,8 @@ class ChatConversation:
     tools: list[dict[str, Any]]
     text_call_format: str = ""
     """The format of the calls the model just wrote as text ("" for native calls)."""
+    on_wire: Callable[[], None] | None = None
+    """The request's ``on_wire``, until the first round's body is written."""
 
 
 class OpenAICompatAgent:
@@ -180,7 +182,8 @@ class OpenAICompatAgent:
     # ----- one round (the RoundBackend protocol) ------------------------------------------
 
     def start_turn(self, request: AgentRequest, tools: list[ToolSpec]) -> ChatConversation:
-        return ChatConversation(wire_fmt.initial_messages(request), wire_fmt.wire_tools(tools))
+        messages, specs = wire_fmt.initial_messages(request), wire_fmt.wire_tools(tools)
+        return ChatConversation(messages, specs, on_wire=request.on_wire)
 
     def add_assistant_turn(self, conv: ChatConversation, result: RoundResult) -> None:
         conv.messages.append(wire_fmt.assistant_turn(result))
@@ -200,8 +203,9 @@ class OpenAICompatAgent:
         self, conv: ChatConversation
     ) -> AsyncIterator[tuple[AsyncIterator[bytes], RoundParser]]:
         body = self._round_body(conv)
+        on_wire, conv.on_wire = conv.on_wire, None
         try:
-            async with self._open(body) as resp:
+            async with self._open(body, on_wire) as resp:
                 plain = resp.headers.get("content-encoding", "identity") == "identity"
                 # aiter_raw skips httpx's decoder layer; the request asked for identity.
                 source = resp.aiter_raw() if plain else resp.aiter_bytes()
@@ -294,21 +298,26 @@ class OpenAICompatAgent:
         return h
 
     @contextlib.asynccontextmanager
-    async def _open(self, body: bytes) -> AsyncIterator[httpx.Response]:
+    async def _open(
+        self, body: bytes, on_wire: Callable[[], None] | None = None
+    ) -> AsyncIterator[httpx.Response]:
         """POST one completion and hand back a 200 response, or raise a worded AgentError.
 
         A 401/403 with ``token_cmd`` re-runs the command and retries once; if the refresh
-        fails the original status is the error.
+        fails the original status is the error.  ``on_wire`` is called once the body is
+        written, before the response is waited for (httpcore's ``trace`` extension:
+        https://www.encode.io/httpcore/extensions/#trace).
         """
         client = self._http()
         wire = self._wire
+        extensions = {"trace": _body_written(on_wire)} if on_wire is not None else None
         for attempt in (0, 1):
             headers = await self._headers()
             if wire:
                 wire.request("POST", self.chat_url, headers, body)
             try:
                 async with client.stream(
-                    "POST", self.chat_url, content=body, headers=headers
+                    "POST", self.chat_url, content=body, headers=headers, extensions=extensions
                 ) as resp:
                     status = resp.status_code
                     if wire:
@@ -384,6 +393,19 @@ class OpenAICompatAgent:
         return self._err(
             f"unreachable at {self.config.url} ({why})", retryable=True, unreachable=True
         )
+
+
+def _body_written(on_wire: Callable[[], None]) -> Callable[[str, object], Awaitable[None]]:
+    """A ``trace`` callback that calls ``on_wire`` once, when a request body is sent."""
+    called = False
+
+    async def trace(name: str, info: object) -> None:
+        nonlocal called
+        if not called and name.endswith("send_request_body.complete"):
+            called = True
+            on_wire()
+
+    return trace
 
 
 async def _logged(source: AsyncIterator[bytes], wire: WireLog) -> AsyncIterator[bytes]:

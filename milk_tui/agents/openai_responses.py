@@ -43,7 +43,8 @@ class OpenAIResponsesAgent(OpenAICompatAgent):
     # ----- the conversation, as Responses input items -------------------------------------
 
     def start_turn(self, request: AgentRequest, tools: list[ToolSpec]) -> ChatConversation:
-        return ChatConversation(wire.initial_items(request), [wire.function_tool(t) for t in tools])
+        items, specs = wire.initial_items(request), [wire.function_tool(t) for t in tools]
+        return ChatConversation(items, specs, on_wire=request.on_wire)
 
     def add_assistant_turn(self, conv: ChatConversation, result: RoundResult) -> None:
         conv.messages += wire.assistant_items(result)

@@ -45,10 +45,12 @@ PRINTED = (
 )
 """What a ``-p`` run can publish, each printed as one JSON line."""
 
-NOT_PRINTED = ("session_changed",)
-"""The panes' view model: the whole committed session again after every turn and at the
-start.  A reader of the stream has the turn in ``turn_completed`` and the session in
-``sessions show --json``; printing it would repeat the session's tokens and contexts."""
+NOT_PRINTED = ("session_changed", "request_sent")
+"""``session_changed``: the panes' view model, the whole committed session again after every
+turn and at the start.  A reader of the stream has the turn in ``turn_completed`` and the
+session in ``sessions show --json``; printing it would repeat the session's tokens and
+contexts.  ``request_sent``: when the TUI may repaint (docs/adr/0045); a reader of the
+stream waits for the reply's first event, which follows it anyway."""
 
 TUI_ONLY = (
     "routing_pinned",

@@ -283,6 +283,7 @@ class TurnRunner:
                 "warning",
             )
         bus_publish, calls = self._state.bus.publish, [0]
+        request.on_wire = lambda: bus_publish(ev.RequestSent(slot=slot.slot, agent_name=slot.name))
 
         def publish(e: ev.BusEvent) -> None:
             if type(e) is ev.ToolCall:

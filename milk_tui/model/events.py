@@ -82,6 +82,16 @@ class RouteDecided(BusEvent):
     """pinned / sticky / forced / fallback / "" for the status line."""
 
 
+class RequestSent(BusEvent):
+    """An agent's request for this turn is on its way: written to the server's socket, or
+    to the CLI's standard input.  The TUI paints the turn's start after it, so the
+    request does not wait behind a repaint (docs/adr/0045-the-request-before-the-repaint.md)."""
+
+    type: Literal["request_sent"] = "request_sent"
+    slot: Slot
+    agent_name: str = ""
+
+
 class _SlotText(BusEvent):
     slot: Slot
     text: str
@@ -321,6 +331,7 @@ class TasksChanged(BusEvent):
 AnyEvent = (
     TurnStarted
     | RouteDecided
+    | RequestSent
     | TextDelta
     | ThinkingDelta
     | ToolCall

@@ -60,6 +60,8 @@ class ScriptedAgent:
 
     async def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         self.requests.append(request)
+        if request.on_wire is not None:  # the script has the request at once
+            request.on_wire()
         script = self.scripts.pop(0) if self.scripts else say(f"echo: {request.prompt}")
         for item in script:
             if self.delay:

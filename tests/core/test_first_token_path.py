@@ -175,3 +175,21 @@ def test_the_primary_history_is_built_from_its_newest_turns_as_if_whole():
         )
         assert built.messages[len([h for h in head if h]) :] == expected[0]
         assert built.trimmed == expected[1]
+
+
+async def test_the_turn_says_when_its_request_is_on_its_way(tmp_path):
+    """``request_sent`` once per turn, after the route and before the reply's first text:
+    the TUI paints the turn's start after it (docs/adr/0045-the-request-before-the-repaint.md)."""
+    with FakeOpenAIServer() as srv:
+        srv.default_reply = FakeReply(text=["hello"])
+        rt = _runtime(srv.url, tmp_path)
+        seen: list[str] = []
+        rt.bus.add_listener(lambda e: seen.append(e.type))
+        try:
+            outcome = await rt.dispatcher.run_turn("what is a monad?", force="primary")
+        finally:
+            await rt.aclose()
+    assert outcome.ok
+    assert seen.count("request_sent") == 1
+    at = seen.index("request_sent")
+    assert seen.index("route_decided") < at < seen.index("text_delta"), seen
