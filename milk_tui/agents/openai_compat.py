@@ -30,6 +30,7 @@ from milk_tui.agents.base import (
     UsageEvent,
 )
 from milk_tui.agents.credential_cmd import CredentialCommand
+from milk_tui.agents.openai_errors import AgentErrors
 from milk_tui.agents.openai_sse import (
     SSEBackendError,
     SSEFormatError,
@@ -98,6 +99,7 @@ class OpenAICompatAgent:
         self.chat_url = config.url + (path if path.startswith("/") else "/" + path)
         self._redact = Redactor(config.api_key)
         self._redact.add_headers(config.headers)
+        self._errors = AgentErrors(self.name, config, self._redact)
         self._token_cmd = (
             CredentialCommand(
                 config.token_cmd,
@@ -160,7 +162,7 @@ class OpenAICompatAgent:
         return self._http()
 
     def transport_error(self, e: httpx.HTTPError) -> AgentError:
-        return self._transport_error(e)
+        return self._errors.transport(e)
 
     async def available(self) -> bool:
         """Any HTTP answer means reachable; only transport errors mean down."""
@@ -196,7 +198,7 @@ class OpenAICompatAgent:
             conv.messages += wire_fmt.tool_result_messages(runs)
 
     def error(self, message: str) -> AgentError:
-        return self._err(message)
+        return self._errors.err(message)
 
     @contextlib.asynccontextmanager
     async def open_round(
@@ -222,9 +224,9 @@ class OpenAICompatAgent:
         except SSEIncompleteError as e:
             if self._wire:
                 self._wire.note("stream ended before [DONE] / finish_reason")
-            raise self._err(str(e), retryable=True) from None
+            raise self._errors.err(str(e), retryable=True) from None
         except (SSEFormatError, SSEBackendError, httpx.HTTPError) as e:
-            raise self._stream_error(e) from None
+            raise self._errors.stream(e) from None
         finally:
             if self._wire:
                 self._wire.flush()  # the records held back for redaction
@@ -329,10 +331,10 @@ class OpenAICompatAgent:
                     if wire:
                         wire.data(raw + b"\n")
             except httpx.HTTPError as e:
-                raise self._transport_error(e) from None
+                raise self._errors.transport(e) from None
             if attempt == 0 and status in (401, 403) and await self._refresh_token_ok():
                 continue
-            raise self._err(
+            raise self._errors.err(
                 f"HTTP {status}: {wire_fmt.backend_message(raw)}",
                 status=status,
                 retryable=status in RETRYABLE_STATUS,
@@ -347,52 +349,6 @@ class OpenAICompatAgent:
             return True
         except AgentError:
             return False
-
-    # ----- error wording -------------------------------------------------------------------
-
-    def _err(
-        self,
-        message: str,
-        *,
-        status: int | None = None,
-        retryable: bool = False,
-        unreachable: bool = False,
-    ) -> AgentError:
-        return AgentError(
-            self._redact(f"agent '{self.name}'{'' if unreachable else ':'} {message}"),
-            agent=self.name,
-            status=status,
-            retryable=retryable,
-            unreachable=unreachable,
-        )
-
-    def _stream_error(self, e: Exception) -> AgentError:
-        if isinstance(e, SSEFormatError):
-            return self._err(f"malformed SSE chunk from backend: {e}")
-        if isinstance(e, SSEBackendError):
-            return self._err(f"backend error in stream: {e}")
-        assert isinstance(e, httpx.HTTPError)
-        return self._transport_error(e)
-
-    def _transport_error(self, e: httpx.HTTPError) -> AgentError:
-        if isinstance(e, httpx.ConnectTimeout):
-            return self._unreachable("connect timed out")
-        if isinstance(e, httpx.ConnectError):
-            return self._unreachable(_reason(e))
-        if isinstance(e, httpx.TimeoutException):
-            return self._err(
-                f"no response from {self.config.url} for "
-                f"{self.config.timeout_secs:g}s (timeout_secs)",
-                retryable=True,
-            )
-        if isinstance(e, httpx.RemoteProtocolError | httpx.ReadError):
-            return self._err(f"stream ended unexpectedly ({_reason(e)})", retryable=True)
-        return self._err(f"HTTP transport error: {_reason(e)}")
-
-    def _unreachable(self, why: str) -> AgentError:
-        return self._err(
-            f"unreachable at {self.config.url} ({why})", retryable=True, unreachable=True
-        )
 
 
 def _body_written(on_wire: Callable[[], None]) -> Callable[[str, object], Awaitable[None]]:
@@ -413,10 +369,6 @@ async def _logged(source: AsyncIterator[bytes], wire: WireLog) -> AsyncIterator[
     async for data in source:
         wire.data(data)
         yield data
-
-
-def _reason(e: Exception) -> str:
-    return str(e) or type(e).__name__
 
 
 def tls_verify(config: AgentConfig) -> bool | ssl.SSLContext:

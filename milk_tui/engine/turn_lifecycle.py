@@ -11,7 +11,6 @@ widgets never see agents.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import Literal
 
@@ -25,6 +24,7 @@ from milk_tui.engine.repeat_guard import ESCALATION_REASON, is_repeated_prompt, 
 from milk_tui.engine.request_builder import RequestBuilder
 from milk_tui.engine.turn_commit import TurnCommitter
 from milk_tui.engine.turn_publisher import TurnPublisher
+from milk_tui.engine.turn_rollback import TurnRollback
 from milk_tui.engine.turn_scratch import (
     CUT_AT_LIMIT,
     PendingHandoff,
@@ -64,6 +64,7 @@ class TurnRunner:
         self._busy = False
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._reply_watch: ReplyWatch | None = None
+        self._rollback = TurnRollback(state, publisher)
 
     @property
     def busy(self) -> bool:
@@ -105,11 +106,11 @@ class TurnRunner:
             try:
                 target, reason, rule, label = await self._route(prompt, force)
             except AgentError as e:
-                return self._fail(None, str(e), prompt=prompt)
+                return self._rollback.fail(None, str(e), prompt=prompt)
             except asyncio.CancelledError:
                 # Ctrl+C while the router or an availability probe (a ``claude --version``,
                 # a /health request, a server starting) runs: nothing was sent yet.
-                return self._cancelled(None, None, prompt)
+                return self._rollback.cancelled(None, None, prompt)
             slot = st.agent(target)
             pub.publish(
                 ev.RouteDecided(
@@ -190,9 +191,9 @@ class TurnRunner:
                 await self._consume(slot, request, scratch)
             return self._commit.primary(prompt, slot, scratch, snap)
         except asyncio.CancelledError:
-            return self._cancelled(slot, snap, prompt)
+            return self._rollback.cancelled(slot, snap, prompt)
         except _TURN_ERRORS as e:
-            return self._fail(slot, str(e), snap, prompt, unreachable=_unreachable(e))
+            return self._rollback.failed(slot, e, snap, prompt)
 
     async def _escalation_turn(
         self, prompt: str, brief: str, handoff: PendingHandoff | None = None, why: str = ""
@@ -242,10 +243,10 @@ class TurnRunner:
                 self._on_denials(slot.name, scratch.denials)
             return outcome
         except asyncio.CancelledError:
-            return self._cancelled(slot, snap, prompt)
+            return self._rollback.cancelled(slot, snap, prompt)
         except _TURN_ERRORS as e:
             self._pub.publish(ev.EscalationFinished(agent_name=slot.name, ok=False))
-            return self._fail(slot, str(e), snap, prompt, unreachable=_unreachable(e))
+            return self._rollback.failed(slot, e, snap, prompt)
 
     def _escalation_started(
         self, slot: AgentSlot, plan: HandoffPlan, context_text: str, why: str
@@ -338,69 +339,6 @@ class TurnRunner:
             watch = self._reply_watch = ReplyWatch(self._state.config.loop_detection)
         for message in watch.after_turn(outcome.text, outcome.completion_tokens):
             self._pub.notice(message, level="warning")
-
-    # ----- rollback -------------------------------------------------------------------
-
-    def _restore(self, snap: SessionSnapshot | None) -> None:
-        if snap is None:
-            return
-        s = self._state.session
-        before_need, prev_state = s.current_need, s.state
-        snap.restore(s)
-        self._pub.state_changed_from(prev_state)
-        if s.current_need != before_need:
-            self._pub.need_changed(rolled_back=True)
-
-    def _fail(
-        self,
-        slot: AgentSlot | None,
-        error: str,
-        snap: SessionSnapshot | None = None,
-        prompt: str = "",
-        *,
-        unreachable: bool = False,
-    ) -> TurnOutcome:
-        self._restore(snap)
-        availability = self._state.availability
-        if unreachable and slot is not None and availability is not None:
-            # Trust the failed connection over a cached "up" until the next probe.
-            availability.mark_down(slot.slot, error)
-        self._pub.publish(
-            ev.TurnFailed(
-                slot=slot.slot if slot else None,
-                agent_name=slot.name if slot else "",
-                error=error,
-                prompt=prompt,
-            )
-        )
-        return TurnOutcome(ok=False, slot=slot.slot if slot else None, error=error)
-
-    def _cancelled(
-        self, slot: AgentSlot | None, snap: SessionSnapshot | None, prompt: str
-    ) -> TurnOutcome:
-        """``slot``/``snap`` None: cancelled while routing, before any agent had the turn."""
-        task = asyncio.current_task()
-        if task is not None:
-            with contextlib.suppress(AttributeError):
-                task.uncancel()
-        self._restore(snap)
-        self._pub.publish(
-            ev.TurnFailed(
-                slot=slot.slot if slot else None,
-                agent_name=slot.name if slot else "",
-                error="cancelled",
-                cancelled=True,
-                prompt=prompt,
-            )
-        )
-        return TurnOutcome(
-            ok=False, slot=slot.slot if slot else None, error="cancelled", cancelled=True
-        )
-
-
-def _unreachable(e: Exception) -> bool:
-    """A connection-level failure (not an answer from the backend saying no)."""
-    return isinstance(e, AgentError) and e.unreachable
 
 
 def _duration(secs: float) -> str:
