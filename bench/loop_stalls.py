@@ -10,7 +10,9 @@ collections.  Then, for the ``--top N`` longest ticker slices over 16 ms (the 2 
 iterations, so what adds up is the run of callbacks between two ticks — and per step the
 total CPU over the reply.
 
-    PYTHONPATH=. python bench/loop_stalls.py --content md --chunks 20000 --top 6
+    PYTHONPATH=. python bench/loop_stalls.py --content md --chunks 20000 --top 6 [--updates N]
+
+``--updates N`` also lists the N costliest screen updates after the first token.
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ def main() -> None:
     ap.add_argument("--content", choices=["tok", "md"], default="md")
     ap.add_argument("--chunks", type=int, default=20_000)
     ap.add_argument("--top", type=int, default=6)
+    ap.add_argument("--updates", type=int, default=0, help="the N costliest screen updates")
     a = ap.parse_args()
     install()
     from milk_tui.testing.fake_openai import FakeOpenAIServer
@@ -139,6 +142,16 @@ def main() -> None:
                 print(
                     f"   {(s0 - start) * 1000:6.1f}..{(s1 - start) * 1000:6.1f} {ms:6.2f} {name}  {steps}"
                 )
+    if a.updates:
+        updates = sorted(
+            (inner["screen update"], s0, inner)
+            for s0, _, _, _, inner in records
+            if s0 > first and "screen update" in inner
+        )[::-1]
+        print(f"the {a.updates} costliest screen updates after the first token (CPU ms):")
+        for ms, s0, inner in updates[: a.updates]:
+            steps = ", ".join(f"{k} {v:.1f}" for k, v in inner.items() if k != "screen update")
+            print(f"   {ms:6.2f} at +{s0 - first:.3f} s  {steps}")
     totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for *_, inner in records:
         for k, v in inner.items():
