@@ -19,7 +19,8 @@ Replies: ``tok`` (one long paragraph, the throughput case) and ``md`` (headings,
 paragraphs, lists, code fences and tables), at 1,000 and 20,000 chunks.
 
 Targets: key wait median ≤ 15 ms and worst ≤ 50 ms; sustained ≥ 5,000 chunks/s and a
-20,000-chunk reply ≤ 5 s.  ``--quick``: 1,000 / 5,000 chunks, one round; ``--sizes N …``:
+20,000-chunk reply ≤ 5 s; the peak resident set of the app's process (start-up and one
+reply) ≤ 100 MiB.  ``--quick``: 1,000 / 5,000 chunks, one round; ``--sizes N …``:
 other reply sizes (default 1,000 and 20,000).
 ``--profile N``: one milk sample of N ``md`` chunks under cProfile (the loop's thread).
 """
@@ -271,8 +272,14 @@ def _stop(stop: asyncio.Event, tasks: list[asyncio.Task[Any]]) -> None:
 
 
 def child(app: str, url: str, chunks: int) -> None:
+    import resource
+
     run = run_minimal if app == "minimal" else run_milk
-    print(json.dumps(asyncio.run(run(url, chunks))))
+    out = asyncio.run(run(url, chunks))
+    # The process's peak resident set: its start-up and this one reply (the fake server runs
+    # in the parent).  ru_maxrss is in KiB on Linux.
+    out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out))
 
 
 def profile(chunks: int) -> None:
@@ -329,6 +336,11 @@ def report(name: str, rows: list[dict[str, Any]]) -> str:
         f" after the first token; median of the samples' worst"
         f" {median_of(rows, 'slice_cpu_worst_ms'):4.1f} ms)"
         f" ({sum(r['slices_cpu_over_16ms'] for r in rows)} over 16 ms)"
+        + (
+            f" | peak RSS {max(r['peak_rss_mib'] for r in rows):5.1f} MiB"
+            if all("peak_rss_mib" in r for r in rows)
+            else ""
+        )
     )
 
 
