@@ -14,61 +14,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, ParamSpec
 
 from milk_tui.agents.base import PermissionAnswer
 from milk_tui.engine.runtime import Runtime, build_runtime
 from milk_tui.engine.turn_lifecycle import BusyError, Force
-from milk_tui.engine.turn_scratch import TurnOutcome
+from milk_tui.facade import services
 from milk_tui.facade.agents import Agents
 from milk_tui.facade.attachments import Attachments
 from milk_tui.facade.changes import ChangeWatch
 from milk_tui.facade.facts import Facts
-from milk_tui.facade.permissions import FolderPermissions
-from milk_tui.facade.project_trust import FolderTrust
+from milk_tui.facade.services import Service
 from milk_tui.facade.sessions import SessionCatalog
 from milk_tui.facade.shell import DirectShell
-from milk_tui.facade.usage import UsageReport
+from milk_tui.facade.turn_result import TurnResult, as_result
 from milk_tui.facade.views import StartupInfo, agent_info, held_turns, older_turns, session_view
 from milk_tui.model import events as ev
 from milk_tui.model.session import Session, Turn
 
 if TYPE_CHECKING:
     from milk_tui.engine.telemetry import TelemetryStatus
-    from milk_tui.facade.mcp import McpServers
-    from milk_tui.facade.metrics import LocalMetrics
     from milk_tui.facade.remote_oversight import RemoteOversight
-    from milk_tui.facade.servers import Servers
-    from milk_tui.facade.tasks import Tasks
-    from milk_tui.facade.transcript import SessionTranscript
 
 Listener = Callable[[ev.BusEvent], None]
 P = ParamSpec("P")
 
 SHUTDOWN_WAIT_S = 1.0
 """How long leaving waits for a cancelled turn to unwind before consolidating anyway."""
-
-
-@dataclass(frozen=True)
-class TurnResult:
-    """How a turn ended (the details arrived as bus events while it ran)."""
-
-    ok: bool
-    cancelled: bool = False
-    error: str = ""
-    text: str = ""
-
-    @staticmethod
-    def of(outcome: TurnOutcome) -> TurnResult:
-        return TurnResult(outcome.ok, outcome.cancelled, outcome.error, outcome.text)
-
-
-def _as_result(inner: asyncio.Task[TurnOutcome]) -> asyncio.Task[TurnResult]:
-    async def result() -> TurnResult:
-        return TurnResult.of(await inner)
-
-    return asyncio.create_task(result())
 
 
 def _opening_application(build: Callable[P, Runtime]) -> Callable[P, Application]:
@@ -226,7 +198,7 @@ class Application:
             inner = self.runtime.dispatcher.submit(prompt, force=force, attachments=files)
         except BusyError:
             return None
-        task = _as_result(inner)
+        task = as_result(inner)
         if files:  # answered: unstaged; failed: kept with the prompt that goes back
             task.add_done_callback(lambda t: self.attachments.sent_by(t, files))
         return task
@@ -309,38 +281,17 @@ class Application:
             inner = self.runtime.dispatcher.grant_and_retry()
         except BusyError:
             return None
-        return None if inner is None else _as_result(inner)
+        return None if inner is None else as_result(inner)
 
-    @property
-    def mcp(self) -> McpServers:
-        """The configured MCP servers: state, tools, ``/mcp`` actions."""
-        from milk_tui.facade.mcp import McpServers
-
-        return McpServers(self.runtime.dispatcher.state.mcp)
-
-    @property
-    def tasks(self) -> Tasks:
-        """The live session's task list and the global one (``/tasks``, the tasks pane)."""
-        from milk_tui.facade.tasks import Tasks
-
-        board = self.runtime.dispatcher.state.tasks
-        assert board is not None  # the dispatcher always makes one
-        return Tasks(board.store, self.session_id, board.publish)
-
-    @property
-    def servers(self) -> Servers:
-        """The agents' ``run_cmd`` servers: state, ``/server start|stop``."""
-        from milk_tui.facade.servers import Servers
-
-        rt = self.runtime
-        return Servers(rt.local_servers(), lambda: list(rt.config.agents))
-
-    @property
-    def transcript(self) -> SessionTranscript:
-        """The live session as a document (``/export``) and its last exchange (``/drop``)."""
-        from milk_tui.facade.transcript import SessionTranscript
-
-        return SessionTranscript(self.runtime.dispatcher)
+    # The smaller facades, each built over the live session at every access (facade/services.py).
+    mcp = Service(services.mcp)
+    tasks = Service(services.tasks)
+    servers = Service(services.servers)
+    transcript = Service(services.transcript)
+    local_metrics = Service(services.local_metrics)
+    usage = Service(services.usage)
+    permissions = Service(services.permissions)
+    project_trust = Service(services.project_trust)
 
     def telemetry_status(self) -> TelemetryStatus:
         """``/otel``: whether turns are exported over OpenTelemetry, where, how it went."""
@@ -348,31 +299,6 @@ class Application:
 
         t = self.runtime.telemetry
         return t.status() if t is not None else inactive_status(self.runtime.config.otel)
-
-    @property
-    def local_metrics(self) -> LocalMetrics:
-        """The local metrics file (``/metrics``, ``/otel trim``)."""
-        from milk_tui.facade.metrics import LocalMetrics
-
-        return LocalMetrics(self.runtime.config.otel, self.runtime.metrics)
-
-    @property
-    def usage(self) -> UsageReport:
-        """Token usage of this session, this folder and all time (``/usage``)."""
-        return UsageReport(self.runtime.db, self.cwd, self.session_id)
-
-    @property
-    def permissions(self) -> FolderPermissions:
-        """This folder's stored grants and the session's skip-permissions switch."""
-        broker = self.runtime.dispatcher.permissions
-        return FolderPermissions(broker.grants, self.cwd, broker)
-
-    @property
-    def project_trust(self) -> FolderTrust:
-        """The folder's own Claude settings files: which to ask about, which are ignored."""
-        d = self.runtime.dispatcher
-        cli = d.escalation is not None and d.escalation.is_cli
-        return FolderTrust(d.permissions.trust, self.cwd, cli)
 
     def escalate_command(self, arg: str) -> str | None:
         """``/escalate [fresh] [prompt]``: the prompt to send forced, or None (now pinned)."""

@@ -92,7 +92,9 @@ def inert_json(document: str) -> str:
     """A JSON document with the characters ``inert`` replaces written as ``\\uXXXX``.
 
     They can only occur inside JSON strings (the syntax is ASCII), where the escape means
-    the same character: ``json.loads`` returns exactly what was dumped.  ``json.dumps``
+    the same character: ``json.loads`` returns exactly what was dumped (as for any JSON
+    writer, but a lone high surrogate followed by a lone low one: their escapes read as
+    one pair).  ``json.dumps``
     and pydantic already escape C0 controls, but with ``ensure_ascii=False`` (and always,
     in pydantic) they write DEL, C1 controls and bidi overrides raw."""
     if _UNSAFE.search(document) is None:

@@ -134,7 +134,11 @@ def test_the_visible_forms() -> None:
 def test_json_stays_exact_and_carries_no_raw_control(text: str) -> None:
     safe = inert_json(json.dumps({"t": text}, ensure_ascii=False))
     assert_inert(safe)
-    assert json.loads(safe)["t"] == text
+    # What the ASCII-escaped document says: the same text, but for a lone high surrogate
+    # next to a lone low one, whose two escapes JSON reads as one pair (any JSON writer).
+    assert json.loads(safe)["t"] == json.loads(json.dumps({"t": text}))["t"]
+    if not re.search("[\ud800-\udbff][\udc00-\udfff]", text):
+        assert json.loads(safe)["t"] == text
     text = text.replace("\ud800", "").replace("\udfff", "")  # pydantic refuses to encode them
     safe = inert_json(ev.TextDelta(slot="primary", text=text).to_json())
     assert_inert(safe)
