@@ -88,3 +88,57 @@ async def test_cooperative_agents_are_a_start_option(tmp_path: Path) -> None:
     finally:
         await plain.aclose()
         await coop.aclose()
+
+
+async def test_another_processs_write_reloads_only_a_session_it_changed(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The change check reads the session row's version (one indexed read), not the whole
+    session: a fact written elsewhere reloads nothing, a turn committed elsewhere reloads
+    the session held tail first, as at resume."""
+    from milk_tui.config.paths import database_file
+    from milk_tui.engine.open_store import HISTORY_TAIL
+    from milk_tui.model.session import Session, Turn
+    from milk_tui.storage.db import Database
+    from milk_tui.storage.sessions import SessionStore
+
+    app = start(cwd=str(tmp_path), demo=True, session_name="long")
+    rt = app.runtime
+    try:
+        live = rt.dispatcher.session
+        turns = [
+            Turn(role="user" if i % 2 == 0 else "assistant", content=f"turn {i}", agent="primary")
+            for i in range(2 * HISTORY_TAIL + 10)
+        ]
+        live.history.extend(turns)
+        rt.store.commit_turns(live, turns)
+
+        def whole_session(self: Session) -> str:
+            raise AssertionError("the check serialised the whole session")
+
+        monkeypatch.setattr(Session, "to_go_json", whole_session)
+        other = Database(database_file())  # another process's connection
+        try:
+            with other.transaction() as db:
+                db.execute("UPDATE sessions SET last_used = last_used + 1 WHERE id = ?", (live.id,))
+            changed = await app.check_external_changes()
+            assert changed and rt.dispatcher.session is live  # nothing of it changed
+
+            theirs = SessionStore(other).load(live.id, tail=8)
+            assert theirs is not None
+            added = [
+                Turn(role="user", content="from a -p run"),
+                Turn(role="assistant", content="ok"),
+            ]
+            theirs.history.extend(added)
+            SessionStore(other).commit_turns(theirs, added)
+        finally:
+            other.close()
+        assert await app.check_external_changes()
+        reloaded = rt.dispatcher.session
+        assert reloaded is not live
+        assert reloaded.records == len(turns) + 2
+        assert reloaded.unread == reloaded.records - HISTORY_TAIL  # its tail, as at resume
+        assert reloaded.history[-2].content == "from a -p run"
+    finally:
+        await app.aclose()

@@ -2,7 +2,9 @@
 run change the database an open TUI shows.
 
 ``ChangeWatch.check`` compares SQLite's data version with the last one seen (a cheap read);
-when it moved, it reloads the live session if its stored copy differs, and the application
+when it moved, it reloads the live session if another process committed to it (its row's
+``version`` moved: one indexed read, whatever the session's length), held tail first as at
+resume (engine/open_store.py ``HISTORY_TAIL``), and the application
 publishes ``SessionChanged`` (then) and ``StoreChanged`` so the panes refresh.  While a turn runs it
 does nothing and leaves the version unseen: the turn's own commit must not be replaced by a
 reload, and the next check (after the turn) picks the change up.
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from milk_tui.engine.open_store import HISTORY_TAIL
 from milk_tui.model import events as ev
 
 if TYPE_CHECKING:
@@ -37,13 +40,15 @@ class ChangeWatch:
             if version == self._seen:
                 return None
             live = rt.dispatcher.session
-            stored = await asyncio.to_thread(rt.store.load, live.id)
+            stored_version = await asyncio.to_thread(rt.store.version, live.id)
+            stored = None
+            if stored_version is not None and stored_version != live.stored.get("version"):
+                stored = await asyncio.to_thread(rt.store.load, live.id, tail=HISTORY_TAIL)
             if rt.dispatcher.busy or rt.dispatcher.session is not live:
                 return None  # a turn or a switch started meanwhile: look again later
             self._seen = version
-            reloaded = stored is not None and stored.to_go_json() != live.to_go_json()
-            if reloaded and stored is not None:
+            if stored is not None:
                 rt.dispatcher.session = stored
-            return ev.StoreChanged(session_reloaded=reloaded)
+            return ev.StoreChanged(session_reloaded=stored is not None)
         finally:
             self._checking = False

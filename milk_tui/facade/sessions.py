@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 
+from milk_tui.engine.open_store import HISTORY_TAIL
 from milk_tui.model.session import Session
 from milk_tui.storage.sessions import SessionStore, SessionSummary
 
@@ -56,8 +57,10 @@ class SessionCatalog:
         )
 
     def load(self, session_id: str) -> Session | None:
-        """A field that cannot be read is dropped; ``take_warnings`` then names the session."""
-        return self._store.load(session_id)
+        """A field that cannot be read is dropped; ``take_warnings`` then names the session.
+        Held tail first, as at resume: older turns are read when something reaches them
+        (model/turn_history.py), so a long session opens as fast as a short one."""
+        return self._store.load(session_id, tail=HISTORY_TAIL)
 
     def take_warnings(self) -> list[str]:
         """One line per session loaded with an unreadable field dropped, since the last call."""

@@ -303,6 +303,12 @@ class SessionStore:
             merge_into(s, stored_fields(r["name"], r["state"], parse_meta(r["meta"])[0]))
         return int(r["version"])
 
+    def version(self, session_id: str) -> int | None:
+        """The session row's version, which every commit to the session moves (turns, state,
+        name); None when the session is gone."""
+        rows = self.db.query("SELECT version FROM sessions WHERE id = ?", (session_id,))
+        return int(rows[0]["version"]) if rows else None
+
     def save_meta(self, s: Session) -> None:
         self.commit_turns(s, [])
 

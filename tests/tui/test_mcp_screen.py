@@ -12,6 +12,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
+from milk_tui.agents.mcp import connection as mcp_connection
 from milk_tui.config.mcp import McpServerConfig
 from milk_tui.config.settings import MilkConfig
 from milk_tui.testing import mcp_peers as peers
@@ -79,6 +80,12 @@ async def test_the_warning_of_a_dead_server_is_a_notice_in_the_transcript(
 
 
 class TestMcpSnapshot(SnapshotCase):
+    @pytest.fixture(autouse=True)
+    def _no_retry(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """The broken server is retried 2 s after it fails, as "starting" again: on a loaded
+        machine the picture was taken then.  The picture is of the screen, not the retry."""
+        monkeypatch.setattr(mcp_connection, "BACKOFF_FIRST_S", 3600.0)
+
     def test_mcp_screen(self) -> None:
         async def tools(pilot: Pilot[Any]) -> None:
             await pilot.press("t")
