@@ -188,12 +188,13 @@ class Dispatcher:
     def escalate_command(self, arg: str) -> str | None:
         """``/escalate [fresh] [prompt]`` → the prompt to run forced, or None (pinned)."""
         words = arg.strip()
-        taught = self.router.learn_from_escalate(self.session)
-        if taught:
-            self._publisher.notice(taught)
         fresh = words == "fresh" or words.startswith("fresh ")
         if fresh:
             words = words[len("fresh") :].strip()
+        taught = self.router.learn_from_escalate(self.session, words)
+        if taught:
+            self._publisher.notice(taught)
+        if fresh:
             self.session.force_fresh_escalation = True
             self.session.escalation_nonce = new_nonce()  # a fresh start gets a new nonce too
             self._publisher.notice("next escalation starts fresh (new session, new nonce)")
@@ -207,7 +208,7 @@ class Dispatcher:
 
     def primary_command(self, arg: str) -> str | None:
         """``/primary [prompt]``: drop escalation stickiness; bare, it pins the primary."""
-        taught = self.router.learn_from_primary(self.session)
+        taught = self.router.learn_from_primary(self.session, arg)
         if taught:
             self._publisher.notice(taught)
         prev = self.session.state

@@ -35,6 +35,7 @@ from milk_tui.engine.router_learning import (
     REASKED_SIMILARITY,
     LearnedRoutes,
     clip,
+    last_escalated_prompt,
     last_primary_prompt,
     similarity,
 )
@@ -281,16 +282,26 @@ class Router:
 
     # ----- learning from the user ----------------------------------------------------------
 
-    def learn_from_escalate(self, session: Session) -> str:
+    def learn_from_escalate(self, session: Session, prompt: str = "") -> str:
         """``/escalate`` right after a primary answer: the primary failed that prompt.
-        Returns the notice to show ("" when there was nothing to learn)."""
-        return (
-            self.learned.teach(session, "/escalate after a primary answer") if self.learned else ""
-        )
+        With a ``prompt`` of its own, only when it is that question again (as similar as a
+        learned example must be to move a route): ``/escalate`` with a new question is a
+        choice for that question, not a verdict on the last answer.  Returns the notice to
+        show ("" when there was nothing to learn)."""
+        if self.learned is None or not _same_question(
+            prompt, last_primary_prompt(session.history), self.rules.learn_similarity
+        ):
+            return ""
+        return self.learned.teach(session, "/escalate after a primary answer")
 
-    def learn_from_primary(self, session: Session) -> str:
-        """``/primary`` right after an escalation the router judged (router_learning.py)."""
-        return self.learned.teach_primary(session) if self.learned else ""
+    def learn_from_primary(self, session: Session, prompt: str = "") -> str:
+        """``/primary`` right after an escalation the router judged (router_learning.py);
+        with a ``prompt`` of its own, as ``learn_from_escalate``."""
+        if self.learned is None or not _same_question(
+            prompt, last_escalated_prompt(session.history), self.rules.learn_similarity
+        ):
+            return ""
+        return self.learned.teach_primary(session)
 
     def learn_from_reask(self, prompt: str, session: Session) -> str:
         """The prompt the primary just answered, asked again (near-duplicate)."""
@@ -357,6 +368,13 @@ class Router:
             flags.pinned_primary = False
         else:
             flags.force_escalate = True
+
+
+def _same_question(prompt: str, before: str | None, threshold: float) -> bool:
+    """A command's own prompt (none: the answer just given) is the question answered."""
+    if not prompt.strip():
+        return True
+    return before is not None and similarity(prompt, before) >= threshold
 
 
 def _looks_like_path(word: str) -> bool:

@@ -145,3 +145,30 @@ def test_the_closest_example_wins_either_way(tmp_path):
     lr.record("refactor the billing code", "y")  # escalation, less alike
     match = lr.match(HARD_TOO, 0.3)
     assert match is not None and match.example.target == "primary"
+
+
+async def test_escalate_with_a_new_question_teaches_nothing_about_the_last_one(rig):
+    """``/escalate PROMPT`` with another question is a choice for that question, not a
+    verdict on the answer before it; the same question again is one."""
+    d = rig.dispatcher
+    rig.primary.push(say("Rome"))
+    await d.run_turn(ASKED)
+    assert d.escalate_command(UNLIKE) == UNLIKE
+    assert d.escalate_command("fresh " + UNLIKE) == UNLIKE
+    assert d.router.learned.examples() == []
+    assert not any("learned: prompts like" in n.message for n in rig.of("notice"))
+    assert d.escalate_command(SIMILAR) == SIMILAR  # the question again, in other words
+    (example,) = d.router.learned.examples()
+    assert (example.prompt, example.target) == (ASKED, "escalation")
+
+
+async def test_primary_with_a_new_question_teaches_nothing_about_the_last_one(rig):
+    d = rig.dispatcher
+    rig.escalation.push(say("done"))
+    await d.run_turn(HARD)
+    assert rig.of("route_decided")[-1].rule == "difficulty"
+    assert d.primary_command(UNLIKE) == UNLIKE
+    assert d.router.learned.examples() == []
+    assert d.primary_command(HARD_TOO) == HARD_TOO  # the same question, for the primary
+    (example,) = d.router.learned.examples()
+    assert (example.prompt, example.target) == (HARD, "primary")
