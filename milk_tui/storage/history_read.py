@@ -19,6 +19,7 @@ from milk_tui.model.session import ESCALATION, PRIMARY, HistoryCounts, Turn
 from milk_tui.model.turn_history import History, OlderCounts
 from milk_tui.storage.db import Database, MigrationConnection, register_migration
 from milk_tui.storage.session_rows import parse_attachments, parse_tool_calls
+from milk_tui.storage.turn_counts import KEPT_USER_TURNS
 
 _COLUMNS = (
     "role, agent, agent_name, content, thinking, tool_calls, context_text, timestamp, attachments"
@@ -88,10 +89,10 @@ HANDED_OVER = (
 
 def questions_of(session_id_sql: str) -> str:
     """SQL for the questions of the session whose id is ``session_id_sql`` (a column or a
-    parameter): its user turns, a hand-off's two counted once (``Session.question_count``)."""
+    parameter): its user turns (kept, storage/turn_counts.py), a hand-off's two counted once
+    (``Session.question_count``)."""
     return (
-        f"((SELECT COUNT(*) FROM turns q WHERE q.session_id = {session_id_sql} "
-        "AND q.role = 'user') - (SELECT COUNT(*) FROM turns e "
+        f"({KEPT_USER_TURNS.format(sid=session_id_sql)} - (SELECT COUNT(*) FROM turns e "
         f"WHERE e.session_id = {session_id_sql} AND {HANDED_OVER}))"
     )
 
@@ -161,11 +162,12 @@ def held_history(
     read: TurnsRead,
     unloaded: int,
     note: Callable[[TurnsRead], None],
+    known: dict[str, int] | None = None,
 ) -> History:
     """The session's history holding the turns ``read`` (its newest), ``unloaded`` turns
     before them left in the store: read a page at a time by the (session_id, id) key from
     the oldest held row back (``note`` hears of each page read), counted by
-    ``older_count``."""
+    ``older_count`` unless ``known`` (the store's kept counts) has it."""
     at = [read.first_id]
 
     def older(n: int) -> list[Turn]:
@@ -176,15 +178,13 @@ def held_history(
 
     def counts() -> OlderCounts:
         def ask(name: str) -> int:
+            if known and name in known:  # kept by the store (storage/turn_counts.py)
+                return known[name]
             return older_count(db, session_id, read.first_id, unloaded, name)
 
         return OlderCounts(ask, read.first_id)
 
     return History(read.turns, unloaded, older, counts)
-
-
-def count_turns(db: Database, session_id: str) -> int:
-    return int(db.tuples("SELECT COUNT(*) FROM turns WHERE session_id = ?", (session_id,))[0][0])
 
 
 def _m005_turn_kinds(db: MigrationConnection) -> None:
