@@ -12,7 +12,7 @@ index of the session's turns (tests/storage/test_history_tail.py checks the plan
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from milk_tui.model.session import ESCALATION, PRIMARY, HistoryCounts, Turn
@@ -244,12 +244,15 @@ def history_counts(
     need_set_at: int,
     records: int,
     known: Counted | None = None,
+    held: Sequence[Turn] = (),
 ) -> HistoryCounts:
     """``Session.history_counts`` of the stored session of ``records`` turns, counted by
     SQLite: the same values for the same turns (tests/storage/test_history_tail.py holds
     them equal), from the ``turns_kind`` index instead of every turn read into memory.
     ``known``: the session's first turns' counts, so that only the turns after are
-    counted (what a long session's older turns cost is paid once, ``OlderCounts``)."""
+    counted (what a long session's older turns cost is paid once, ``OlderCounts``).
+    ``held``: the session's newest turns, in memory (the last user turn's agent is
+    looked for there first: in the store it is a range over every user turn)."""
 
     def one(sql: str, *params: object) -> Any:
         return db.tuples(sql, (session_id, *params))[0]
@@ -279,9 +282,11 @@ def history_counts(
         f"WHERE e.session_id = ?1 AND {HANDED_OVER}",
         need_id,
     )
-    agent, _ = one(
-        "SELECT agent, MAX(id) FROM turns WHERE session_id = ? AND role = 'user' AND agent > ''"
-    )
+    agent = next((t.agent for t in reversed(held) if t.role == "user" and t.agent), None)
+    if agent is None:
+        agent, _ = one(
+            "SELECT agent, MAX(id) FROM turns WHERE session_id = ? AND role = 'user' AND agent > ''"
+        )
     (last_escalation,) = one(
         "SELECT MAX(id) FROM turns WHERE session_id = ? AND role = 'assistant' AND agent = ?",
         ESCALATION,

@@ -186,7 +186,8 @@ class SessionStore:
         known = None
         if older is not None and isinstance(s.history, History):
             known = Counted(older.key, s.history.base, older.get("user"))
-        return history_counts(self.db, s.id, s.current_need_set_at, s.records, known)
+        held = s.history[s.unread :]  # the turns in memory: no older page is read for them
+        return history_counts(self.db, s.id, s.current_need_set_at, s.records, known, held)
 
     def _note_unreadable(self, s: Session, read: TurnsRead, bad: builtins.list[str]) -> None:
         if read.unreadable_calls:
