@@ -172,3 +172,24 @@ def test_the_triggers_hold_for_a_raw_sql_writer(tmp_path: Path) -> None:
     conn.close()
     _same(db)
     assert db.tuples(KEPT) == []
+
+
+def test_the_tail_and_its_counts_are_read_in_one_snapshot(tmp_path: Path) -> None:
+    """Another process's commit between the two reads does not reach the second one."""
+    db = Database(tmp_path / "milk.db")
+    store = SessionStore(db)
+    s = store.create("/p")
+    s.history.append(Turn("user", "q", agent=PRIMARY))
+    store.commit_turns(s, list(s.history))
+    other = sqlite3.connect(tmp_path / "milk.db")
+    count = "SELECT sum(n) FROM turn_counts WHERE session_id = ?"
+    with db.snapshot():
+        first = db.tuples(count, (s.id,))[0][0]
+        other.execute(
+            "INSERT INTO turns (session_id, role, content, timestamp) VALUES (?, 'user', 'x', 0)",
+            (s.id,),
+        )
+        other.commit()
+        assert db.tuples(count, (s.id,))[0][0] == first == 1
+    assert db.tuples(count, (s.id,))[0][0] == 2
+    other.close()
