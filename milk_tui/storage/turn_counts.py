@@ -71,6 +71,61 @@ def _m013_turn_counts(db: MigrationConnection) -> None:
 
 register_migration("013_turn_counts", _m013_turn_counts)
 
+
+def handed_over_sql(row: str) -> str:
+    """SQL true when the stored turn ``row`` (an alias, ``new`` or ``old``) is a hand-off's
+    second user turn (``model/session.handed_over``): a user turn of the escalation agent
+    whose previous turn in its session is the primary's answer, and the one before that the
+    primary's user turn with the same text.  Two seeks of the (session_id, id) index."""
+    return (
+        f"{row}.role = 'user' AND {row}.agent = '{ESCALATION}' AND {row}.content = ("
+        "SELECT u.content FROM turns a JOIN turns u ON u.id = ("
+        "SELECT MAX(id) FROM turns WHERE session_id = a.session_id AND id < a.id) "
+        f"WHERE a.id = (SELECT MAX(id) FROM turns WHERE session_id = {row}.session_id "
+        f"AND id < {row}.id) AND a.role = 'assistant' AND a.agent = '{PRIMARY}' "
+        f"AND u.role = 'user' AND u.agent = '{PRIMARY}')"
+    )
+
+
+def _m015_handoff_counts(db: MigrationConnection) -> None:
+    # Whether a turn is a hand-off depends on the two turns before it, which do not change
+    # while it exists: turns are only appended to a session or dropped from its end
+    # (``SessionStore.drop_turns`` deletes the newest first), so the test made when a turn
+    # is written holds until it is deleted, where it is made again.  A session's deletion
+    # cascades to its turns in no set order: its row goes with the session.
+    db.executescript(
+        f"""
+        CREATE TABLE handoff_counts (
+            session_id TEXT PRIMARY KEY,
+            n INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        INSERT INTO handoff_counts (session_id, n)
+            SELECT e.session_id, count(*) FROM turns e
+            WHERE e.role = 'user' AND e.agent = '{ESCALATION}' AND {handed_over_sql("e")}
+            GROUP BY e.session_id;
+        CREATE TRIGGER handoff_counts_insert AFTER INSERT ON turns
+        WHEN {handed_over_sql("new")} BEGIN
+            INSERT INTO handoff_counts (session_id, n) VALUES (new.session_id, 1)
+                ON CONFLICT (session_id) DO UPDATE SET n = n + 1;
+        END;
+        CREATE TRIGGER handoff_counts_delete AFTER DELETE ON turns
+        WHEN {handed_over_sql("old")} BEGIN
+            UPDATE handoff_counts SET n = n - 1 WHERE session_id = old.session_id;
+            DELETE FROM handoff_counts WHERE session_id = old.session_id AND n <= 0;
+        END;
+        CREATE TRIGGER handoff_counts_session AFTER DELETE ON sessions BEGIN
+            DELETE FROM handoff_counts WHERE session_id = old.id;
+        END;
+        """
+    )
+
+
+register_migration("015_handoff_counts", _m015_handoff_counts)
+
+KEPT_HANDOFFS = "(SELECT coalesce(sum(n), 0) FROM handoff_counts WHERE session_id = {sid})"
+"""SQL for the kept number of hand-offs of the session ``{sid}`` names: prompts the primary
+handed to the escalation agent, stored as two user turns and counted as one question."""
+
 KEPT_TURNS = "(SELECT coalesce(sum(n), 0) FROM turn_counts WHERE session_id = {sid})"
 """SQL for the kept number of turns of the session ``{sid}`` names (a column or ``?``)."""
 KEPT_USER_TURNS = (

@@ -15,6 +15,7 @@ from milk_tui.memory.import_go import import_go
 from milk_tui.model.session import ESCALATION, PRIMARY, Session, Turn
 from milk_tui.storage import db as db_module
 from milk_tui.storage.db import Database
+from milk_tui.storage.history_read import HANDED_OVER
 from milk_tui.storage.sessions import SessionStore
 from milk_tui.testing.go_install import make_go_install
 
@@ -22,8 +23,15 @@ RECOUNT = "SELECT session_id, role, agent, count(*) FROM turns GROUP BY 1, 2, 3 
 KEPT = "SELECT session_id, role, agent, n FROM turn_counts ORDER BY 1, 2, 3"
 
 
-def _same(db: Database) -> None:
+HANDOFFS = f"SELECT e.session_id, count(*) FROM turns e WHERE {HANDED_OVER} GROUP BY 1 ORDER BY 1"
+
+
+def _same(db: Database, handoffs: bool = True) -> None:
     assert db.tuples(KEPT) == db.tuples(RECOUNT)
+    if handoffs:
+        assert db.tuples("SELECT session_id, n FROM handoff_counts ORDER BY 1") == db.tuples(
+            HANDOFFS
+        )
 
 
 _KINDS = [("user", PRIMARY), ("user", ""), ("assistant", PRIMARY), ("assistant", ESCALATION)]
@@ -35,6 +43,7 @@ _op = st.one_of(
     st.tuples(st.just("delete"), st.integers(0, 3), st.just(0)),
     st.tuples(st.just("move"), st.integers(0, 3), st.sampled_from(_KINDS)),
     st.tuples(st.just("new"), st.just(0), st.just(0)),
+    st.tuples(st.just("handoff"), st.integers(0, 3), st.booleans()),
 )
 
 
@@ -49,12 +58,21 @@ def test_kept_counts_equal_a_recount_after_any_writes(tmp_path: Path, ops: list)
     db = Database(path)
     store = SessionStore(db)
     sessions: list[Session] = [store.create("/p"), store.create("/q")]
+    moved = False
     for op, k, arg in ops:
         s = sessions[k % len(sessions)] if sessions else None
         if op == "new" or s is None:
             sessions.append(store.create("/p"))
         elif op == "commit":
             turns = [Turn(role, f"t{i}", agent=agent) for i, (role, agent) in enumerate(arg)]
+            s.history.extend(turns)
+            store.commit_turns(s, turns)
+        elif op == "handoff":  # as engine/turn_commit.py stores one (and one answered)
+            q = f"handed over {len(s.history)}"
+            turns = [Turn("user", q, agent=PRIMARY), Turn("assistant", "over", agent=PRIMARY)]
+            turns.append(Turn("user", q, agent=ESCALATION))
+            if arg:
+                turns.append(Turn("assistant", "answer", agent=ESCALATION))
             s.history.extend(turns)
             store.commit_turns(s, turns)
         elif op == "drop":
@@ -66,6 +84,9 @@ def test_kept_counts_equal_a_recount_after_any_writes(tmp_path: Path, ops: list)
             store.delete(s.id)
             sessions.remove(s)
         elif op == "move":  # no code path changes a turn's kind or session; SQL still may
+            # (and then the turns around it may stop or start being a hand-off: only the
+            # app's writes — appended, dropped from the end — keep hand-offs counted)
+            moved = True
             role, agent = arg
             with db.transaction() as conn:
                 conn.execute(
@@ -78,8 +99,9 @@ def test_kept_counts_equal_a_recount_after_any_writes(tmp_path: Path, ops: list)
                 )
             # as another process would: the sessions are read again to go on writing
             sessions = [r for x in sessions if (r := store.load(x.id)) is not None]
-        _same(db)
+        _same(db, handoffs=not moved)
     assert db.tuples("SELECT count(*) FROM turn_counts WHERE n <= 0") == [(0,)]
+    assert db.tuples("SELECT count(*) FROM handoff_counts WHERE n <= 0") == [(0,)]
     db.close()
 
 
@@ -104,12 +126,25 @@ def _without_013(path: Path) -> None:
         db_module.MIGRATIONS[:] = before  # SessionStore registers nothing new: still before
         for k in range(3):
             s = store.create(f"/p{k}")
-            turns = [Turn("user", "q", agent=PRIMARY), Turn("assistant", "a", agent=PRIMARY)]
-            turns *= 40 * (k + 1)
+            turns = []
+            for j in range(k + 1):  # hand-offs, each two user turns and one question
+                turns += [
+                    Turn("user", f"h{j}", agent=PRIMARY),
+                    Turn("assistant", "over", agent=PRIMARY),
+                ]
+                turns += [
+                    Turn("user", f"h{j}", agent=ESCALATION),
+                    Turn("assistant", "a", agent=ESCALATION),
+                ]
+            turns += (
+                [Turn("user", "q", agent=PRIMARY), Turn("assistant", "a", agent=PRIMARY)]
+                * 40
+                * (k + 1)
+            )
             s.history.extend(turns)
             store.commit_turns(s, turns)
         tables = {r[0] for r in db.tuples("SELECT name FROM sqlite_master")}
-        assert "turn_counts" not in tables
+        assert not {"turn_counts", "handoff_counts"} & tables
         db.close()
     finally:
         db_module.MIGRATIONS[:] = saved
@@ -120,14 +155,16 @@ def test_an_older_store_gets_its_counts_at_upgrade(tmp_path: Path) -> None:
     _without_013(path)
     db = Database(path)
     store = SessionStore(db)
-    assert "013_turn_counts" in db.schema_version
+    assert {"013_turn_counts", "015_handoff_counts"} <= set(db.schema_version)
     _same(db)
-    assert sum(n for *_, n in db.tuples(KEPT)) == 2 * 40 * (1 + 2 + 3)
-    s = store.resume("/p2", tail=16)  # 240 turns, 16 held: the rest known from the counts
-    assert (s.unread, len(s.history), s.user_turn_count()) == (224, 240, 120)
+    assert sum(n for *_, n in db.tuples(KEPT)) == 84 * (1 + 2 + 3)
+    assert db.tuples("SELECT n FROM handoff_counts ORDER BY n") == [(1,), (2,), (3,)]
+    s = store.resume("/p2", tail=16)  # 252 turns, 16 held: the rest known from the counts
+    assert (s.unread, len(s.history), s.user_turn_count()) == (236, 252, 126)
     assert s.history.pages_read == 0
     listed = {x.cwd: (x.turns, x.questions) for x in store.list()}
-    assert listed == {"/p0": (80, 40), "/p1": (160, 80), "/p2": (240, 120)}
+    assert listed == {"/p0": (84, 41), "/p1": (168, 82), "/p2": (252, 123)}
+    assert store.history_counts(s).exchanges == s.question_count() == 123
 
 
 def test_the_release_0_1_0_store_gets_its_counts(tmp_path: Path) -> None:
@@ -152,6 +189,10 @@ def test_a_resumed_session_reads_its_counts_not_its_turns(tmp_path: Path) -> Non
     r = store.resume("/p", tail=10)
     assert (r.unread, r.user_turn_count()) == (47, 57)
     assert [(x.turns, x.questions) for x in store.list()] == [(57, 57)]
+    with db.transaction() as conn:  # and three hand-offs that are not there
+        conn.execute("INSERT INTO handoff_counts VALUES (?, 3)", (s.id,))
+    assert [x.questions for x in store.list()] == [54]
+    assert store.history_counts(store.resume("/p", tail=10)).exchanges == 54
 
 
 def test_the_triggers_hold_for_a_raw_sql_writer(tmp_path: Path) -> None:
