@@ -8,13 +8,16 @@ as the user runs it, a fresh ``milk-tui`` process (``python -m milk_tui.cli``), 
 empty and large, medians of R rounds: a headless ``-p`` turn against a local fake OpenAI
 server, ``memory list``, ``memory list --search`` (two words each in ~20 % of the facts, and a
 rare reference), ``sessions list`` and
-``sessions list --all``.  The budget (docs/performance.md, "Scale"): each ratio ≤ 1.10.
+``sessions list --all``.  Printed with each wall time: the command's CPU time (all its
+threads), which the other work on a shared host changes less.  The budget
+(docs/performance.md, "Scale"): each ratio ≤ 1.10.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -47,8 +50,16 @@ def _config(home: Path, url: str) -> None:
     )
 
 
-def run_once(home: Path, args: list[str]) -> float:
+def _cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def run_once(home: Path, args: list[str], cpu: list[float] | None = None) -> float:
+    """The command's wall time; its CPU time (every thread's, user and system: what a
+    loaded host's other work does not change much) is added to ``cpu``."""
     env = {**os.environ, "MILK_HOME": str(home), "NO_COLOR": "1"}
+    c0 = _cpu()
     t0 = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "milk_tui.cli", *args],
@@ -58,6 +69,8 @@ def run_once(home: Path, args: list[str]) -> float:
         timeout=600,
     )
     took = time.perf_counter() - t0
+    if cpu is not None:
+        cpu.append(_cpu() - c0)
     if done.returncode != 0:
         raise SystemExit(f"{args} in {home} failed: {done.stderr.decode()[-500:]}")
     return took
@@ -85,18 +98,26 @@ def main() -> None:
             f"store: {a.facts:,} facts, a {a.turns:,}-turn session, {a.sessions:,} sessions; "
             f"{a.rounds} rounds, medians"
         )
-        print(f"{'command':<22}{'empty s':>10}{'large s':>10}{'ratio':>8}")
+        print(
+            f"{'command':<22}{'empty s':>10}{'large s':>10}{'ratio':>8}"
+            f"{'cpu empty':>11}{'cpu large':>11}{'ratio':>8}"
+        )
         for name, args in COMMANDS.items():
             if a.only not in name:
                 continue
             run_once(big, args)  # warm the page cache for both, untimed
             run_once(empty, args)
-            e, b = [], []
+            e, b, ce, cb = [], [], [], []
             for _ in range(a.rounds):
-                e.append(run_once(empty, args))
-                b.append(run_once(big, args))
+                e.append(run_once(empty, args, ce))
+                b.append(run_once(big, args, cb))
             me, mb = statistics.median(e), statistics.median(b)
-            print(f"{name:<22}{me:>10.3f}{mb:>10.3f}{mb / me:>8.2f}")
+            mce, mcb = statistics.median(ce), statistics.median(cb)
+            print(
+                f"{name:<22}{me:>10.3f}{mb:>10.3f}{mb / me:>8.2f}"
+                f"{mce:>11.3f}{mcb:>11.3f}{mcb / mce:>8.2f}"
+            )
+        print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

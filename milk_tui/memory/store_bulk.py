@@ -67,11 +67,12 @@ def _insert(conn: sqlite3.Connection, rows: Sequence[tuple[Percept, str | None]]
                           " ".join(words)))  # fmt: skip
         conn.executemany(_INSERT, batch)
         done(min(start + BATCH, len(rows)))
+    key = percept_counts.KEY
     conn.execute(
-        "INSERT INTO percept_counts (scope, session_id, n) "
-        "SELECT scope, session_id, count(*) FROM percepts WHERE id >= ? "
-        "GROUP BY scope, session_id ORDER BY 1, 2 "
-        "ON CONFLICT (scope, session_id) DO UPDATE SET n = n + excluded.n",
+        f"INSERT INTO percept_counts ({key}, n) "
+        f"SELECT {key}, count(*) FROM percepts WHERE id >= ? "
+        f"GROUP BY {key} ORDER BY 1, 2, 3, 4, 5 "
+        f"ON CONFLICT ({key}) DO UPDATE SET n = n + excluded.n",
         (first,),
     )
     run_script(conn, percept_counts.INSERT_TRIGGER)

@@ -266,6 +266,25 @@ class Database:
                         self.conn.execute("ROLLBACK")
                     raise self.failure(e) from None
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction: the reads inside see the same committed state, whatever
+        another process commits meanwhile (in WAL a deferred ``BEGIN`` holds its snapshot
+        from its first read until ``COMMIT``).  Inside a transaction already: that one."""
+        with self.lock:
+            if self.conn.in_transaction:
+                yield
+                return
+            try:
+                self.conn.execute("BEGIN")
+            except sqlite3.Error as e:
+                raise self.failure(e) from None
+            try:
+                yield
+            finally:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("COMMIT")
+
     def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
         with self.lock:
             try:

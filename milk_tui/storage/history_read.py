@@ -12,13 +12,14 @@ index of the session's turns (tests/storage/test_history_tail.py checks the plan
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from milk_tui.model.session import ESCALATION, PRIMARY, HistoryCounts, Turn
 from milk_tui.model.turn_history import History, OlderCounts
 from milk_tui.storage.db import Database, MigrationConnection, register_migration
 from milk_tui.storage.session_rows import parse_attachments, parse_tool_calls
+from milk_tui.storage.turn_counts import KEPT_HANDOFFS, KEPT_USER_TURNS, handed_over_sql
 
 _COLUMNS = (
     "role, agent, agent_name, content, thinking, tool_calls, context_text, timestamp, attachments"
@@ -72,27 +73,17 @@ def read_turns(
     return TurnsRead(turns, unreadable_calls, unreadable_files, first_id)
 
 
-HANDED_OVER = (
-    # ``model/session.handed_over`` over the stored turns: user turn ``e`` of the escalation
-    # agent whose previous turn in its session is the primary's answer, and the one before
-    # that the primary's user turn with the same text.  Only escalation user turns are
-    # looked at, each by two seeks of the (session_id, id) index.
-    f"e.role = 'user' AND e.agent = '{ESCALATION}' AND e.content = ("
-    "SELECT u.content FROM turns a JOIN turns u ON u.id = ("
-    "SELECT MAX(id) FROM turns WHERE session_id = a.session_id AND id < a.id) "
-    "WHERE a.id = (SELECT MAX(id) FROM turns WHERE session_id = e.session_id AND id < e.id) "
-    f"AND a.role = 'assistant' AND a.agent = '{PRIMARY}' "
-    f"AND u.role = 'user' AND u.agent = '{PRIMARY}')"
-)
+HANDED_OVER = handed_over_sql("e")
+"""``model/session.handed_over`` of the stored turn ``e`` (storage/turn_counts.py)."""
 
 
 def questions_of(session_id_sql: str) -> str:
     """SQL for the questions of the session whose id is ``session_id_sql`` (a column or a
-    parameter): its user turns, a hand-off's two counted once (``Session.question_count``)."""
+    parameter): its user turns, a hand-off's two counted once (``Session.question_count``);
+    both kept (storage/turn_counts.py)."""
     return (
-        f"((SELECT COUNT(*) FROM turns q WHERE q.session_id = {session_id_sql} "
-        "AND q.role = 'user') - (SELECT COUNT(*) FROM turns e "
-        f"WHERE e.session_id = {session_id_sql} AND {HANDED_OVER}))"
+        f"({KEPT_USER_TURNS.format(sid=session_id_sql)} - "
+        f"{KEPT_HANDOFFS.format(sid=session_id_sql)})"
     )
 
 
@@ -161,11 +152,12 @@ def held_history(
     read: TurnsRead,
     unloaded: int,
     note: Callable[[TurnsRead], None],
+    known: dict[str, int] | None = None,
 ) -> History:
     """The session's history holding the turns ``read`` (its newest), ``unloaded`` turns
     before them left in the store: read a page at a time by the (session_id, id) key from
     the oldest held row back (``note`` hears of each page read), counted by
-    ``older_count``."""
+    ``older_count`` unless ``known`` (the store's kept counts) has it."""
     at = [read.first_id]
 
     def older(n: int) -> list[Turn]:
@@ -176,15 +168,13 @@ def held_history(
 
     def counts() -> OlderCounts:
         def ask(name: str) -> int:
+            if known and name in known:  # kept by the store (storage/turn_counts.py)
+                return known[name]
             return older_count(db, session_id, read.first_id, unloaded, name)
 
         return OlderCounts(ask, read.first_id)
 
     return History(read.turns, unloaded, older, counts)
-
-
-def count_turns(db: Database, session_id: str) -> int:
-    return int(db.tuples("SELECT COUNT(*) FROM turns WHERE session_id = ?", (session_id,))[0][0])
 
 
 def _m005_turn_kinds(db: MigrationConnection) -> None:
@@ -244,12 +234,16 @@ def history_counts(
     need_set_at: int,
     records: int,
     known: Counted | None = None,
+    held: Sequence[Turn] = (),
 ) -> HistoryCounts:
     """``Session.history_counts`` of the stored session of ``records`` turns, counted by
     SQLite: the same values for the same turns (tests/storage/test_history_tail.py holds
     them equal), from the ``turns_kind`` index instead of every turn read into memory.
     ``known``: the session's first turns' counts, so that only the turns after are
-    counted (what a long session's older turns cost is paid once, ``OlderCounts``)."""
+    counted (what a long session's older turns cost is paid once, ``OlderCounts``).
+    ``held``: the session's newest turns, in memory (the last user turn's agent and the
+    last escalation context are looked for there first: in the store each is a range over
+    the session's user turns)."""
 
     def one(sql: str, *params: object) -> Any:
         return db.tuples(sql, (session_id, *params))[0]
@@ -274,14 +268,21 @@ def history_counts(
     need_question = exchanges if need_id else 0
     if 0 < need_id < _AFTER_ALL:
         need_question -= count_by_agent(db, session_id, "user", need_id, _AFTER_ALL)
-    repeats, repeats_to_need = one(
-        f"SELECT COUNT(*), COALESCE(SUM(e.id <= ?2), 0) FROM turns e "
-        f"WHERE e.session_id = ?1 AND {HANDED_OVER}",
-        need_id,
-    )
-    agent, _ = one(
-        "SELECT agent, MAX(id) FROM turns WHERE session_id = ? AND role = 'user' AND agent > ''"
-    )
+    # The hand-offs are kept; those after the need (set near the end) are counted, when
+    # there is a need inside the history to count to.
+    (repeats,) = one(KEPT_HANDOFFS.format(sid="?")[1:-1])  # the subquery, as a query
+    repeats_to_need = repeats if need_id else 0
+    if 0 < need_id < _AFTER_ALL:
+        (after_need,) = one(
+            f"SELECT COUNT(*) FROM turns e WHERE e.session_id = ? AND e.id > ? AND {HANDED_OVER}",
+            need_id,
+        )
+        repeats_to_need -= after_need
+    agent = next((t.agent for t in reversed(held) if t.role == "user" and t.agent), None)
+    if agent is None:
+        agent, _ = one(
+            "SELECT agent, MAX(id) FROM turns WHERE session_id = ? AND role = 'user' AND agent > ''"
+        )
     (last_escalation,) = one(
         "SELECT MAX(id) FROM turns WHERE session_id = ? AND role = 'assistant' AND agent = ?",
         ESCALATION,
@@ -296,11 +297,17 @@ def history_counts(
             PRIMARY,
             last_escalation or 0,
         )
-    context = db.tuples(
-        "SELECT context_text FROM turns WHERE session_id = ? AND role = 'user' AND agent = ? "
-        "AND context_text != '' ORDER BY id DESC LIMIT 1",
-        (session_id, ESCALATION),
-    )
+    context = [
+        (t.context_text,)
+        for t in reversed(held)
+        if t.role == "user" and t.agent == ESCALATION and t.context_text
+    ][:1]
+    if not context:  # none in memory: the store's, newest first
+        context = db.tuples(
+            "SELECT context_text FROM turns WHERE session_id = ? AND role = 'user' AND agent = ? "
+            "AND context_text != '' ORDER BY id DESC LIMIT 1",
+            (session_id, ESCALATION),
+        )
     return HistoryCounts(
         records=records,
         exchanges=exchanges - repeats,

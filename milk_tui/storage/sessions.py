@@ -27,7 +27,6 @@ from milk_tui.storage.db import Database, MigrationConnection, StorageError, reg
 from milk_tui.storage.history_read import (
     Counted,
     TurnsRead,
-    count_turns,
     held_history,
     history_counts,
     questions_of,
@@ -43,6 +42,7 @@ from milk_tui.storage.session_rows import (
     row_fields,
     stored_fields,
 )
+from milk_tui.storage.turn_counts import KEPT_TURNS, kept, older_counts
 
 TOKEN_COLUMNS = ("model", "role", "prompt", "completion", "cache_read", "cache_creation",
                  "cost_usd")  # fmt: skip
@@ -159,15 +159,16 @@ class SessionStore:
         for f, v in meta.items():
             setattr(s, f, v)
         s.stored = {**row_fields(s), "version": r["version"]}
-        read = read_turns(self.db, session_id, last=tail)
+        with self.db.snapshot():  # the tail and the kept counts of the same turns
+            read = read_turns(self.db, session_id, last=tail)
+            unloaded, known = 0, dict[str, int]()
+            if tail and len(read.turns) == tail:  # more than the tail: the turns before it
+                unloaded, known = older_counts(kept(self.db, session_id), read.turns)
 
         def note(older: TurnsRead) -> None:  # an unreadable field of older turns read later
             self._note_unreadable(s, older, [])
 
-        unloaded = 0
-        if tail and len(read.turns) == tail:  # more than the tail: count the turns before it
-            unloaded = count_turns(self.db, session_id) - tail
-        s.history = held_history(self.db, session_id, read, unloaded, note)
+        s.history = held_history(self.db, session_id, read, unloaded, note, known)
         self._note_unreadable(s, read, ["its state (meta)"] if dropped else [])
         for tr in self.db.query("SELECT * FROM tokens WHERE session_id = ?", (session_id,)):
             s.tokens[(tr["model"], tr["role"])] = TokenUsage(**{c: tr[c] for c in TOKEN_COLUMNS})
@@ -185,7 +186,8 @@ class SessionStore:
         known = None
         if older is not None and isinstance(s.history, History):
             known = Counted(older.key, s.history.base, older.get("user"))
-        return history_counts(self.db, s.id, s.current_need_set_at, s.records, known)
+        held = s.history[s.unread :]  # the turns in memory: no older page is read for them
+        return history_counts(self.db, s.id, s.current_need_set_at, s.records, known, held)
 
     def _note_unreadable(self, s: Session, read: TurnsRead, bad: builtins.list[str]) -> None:
         if read.unreadable_calls:
@@ -348,7 +350,7 @@ class SessionStore:
             else (f"WHERE {cond}", (keep, limit))
         )
         rows = self.db.query(
-            "SELECT s.*, (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) AS n, "
+            f"SELECT s.*, {KEPT_TURNS.format(sid='s.id')} AS n, "
             f"{questions_of('s.id')} AS questions "
             f"FROM sessions s {where} ORDER BY s.last_used DESC LIMIT ?",
             params,

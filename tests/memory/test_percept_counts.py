@@ -21,18 +21,36 @@ def _recount(db: Database, flt: PerceptFilter) -> int:
     return int(db.query(f"SELECT count(*) FROM percepts p WHERE {where}", tuple(params))[0][0])
 
 
+_PLACES = (
+    PerceptFilter(),
+    PerceptFilter(scope="global"),
+    PerceptFilter(scope="session"),
+    PerceptFilter(scope="session", session_id=S),
+    PerceptFilter(scope="session", session_id=T),
+    PerceptFilter(session_id=S),
+    PerceptFilter(session_id="nobody"),
+)
+_KINDS: tuple[dict[str, object], ...] = (
+    {},
+    {"producer": "user"},
+    {"producer": "primary"},
+    {"consumer": "all"},
+    {"consumer": "escalation"},
+    {"core": True},
+    {"core": False},
+    {"producer": "user", "core": True},
+    {"producer": "escalation", "consumer": "all", "core": False},
+)
+
+
 def _check(mem: MemoryService) -> None:
+    """Every place the browser lists, with each producer, consumer and pinned filter."""
     db = mem.store.db
-    for flt in (
-        PerceptFilter(),
-        PerceptFilter(scope="global"),
-        PerceptFilter(scope="session"),
-        PerceptFilter(scope="session", session_id=S),
-        PerceptFilter(scope="session", session_id=T),
-        PerceptFilter(session_id=S),
-        PerceptFilter(session_id="nobody"),
-    ):
-        assert mem.count(flt) == _recount(db, flt), flt
+    for place in _PLACES:
+        for kind in _KINDS:
+            flt = PerceptFilter(**{**place.__dict__, **kind})  # type: ignore[arg-type]  # test's own keys
+            assert mem.count(flt) == _recount(db, flt), flt
+    assert db.query("SELECT count(*) FROM percept_counts WHERE n <= 0")[0][0] == 0
 
 
 def test_kept_counts_follow_every_write(tmp_path: Path) -> None:
@@ -45,6 +63,11 @@ def test_kept_counts_follow_every_write(tmp_path: Path) -> None:
     _check(mem)
     mem.edit(a.id, scope="global")
     _check(mem)
+    mem.pin(a.id)
+    mem.edit(b.id, consumer="escalation")
+    _check(mem)
+    mem.pin(a.id, pinned=False)
+    _check(mem)
     mem.delete(b.id)
     _check(mem)
     mem.undo_last_edit()
@@ -55,3 +78,42 @@ def test_kept_counts_follow_every_write(tmp_path: Path) -> None:
     import_go(db, make_go_install(tmp_path / "go", 200, sessions=3, session_facts=4))
     _check(mem)
     assert mem.count(PerceptFilter()) == 300 + 2 + 200
+
+
+def test_a_store_before_the_wider_counts_gets_them_at_upgrade(tmp_path: Path) -> None:
+    from milk_tui.storage import db as db_module
+
+    path = tmp_path / "milk.db"
+    saved = list(db_module.MIGRATIONS)
+    db_module.MIGRATIONS[:] = [m for m in saved if m[0] < "014"]
+    try:
+        db = Database(path)
+        mem = MemoryService(PerceptStore(db), EventBus())
+        bulk_facts(mem.store, 120, session_id=S)
+        a = mem.record("the staging host is alpha", "user", session_id=T)
+        mem.pin(a.id)
+        mem.record("deploys go through the blue cluster", "escalation", session_id=T)
+        cols = [r[1] for r in db.query("PRAGMA table_info(percept_counts)")]
+        assert "producer" not in cols  # the counts as migration 012 kept them
+        db.close()
+    finally:
+        db_module.MIGRATIONS[:] = saved
+    db = Database(path)
+    mem = MemoryService(PerceptStore(db), EventBus())
+    assert "014_percept_kind_counts" in db.schema_version
+    _check(mem)
+    mem.record("one more after the upgrade", "primary", session_id=T)
+    _check(mem)
+
+
+def test_a_filtered_count_is_read_from_the_kept_counts(tmp_path: Path) -> None:
+    """Not recounted: a kept count made wrong shows in the producer, consumer and pinned
+    counts the browser asks for."""
+    db = Database(tmp_path / "milk.db")
+    mem = MemoryService(PerceptStore(db), EventBus())
+    a = mem.record("the staging host is alpha", "user", session_id=T)
+    mem.pin(a.id)
+    with db.transaction() as conn:
+        conn.execute("UPDATE percept_counts SET n = n + 7")
+    assert mem.count(PerceptFilter(session_id=T, producer="user")) == 8
+    assert mem.count(PerceptFilter(consumer="all", core=True)) == 8

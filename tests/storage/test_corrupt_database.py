@@ -206,3 +206,25 @@ def test_an_open_without_an_early_check_checks_within_its_own_small_budget(
     )
     Database(path).close()
     assert budgets == [integrity.OPEN_BUDGET_S] and integrity.OPEN_BUDGET_S <= 0.02
+
+
+def test_an_early_check_has_the_opens_small_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The early check's time is a core's beside the start-up: it costs a large store no
+    more than the open's own check would (an empty store's check ends at once)."""
+    from milk_tui.storage import integrity
+
+    path = tmp_path / "milk.db"
+    _filled(path, turns=10)
+    budgets: list[float] = []
+    real = integrity._first_row
+    monkeypatch.setattr(
+        integrity,
+        "_first_row",
+        lambda c, budget_s=integrity.OPEN_BUDGET_S: budgets.append(budget_s) or real(c, budget_s),
+    )
+    integrity.check_soon(path)
+    assert integrity._early[path.resolve()].answer.result(timeout=30) == "ok"
+    Database(path).close()  # takes the early answer: checks nothing itself
+    assert budgets == [integrity.CHECK_BUDGET_S] and integrity.CHECK_BUDGET_S <= 0.02
