@@ -26,7 +26,6 @@ from rich.style import Style
 from textual.strip import Strip
 
 from milk_tui.tui.widgets import highlight_later
-from milk_tui.tui.widgets.highlight_later import MarkdownLater
 from milk_tui.tui.widgets.palette import Palette
 
 _WORD = re.compile(r"\S+\s*|\s+")
@@ -96,6 +95,8 @@ def _raw_lines(text: str, width: int) -> list[Strip]:
 
 
 def _rich_lines(text: str, width: int, palette: Palette, *, links: bool) -> list[Strip]:
+    from milk_tui.tui.widgets.markdown_later import MarkdownLater  # the Markdown stack
+
     console = _console(width, palette)
     md = MarkdownLater(text, code_theme=palette.code_theme, hyperlinks=links)
     lines = console.render_lines(md, console.options.update_width(max(width, 1)), pad=False)
