@@ -19,6 +19,9 @@ from collections.abc import Callable
 _deferred: set[str] | None = None
 """Languages rendered plain while deferring; None when code is highlighted at once."""
 _on_stop: list[Callable[[], None]] = []
+plain_shown = 0
+"""Code blocks rendered plain so far (any thread): a render during which it moved may
+hold plain code (``kept_renders`` does not keep it)."""
 
 
 def defer() -> None:

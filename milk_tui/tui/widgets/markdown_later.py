@@ -23,6 +23,7 @@ class _CodeLater(CodeBlock):
         if deferred is not None and self.lexer_name != "text":
             if not highlight_later.lexer_loaded(self.lexer_name):
                 deferred.add(self.lexer_name)
+                highlight_later.plain_shown += 1
                 self.lexer_name = "text"
         yield from super().__rich_console__(console, options)
 
