@@ -136,6 +136,8 @@ LATER = (
     "milk_tui.engine.runtime",
     "milk_tui.agents.factory",
     "milk_tui.facade.application",
+    "milk_tui.agents.redact",  # its patterns: compiled by the agents' build
+    "milk_tui.model.workflow",  # a workflow's state: read when the session has one
 )
 
 class Probe(MilkApp):
