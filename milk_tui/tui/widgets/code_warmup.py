@@ -1,8 +1,8 @@
-"""When the transcript's Markdown stack and code highlighter are loaded: the stack right after
-the main screen's first frame (``warm_markdown``: that frame may have rendered no
-reply), the highlighter soon after it when that frame painted code plain
-(``highlight_later``), else a little later, before the first reply needs it
-(``md_render.warm_highlighter`` loads it in a thread)."""
+"""When the transcript's Markdown stack and code highlighter are loaded.  The stack: right
+after the main screen's first frame in a start (``warm_markdown``: that frame may have
+rendered no reply), at once for an app given its application.  The highlighter: soon after
+that frame when it painted code plain (``highlight_later``), else a little later, before the
+first reply needs it (``md_render.warm_highlighter`` loads it in a thread)."""
 
 from __future__ import annotations
 
@@ -23,11 +23,12 @@ paint of the main screen, before the first reply."""
 
 def warm_code_highlighting(transcript: Widget, palette: Palette) -> None:
     """Called when ``transcript`` (the conversation) mounts."""
-    transcript.call_after_refresh(warm_markdown)  # the first frame may have shown no reply
-    if highlight_later.deferring():
+    if highlight_later.deferring():  # a start (tui/launch.py): its first frame came first
+        transcript.call_after_refresh(warm_markdown)  # that frame may have shown no reply
         then = lambda: _from_thread(transcript)  # noqa: E731
         transcript.call_after_refresh(warm_highlighter, palette, then)
-    else:
+    else:  # an app given its application (tests, benchmarks): a reply may come at once
+        _load_markdown()
         transcript.set_timer(WARM_AFTER_S, lambda: warm_highlighter(palette))
 
 
@@ -36,12 +37,13 @@ def warm_markdown() -> None:
     daemon thread: a start that rendered no reply painted without them, and the first
     reply should not wait for them on the event loop."""
 
-    def load() -> None:
-        from milk_tui.tui.widgets import markdown_later  # noqa: F401
+    threading.Thread(target=_load_markdown, name="warm-markdown", daemon=True).start()
 
-        block_spans("warm\n")
 
-    threading.Thread(target=load, name="warm-markdown", daemon=True).start()
+def _load_markdown() -> None:
+    from milk_tui.tui.widgets import markdown_later  # noqa: F401
+
+    block_spans("warm\n")  # builds the block parser
 
 
 def _from_thread(transcript: Widget) -> None:
