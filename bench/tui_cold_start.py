@@ -23,7 +23,10 @@ The ``milk-main`` child also marks where its time goes (``PHASES``: the app's mo
 its first frame, the opening handed over, the main screen's modules loaded, its first frame
 written); the run prints the median of each phase, so a change shows which one it moved.
 
-The session is written once into a temporary ``MILK_HOME`` before the first sample.
+The session is written once into a temporary ``MILK_HOME`` before the first sample, and
+milk-tui run once in it until its code is highlighted (a user's last run, which lasted
+past the first frame: it leaves the reply renders the next start paints from,
+``tui/widgets/kept_renders.py``).
 ``--nothing-configured`` launches ``milk-tui`` without ``--demo`` in that home (it has no
 config file): a first run, which looks for a local server on the usual ports.
 """
@@ -164,7 +167,17 @@ def _timed(base, until_main: bool):  # type: ignore[no-untyped-def]
                 self._reported = True
                 _mark("main_frame")
                 _report_ready()
-                self.exit()
+                if os.environ.get("MILK_COLD_SEED"):
+                    self.set_interval(0.05, self._seeded)  # the user's last run: used a while
+                else:
+                    self.exit()
+
+        def _seeded(self) -> None:
+            from milk_tui.tui.widgets import highlight_later
+
+            if not highlight_later.deferring() and not getattr(self, "_leaving", False):
+                self._leaving = True  # the code shown plain is being highlighted again:
+                self.set_timer(1.0, self.exit)  # a few layouts, a few replies each
 
         def _after_first_main_frame(self) -> None:
             # The first refresh of the main screen is written: when the prompt had its focus
@@ -284,6 +297,10 @@ def main() -> None:
     # milk_tui's sources (~0.1 s) while Textual's site-packages come compiled.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     rounds = 3 if a.quick else a.rounds
+    # The user's last run before these starts lasted past the first frame (a sample leaves
+    # at it): what it leaves for the next start (kept reply renders) is written as then.
+    seed = [sys.executable, __file__, "--child", "milk-main"]
+    subprocess.run(seed, check=True, env={**env, "MILK_COLD_SEED": "1"}, capture_output=True)
     sample("bare", env), sample("milk-main", env)  # warm the OS page cache and .pyc files
     runs: dict[str, list[tuple[float, float, float]]] = {
         "bare": [], "milk": [], "milk-main": [], "no-card": [], "first": [],

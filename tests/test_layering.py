@@ -136,6 +136,8 @@ LATER = (
     "milk_tui.engine.runtime",
     "milk_tui.agents.factory",
     "milk_tui.facade.application",
+    "milk_tui.agents.redact",  # its patterns: compiled by the agents' build
+    "milk_tui.model.workflow",  # a workflow's state: read when the session has one
 )
 
 class Probe(MilkApp):
@@ -211,3 +213,45 @@ s.history.extend(turns)
 store.commit_turns(s, turns)
 db.close()
 """
+
+
+MARKDOWN_PROBE = """
+import sys, time
+from milk_tui.tui.app import MilkApp
+
+STACK = ("markdown_it", "rich.markdown", "pygments", "milk_tui.tui.widgets.markdown_later")
+
+def factory():
+    from milk_tui.facade.opening import open_application
+    return open_application(demo=True, new=True, cooperative=True)
+
+class Probe(MilkApp):
+    def _after_first_main_frame(self):
+        self.at_frame = sorted(m for m in STACK if m in sys.modules)
+        self.deadline = time.monotonic() + 20
+        super()._after_first_main_frame()
+        self.set_interval(0.01, self._stack_loaded)
+
+    def _stack_loaded(self):
+        from milk_tui.tui.widgets.md_blocks import _blocks
+
+        loaded = all(m in sys.modules for m in STACK) and _blocks.cache_info().currsize == 1
+        if loaded or time.monotonic() > self.deadline:
+            self.after = sorted(m for m in STACK if m in sys.modules), _blocks.cache_info().currsize
+            self.exit()
+
+app = Probe(runtime_factory=factory)
+app.run(headless=True, size=(120, 40))
+print((app.at_frame, app.after))
+"""
+
+
+def test_a_start_that_shows_no_reply_paints_without_the_markdown_stack(tmp_path):
+    """A new session's first frame renders no reply: markdown-it, Rich's Markdown and
+    Pygments (~20 ms, ~1 MiB) load after it, in a thread (``md_render.warm_markdown``),
+    with the block parser built, before a reply needs them."""
+    out = _python(MARKDOWN_PROBE, cwd=tmp_path, home=tmp_path)
+    at_frame, after = ast.literal_eval(out.split("\n")[-2])
+    assert at_frame == []
+    stack = ("markdown_it", "rich.markdown", "pygments", "milk_tui.tui.widgets.markdown_later")
+    assert after == (sorted(stack), 1)  # and the block parser built

@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from milk_tui.agents.redact import mask_url_userinfo
 from milk_tui.config.paths import data_dir
 from milk_tui.model import events as ev
 
@@ -37,6 +36,10 @@ def describe(s: ServerStatus) -> str:
     if s.pid:
         parts.append(f"pid {s.pid}")
     if s.url:
+        # Loaded here: the main screen names this module, and the redaction patterns
+        # (~1 ms) are compiled by the agents' build after its first frame anyway.
+        from milk_tui.agents.redact import mask_url_userinfo
+
         parts.append(mask_url_userinfo(s.url))
     if s.keep:
         parts.append("kept on exit")

@@ -20,7 +20,6 @@ writes the card once ``Opening.finish`` has read the config.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections.abc import Mapping
@@ -117,13 +116,25 @@ def card_key(salt: str, options: Mapping[str, object]) -> str:
     file = ""
     if path is not None:
         try:
-            file = f"{path.stat().st_mode:o} {hashlib.sha256(path.read_bytes()).hexdigest()}"
+            file = f"{path.stat().st_mode:o} {sha256_hex(path.read_bytes())}"
         except OSError as e:
             file = f"unreadable {e.errno}"
     env = sorted((k, v) for k, v in os.environ.items() if k.upper().startswith("MILK_"))
     material = [CARD_VERSION, str(path), how, file, env, os.environ.get("PATH", "")]
     material.append(sorted((k, str(v)) for k, v in options.items()))
-    return hashlib.sha256((salt + json.dumps(material)).encode()).hexdigest()
+    return sha256_hex((salt + json.dumps(material)).encode())
+
+
+def sha256_hex(data: bytes) -> str:
+    """SHA-256 of ``data``, in hex.  CPython's own implementation where it has one (the
+    ``_sha256`` module ``hashlib`` itself falls back to): ``hashlib`` loads OpenSSL's, ~2.5 ms
+    and ~0.5 MiB for every start, for this key alone.  The same digest either way
+    (tests/tui/test_start_card.py)."""
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]  # CPython 3.11: typeshed has no stub
+    except ImportError:  # another version or build
+        from hashlib import sha256
+    return sha256(data).hexdigest()
 
 
 def read_card(options: Mapping[str, object]) -> StartCard | None:

@@ -19,6 +19,7 @@ import contextlib
 import gc
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App
@@ -49,8 +50,15 @@ EXIT_STARTUP_FAILED = 2
 """Same code as the CLI's usage/config errors: the session could not even be opened."""
 
 
+MAIN_SCREEN_CSS = str((Path(__file__).parent / "screens" / "main.tcss").resolve())
+"""The main screen's stylesheet (its ``CSS_PATH``), read with the app's own: a screen's
+stylesheet that is new when the screen is shown makes Textual parse every rule again
+(``App._load_screen_css``), after the startup screen's frame."""
+
+
 class MilkApp(App[int]):
     TITLE = "milk"
+    CSS_PATH = MAIN_SCREEN_CSS
     COMMANDS = App.COMMANDS | {MilkCommands}
     BINDINGS: ClassVar[list[BindingType]] = list(APP_LEVEL_BINDINGS)
 

@@ -51,7 +51,7 @@ def test_installed_package_dir_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     pkg = tmp_path / "milk_tui"
     (pkg / "themes").mkdir(parents=True)
     (pkg / "themes" / "milk-dark.toml").write_text('dark = true\nprimary = "#123456"\n')
-    monkeypatch.setattr(themes.resources, "files", lambda _name: pkg)
+    monkeypatch.setattr(themes, "PACKAGE_DIR", pkg)
     assert themes.builtin_dir() == pkg / "themes"
     found, _ = themes.load_themes()
     dark = next(t for t in found if t.name == themes.DEFAULT_DARK)

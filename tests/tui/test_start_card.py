@@ -159,3 +159,22 @@ async def test_the_screen_painted_from_a_wrong_card_is_set_right(
         greeting = str(screen.query_one(Welcome).render())  # a new session's welcome
         assert "big" in greeting and "stale" not in greeting
         assert "an old note" not in greeting and "bogus_key" in greeting
+
+
+def test_the_card_key_is_sha256_without_loading_hashlib() -> None:
+    """The key's digest is hashlib's SHA-256, made without loading OpenSSL's (``hashlib``)
+    at every start (facade/start_card.py ``sha256_hex``)."""
+    import hashlib
+    import subprocess
+    import sys
+
+    from milk_tui.facade.start_card import sha256_hex
+
+    for data in (b"", b"milk", "é ✓".encode() * 1000):
+        assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
+    code = (
+        "import sys\nfrom milk_tui.facade.start_card import card_key\n"
+        "card_key('salt', {})\nprint('hashlib' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]

@@ -1,14 +1,18 @@
-"""When the transcript's code highlighter is loaded: soon after the main screen's first
-frame when that frame painted code plain (``highlight_later``), else a little later, before
-the first reply needs it (``md_render.warm_highlighter`` loads it in a thread)."""
+"""When the transcript's Markdown stack and code highlighter are loaded.  The stack: right
+after the main screen's first frame in a start (``warm_markdown``: that frame may have
+rendered no reply), at once for an app given its application.  The highlighter: soon after
+that frame when it painted code plain (``highlight_later``), else a little later, before the
+first reply needs it (``md_render.warm_highlighter`` loads it in a thread)."""
 
 from __future__ import annotations
 
 import contextlib
+import threading
 
 from textual.widget import Widget
 
 from milk_tui.tui.widgets import highlight_later
+from milk_tui.tui.widgets.md_blocks import block_spans
 from milk_tui.tui.widgets.md_render import Palette, warm_highlighter
 from milk_tui.tui.widgets.stream_view import StreamView
 
@@ -19,11 +23,27 @@ paint of the main screen, before the first reply."""
 
 def warm_code_highlighting(transcript: Widget, palette: Palette) -> None:
     """Called when ``transcript`` (the conversation) mounts."""
-    if highlight_later.deferring():
+    if highlight_later.deferring():  # a start (tui/launch.py): its first frame came first
+        transcript.call_after_refresh(warm_markdown)  # that frame may have shown no reply
         then = lambda: _from_thread(transcript)  # noqa: E731
         transcript.call_after_refresh(warm_highlighter, palette, then)
-    else:
+    else:  # an app given its application (tests, benchmarks): a reply may come at once
+        _load_markdown()
         transcript.set_timer(WARM_AFTER_S, lambda: warm_highlighter(palette))
+
+
+def warm_markdown() -> None:
+    """Load the Markdown stack (``markdown_later.py``) and build the block parser in a
+    daemon thread: a start that rendered no reply painted without them, and the first
+    reply should not wait for them on the event loop."""
+
+    threading.Thread(target=_load_markdown, name="warm-markdown", daemon=True).start()
+
+
+def _load_markdown() -> None:
+    from milk_tui.tui.widgets import markdown_later  # noqa: F401
+
+    block_spans("warm\n")  # builds the block parser
 
 
 def _from_thread(transcript: Widget) -> None:

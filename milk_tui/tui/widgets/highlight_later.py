@@ -7,6 +7,8 @@ lexer is not loaded yet renders as plain text with the same box (the code theme'
 and padding, so no line moves); ``stop()`` ends it once the lexers are loaded, drops the
 render caches that hold plain blocks, and the conversation renders its code blocks again.
 Only the TUI's start (``tui/launch.py`` ``run_app``) defers: tests and snapshots highlight at once.
+The Markdown classes that read this state are in ``markdown_later.py``: this module loads no
+part of the Markdown stack.
 """
 
 from __future__ import annotations
@@ -14,14 +16,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import CodeBlock, Markdown
-
-from milk_tui.tui.widgets import linkify_on_use  # noqa: F401  # Rich's parser per render
-
 _deferred: set[str] | None = None
 """Languages rendered plain while deferring; None when code is highlighted at once."""
 _on_stop: list[Callable[[], None]] = []
+plain_shown = 0
+"""Code blocks rendered plain so far (any thread): a render during which it moved may
+hold plain code (``kept_renders`` does not keep it)."""
 
 
 def defer() -> None:
@@ -79,19 +79,3 @@ def lexer_loaded(name: str) -> bool:
     except Exception:  # noqa: BLE001 — unknown or broken: Rich shows it plain, nothing to wait for
         return True
     return not isinstance(cls, RegexLexerMeta) or "_tokens" in cls.__dict__
-
-
-class _CodeLater(CodeBlock):
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        deferred = _deferred
-        if deferred is not None and self.lexer_name != "text":
-            if not lexer_loaded(self.lexer_name):
-                deferred.add(self.lexer_name)
-                self.lexer_name = "text"
-        yield from super().__rich_console__(console, options)
-
-
-class MarkdownLater(Markdown):
-    """Rich's Markdown, with code blocks that may wait for their lexer (see the module)."""
-
-    elements = {**Markdown.elements, "fence": _CodeLater, "code_block": _CodeLater}

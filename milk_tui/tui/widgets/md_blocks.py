@@ -17,19 +17,30 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from rich.markdown import Markdown, UnknownElement
 from textual.strip import Strip
 
-from milk_tui.tui.widgets import highlight_later, linkify_on_use  # noqa: F401
+from milk_tui.tui.widgets import highlight_later
 from milk_tui.tui.widgets.md_render import markdown_lines
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 from milk_tui.tui.widgets.palette import Palette
 
-_BLOCKS = MarkdownIt().enable("strikethrough").enable("table").disable("inline")
-"""Rich's parser configuration (rich/markdown.py), block rules only: where blocks start
-and end does not depend on inline markup, and skipping the inline pass makes it cheap."""
+
+@cache
+def _blocks() -> MarkdownIt:
+    """Rich's parser configuration (rich/markdown.py), block rules only: where blocks start
+    and end does not depend on inline markup, and skipping the inline pass makes it cheap.
+    Made at its first use: the Markdown stack loads with the first reply (markdown_later.py)."""
+    from markdown_it import MarkdownIt
+
+    from milk_tui.tui.widgets import linkify_on_use  # noqa: F401  # before any parser is made
+
+    return MarkdownIt().enable("strikethrough").enable("table").disable("inline")
+
 
 _REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:", re.MULTILINE)
 
@@ -53,7 +64,7 @@ class BlockSpan:
 def block_spans(text: str) -> list[BlockSpan]:
     """The top-level blocks of ``text``, in order."""
     out: list[BlockSpan] = []
-    for tok in _BLOCKS.parse(text):
+    for tok in _blocks().parse(text):
         if tok.level == 0 and tok.nesting >= 0 and tok.map is not None:
             out.append(BlockSpan(tok.map[0], tok.map[1], tok.type))
     return out
@@ -67,6 +78,8 @@ def needs_whole_render(text: str, kinds: set[str]) -> bool:
 
 def brings_blank(kind: str) -> bool:
     """Whether Rich puts a blank line after a block of this kind before the next one."""
+    from rich.markdown import Markdown, UnknownElement
+
     return bool(Markdown.elements.get(kind, UnknownElement).new_line)
 
 

@@ -25,8 +25,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from milk_tui.tui.widgets import highlight_later
-from milk_tui.tui.widgets.highlight_later import MarkdownLater
+from milk_tui.tui.widgets import highlight_later, kept_renders
 from milk_tui.tui.widgets.palette import Palette
 
 _WORD = re.compile(r"\S+\s*|\s+")
@@ -55,13 +54,20 @@ def render_markdown(text: str, width: int, palette: Palette) -> list[Strip]:
     """
     if not text.strip():
         return []
-    strips = markdown_lines(text, width, palette)
-    while strips and not strips[-1].cell_length:
-        strips.pop()
-    start = 0
-    while start < len(strips) and not strips[start].cell_length:
-        start += 1  # Rich opens lists with a blank line; blocks are spaced by the caller
-    return strips[start:]
+    strips = kept_renders.kept(text, width, palette)
+    if strips is None:
+        plain_before = highlight_later.plain_shown
+        strips = markdown_lines(text, width, palette)
+        while strips and not strips[-1].cell_length:
+            strips.pop()
+        start = 0
+        while start < len(strips) and not strips[start].cell_length:
+            start += 1  # Rich opens lists with a blank line; blocks are spaced by the caller
+        strips = strips[start:]
+        if highlight_later.plain_shown != plain_before:
+            return strips  # its code may be plain for now: not one for the next start
+    kept_renders.note(text, width, palette, strips)
+    return strips
 
 
 highlight_later.on_stop(render_markdown.cache_clear)  # it may hold plain code blocks
@@ -96,6 +102,8 @@ def _raw_lines(text: str, width: int) -> list[Strip]:
 
 
 def _rich_lines(text: str, width: int, palette: Palette, *, links: bool) -> list[Strip]:
+    from milk_tui.tui.widgets.markdown_later import MarkdownLater  # the Markdown stack
+
     console = _console(width, palette)
     md = MarkdownLater(text, code_theme=palette.code_theme, hyperlinks=links)
     lines = console.render_lines(md, console.options.update_width(max(width, 1)), pad=False)

@@ -11,13 +11,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widgets import Static
 
 from milk_tui.model import events as ev
-from milk_tui.model.workflow import WorkflowState
+
+if TYPE_CHECKING:
+    from milk_tui.model.workflow import WorkflowState
 
 clock: Callable[[], float] = time.monotonic
 """Where the live elapsed time comes from (tests pin it)."""
