@@ -56,24 +56,27 @@ def _insert(conn: sqlite3.Connection, rows: Sequence[tuple[Percept, str | None]]
     # The per-row count trigger is off for this transaction; the counts go in once below.
     conn.execute("DROP TRIGGER percept_counts_insert")
     counts: dict[str, int] = {}
+    kept: dict[tuple[str, str, str, str, int], int] = {}
+    """The rows' fact counts, by ``percept_counts.KEY``: counted here as the rows go by (a
+    ``GROUP BY`` of the new rows afterwards sorts a million of them: ~5 s)."""
     for start in range(0, len(rows), BATCH):
         batch = []
         for p, ext in rows[start : start + BATCH]:
             words = tokens(p.content)
             for w in words:
                 counts[w] = counts.get(w, 0) + 1
+            k = (p.scope, p.session_id, p.producer, p.consumer, int(p.core))
+            kept[k] = kept.get(k, 0) + 1
             batch.append((p.content, p.producer, p.consumer, p.scope, p.session_id,
                           p.turn_index, int(p.core), p.weight, p.created_at, p.updated_at, ext,
                           " ".join(words)))  # fmt: skip
         conn.executemany(_INSERT, batch)
         done(min(start + BATCH, len(rows)))
     key = percept_counts.KEY
-    conn.execute(
-        f"INSERT INTO percept_counts ({key}, n) "
-        f"SELECT {key}, count(*) FROM percepts WHERE id >= ? "
-        f"GROUP BY {key} ORDER BY 1, 2, 3, 4, 5 "
+    conn.executemany(
+        f"INSERT INTO percept_counts ({key}, n) VALUES (?, ?, ?, ?, ?, ?) "
         f"ON CONFLICT ({key}) DO UPDATE SET n = n + excluded.n",
-        (first,),
+        [(*k, n) for k, n in sorted(kept.items())],
     )
     run_script(conn, percept_counts.INSERT_TRIGGER)
     conn.execute(
