@@ -97,14 +97,20 @@ def _turn_start(bus: EventBus) -> None:
     bus.publish(ev.Notice(message="a note"))
 
 
-async def test_a_turns_start_waits_for_its_request_to_be_sent() -> None:
-    """Delivering the turn's start repaints the screen; a repaint between the request's
-    build and its send would delay the send (docs/adr/0045)."""
+def _started_turn() -> tuple[EventBus, list[ev.BusEvent], BusBridge]:
+    """A running bridge that has seen a turn's start (what it delivers goes to the list)."""
     bus = EventBus()
     out: list[ev.BusEvent] = []
     bridge = BusBridge(bus, out.extend)
     bridge.start()
     _turn_start(bus)
+    return bus, out, bridge
+
+
+async def test_a_turns_start_waits_for_its_request_to_be_sent() -> None:
+    """Delivering the turn's start repaints the screen; a repaint between the request's
+    build and its send would delay the send (docs/adr/0045)."""
+    bus, out, bridge = _started_turn()
     await _iterations()
     assert out == []  # held
     bus.publish(ev.RequestSent(slot="primary", agent_name="llama"))
@@ -120,11 +126,7 @@ async def test_the_hold_ends_by_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     """An agent that never says its request is out (a plain subprocess agent): the turn's
     start shows after ``HOLD_S`` all the same."""
     monkeypatch.setattr(bridge_module, "HOLD_S", 0.02)
-    bus = EventBus()
-    out: list[ev.BusEvent] = []
-    bridge = BusBridge(bus, out.extend)
-    bridge.start()
-    _turn_start(bus)
+    bus, out, bridge = _started_turn()
     await _iterations()
     assert out == []
     await until(None, lambda: len(out) == 4, what="the held turn start, after HOLD_S")
@@ -141,11 +143,7 @@ async def test_the_hold_ends_by_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     ids=["first text", "failure", "tool call"],
 )
 async def test_anything_else_ends_the_hold_in_order(event: ev.BusEvent) -> None:
-    bus = EventBus()
-    out: list[ev.BusEvent] = []
-    bridge = BusBridge(bus, out.extend)
-    bridge.start()
-    _turn_start(bus)
+    bus, out, bridge = _started_turn()
     bus.publish(event)
     await _iterations()
     assert [e.type for e in out] == [
