@@ -114,6 +114,7 @@ def main() -> None:
     ap.add_argument("--chunks", type=int, default=20_000)
     ap.add_argument("--top", type=int, default=6)
     ap.add_argument("--updates", type=int, default=0, help="the N costliest screen updates")
+    ap.add_argument("--keys", action="store_true", help="what each typed key waited behind")
     a = ap.parse_args()
     install()
     from milk_tui.testing.fake_openai import FakeOpenAIServer
@@ -122,7 +123,7 @@ def main() -> None:
     result = tui_stream.Probe.result
 
     def keep(self: Any, *args: Any) -> Any:
-        kept.append((list(self.slices), self.first_at))
+        kept.append((list(self.slices), self.first_at, list(self.key_spans)))
         return result(self, *args)
 
     tui_stream.Probe.result = keep  # type: ignore[method-assign]
@@ -130,7 +131,7 @@ def main() -> None:
         srv.default_reply = tui_stream.reply_for(a.content, a.chunks)
         out = asyncio.run(tui_stream.run_milk(srv.url, a.chunks))
     print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in out.items()}))
-    slices, first = kept[0]
+    slices, first, key_spans = kept[0]
     long = sorted(((c, t, d) for t, d, c in slices if t > first and c > 0.016), reverse=True)
     print(f"{len(long)} ticker slices over 16 ms of loop-thread CPU after the first token")
     for cpu, end, wall in long[: a.top]:
@@ -152,6 +153,8 @@ def main() -> None:
         for ms, s0, inner in updates[: a.updates]:
             steps = ", ".join(f"{k} {v:.1f}" for k, v in inner.items() if k != "screen update")
             print(f"   {ms:6.2f} at +{s0 - first:.3f} s  {steps}")
+    if a.keys:
+        key_waits(key_spans, first)
     totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for *_, inner in records:
         for k, v in inner.items():
@@ -160,6 +163,39 @@ def main() -> None:
     print("per step over the reply (in how many callbacks, total CPU, the most in one):")
     for k, (n, total, most) in sorted(totals.items(), key=lambda kv: -kv[1][1]):
         print(f"   {k:14} {int(n):5} {total:8.1f} ms {most:6.1f} ms")
+
+
+def key_waits(spans: list[tuple[float, float]], first: float) -> None:
+    """Per typed key after the first token, the callbacks that ran between when it was due
+    and when the input showed it, summed by callback (and by step inside them): what a key
+    waits behind.  A key's own path (the app's queue, the screen, the input) is in there too."""
+    waits = sorted(s1 - s0 for s0, s1 in spans if s0 > first)
+    if not waits:
+        return
+    print(
+        f"{len(waits)} keys after the first token: median {waits[len(waits) // 2] * 1000:.1f} ms,"
+        f" worst {waits[-1] * 1000:.1f} ms"
+    )
+    by_name: dict[str, float] = defaultdict(float)
+    by_step: dict[str, float] = defaultdict(float)
+    calls = 0
+    for k0, k1 in spans:
+        if k0 <= first:
+            continue
+        for s0, s1, ms, name, inner in records:
+            if s1 > k0 and s0 < k1:  # ran (partly) while the key waited
+                part = (min(s1, k1) - max(s0, k0)) / max(s1 - s0, 1e-9)
+                by_name[name] += ms * part
+                calls += 1
+                for k, v in inner.items():
+                    by_step[k] += v * part
+    n = len(waits)
+    print(f"what a key waited behind, CPU ms per key ({calls / n:.1f} callbacks per key):")
+    for name, ms in sorted(by_name.items(), key=lambda kv: -kv[1])[:14]:
+        print(f"   {ms / n:7.2f}  {name}")
+    print("   of which, by step:")
+    for k, ms in sorted(by_step.items(), key=lambda kv: -kv[1])[:10]:
+        print(f"   {ms / n:7.2f}  {k}")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from textual.strip import Strip
 from milk_tui.tui.widgets.md_blocks import FENCE_KINDS, place, render_block
 from milk_tui.tui.widgets.md_render import Palette
 from milk_tui.tui.widgets.render_thread import in_thread
-from milk_tui.tui.widgets.stream_pace import SLICE_BUDGET_S
+from milk_tui.tui.widgets.stream_pace import SLICE_BUDGET_S, others_due
 
 SYNC_BUDGET_S = 0.003
 """Closed blocks rendered on the event loop per frame, at most.  A frame's other work
@@ -69,6 +69,8 @@ class BlockQueue:
         self.at: list[int] = []
         """Where each closed block's lines (separator included) start in the stable lines."""
         self.pending: list[Block] = []
+        self.cut = False
+        """Whether the last slice stopped early because another callback was due."""
 
     @property
     def last_kind(self) -> str | None:
@@ -88,9 +90,11 @@ class BlockQueue:
     async def render_next(self, width: int, palette: Palette, *, ended: bool) -> list[Block]:
         """Render the next slice of the queue: the head in a thread when it is too long
         for a slice, else the small blocks that fit in the budget (``SLICE_BUDGET_S``, or
-        ``DONE_BUDGET_S`` once the reply has ``ended``)."""
+        ``DONE_BUDGET_S`` once the reply has ``ended``), stopping after the first block
+        once another callback of the loop is due (``stream_pace.others_due``)."""
         budget = DONE_BUDGET_S if ended else SLICE_BUDGET_S
         done: list[Block] = []
+        self.cut = False
         head = self.pending[0]
         if not is_small(head.kind, head.source):
             head.lines = await in_thread(render_block, head.source, width, palette)
@@ -102,6 +106,9 @@ class BlockQueue:
                     break
                 block.lines = render_block(block.source, width, palette)
                 done.append(block)
+                if others_due():  # a key waits one block's render, not the budget
+                    self.cut = True
+                    break
         for block in done:
             block.final = True
         del self.pending[: len(done)]

@@ -12,13 +12,15 @@ view's worker (``stream_work.py``) in slices of about ``SLICE_BUDGET_S``, which 
 apart from screen updates: a slice that slept through a repaint of a streaming view sleeps
 again, so the timers and keys that came due during the update run first (``pause``), and
 what a slice changed is shown by a screen update asked for at once, the next slice
-waiting until it has run (``update_screen_now``, ``screen_updated``).
+waiting until it has run (``update_screen_now``, ``screen_updated``).  And a slice stops
+after the step (a piece, a block) in which another callback came due (``others_due``) and
+resumes right after it, so a key waits for one step, not for the slice's whole budget.
 """
 
 from __future__ import annotations
 
 import time
-from asyncio import Future, get_running_loop, sleep, wait_for
+from asyncio import Future, TimerHandle, get_running_loop, sleep, wait_for
 from collections.abc import Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING
@@ -49,9 +51,31 @@ AGAIN_S = 0.0003
 """The second sleep after a repaint that came while a slice slept: any delay puts its
 timer behind the ones that came due during the repaint."""
 
+YIELD_S = 0.00001
+"""The sleep of a slice that stopped because other callbacks were due (``others_due``):
+a timer, so that it runs after the timers that came due before it and after what is
+already queued; this short, so that a slice cut after every block (the stream's reads and
+timers are due that often) loses no throughput — at 0.1 ms a 20,000-chunk Markdown reply
+took 30 % longer."""
+
 _painted = [0.0]
 _after_update: list[Callable[[], None]] = []
 """Called once, right after the next screen update ``update_screen_now`` runs that paints."""
+
+
+def others_due() -> bool:
+    """Whether another callback waits for the event loop: a key the terminal's input thread
+    handed over (it arrives through ``call_soon_threadsafe``, in the ready queue), a task
+    woken meanwhile, or a timer whose time has come.  A slice of deferred work stops at the
+    first such moment after a step, so a key waits for one block's render (~1 ms), not for
+    the whole slice's budget.  Private attributes of asyncio's own loop
+    (``BaseEventLoop._ready`` and ``_scheduled``, the ready deque and the timer heap, in
+    CPython's ``asyncio/base_events.py``); on a loop without them a slice runs its budget."""
+    loop = get_running_loop()
+    if getattr(loop, "_ready", None):
+        return True
+    timers: list[TimerHandle] = getattr(loop, "_scheduled", [])
+    return bool(timers) and timers[0].when() <= loop.time()
 
 
 def painted() -> None:

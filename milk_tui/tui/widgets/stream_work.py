@@ -18,6 +18,8 @@ from milk_tui.tui.widgets.stream_pace import (
     AGAIN_S,
     SHOW_EVERY_S,
     SLICE_BUDGET_S,
+    YIELD_S,
+    others_due,
     pause,
     screen_updated,
     update_screen_now,
@@ -48,13 +50,16 @@ async def run_work(view: StreamView, gen: int) -> None:
                 wait = AGAIN_S
                 continue
             if view._backlog and not (view._caught_up and queue.pending):
-                catch_up(view)
+                if catch_up(view):
+                    wait = YIELD_S
                 continue
             view._caught_up = False
             if not queue.pending:
                 continue
             t0 = time.thread_time()
             done = await queue.render_next(view._width, view.palette, ended=view._done)
+            if queue.cut:
+                wait = YIELD_S
             if gen != view._gen:
                 return
             view.block_renders += len(done)
@@ -75,22 +80,28 @@ async def run_work(view: StreamView, gen: int) -> None:
             view._drain_gen = -1
 
 
-def catch_up(view: StreamView) -> None:
-    """One slice of the backlog: pieces until the budget is spent; once it is all
-    consumed, the open block is shown (and the reply finished, if it has ended)."""
+def catch_up(view: StreamView) -> bool:
+    """One slice of the backlog: pieces until the budget is spent or another callback is
+    due; once it is all consumed, the open block is shown (and the reply finished, if it
+    has ended).  True when the slice stopped for another callback."""
     before = view._height()
     view._caught_up = True
     view._frame_t0, view._budget = time.perf_counter(), SLICE_BUDGET_S
+    cut = False
     while view._backlog and time.perf_counter() - view._frame_t0 < SLICE_BUDGET_S:
         view._region.open += view._backlog.take()
         view._close_finished(final=False)
+        if others_due():
+            cut = True
+            break
     view._budget = SYNC_BUDGET_S
     view._layout_due = view._layout_due or view._height() != before
     if view._backlog:  # shown at the frame rate: each showing is a screen update
         view._show_due |= time.perf_counter() - view._shown_at >= SHOW_EVERY_S
-        return
+        return cut
     view._show_open()
     if view._done:
         view._finish_open()
     else:
         view._show_due = True
+    return cut
