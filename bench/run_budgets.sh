@@ -37,7 +37,8 @@ for i in 1 2 3; do
   run "loop_stalls_md_$i" bench/loop_stalls.py --content md --chunks 20000 --top 3 --updates 5
 done
 run scale_commands bench/scale_commands.py --rounds 7 --home "$big"
-run tui_resume bench/tui_resume.py --turns 100000 --rounds 5
+run tui_resume bench/tui_resume.py --home "$big" --rounds 9
+run tui_resume_direct bench/tui_resume.py --turns 100000 --rounds 5 --direct
 run fact_browser bench/fact_browser.py --quick --home "$big"
 run import_go bench/import_go.py
 echo "=== done  $(date +%T)  load $(uptime | sed 's/.*load average: //')" | tee -a "$out/summary.txt"
