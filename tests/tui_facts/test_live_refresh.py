@@ -1,5 +1,6 @@
 """A live refresh (another writer added facts) costs the painting thread a kept count and the
-page on screen, read by key, never an OFFSET walk; a search's refresh runs in a worker.
+page on screen, read by key, never an OFFSET walk; a search's refresh runs in a worker; the
+End key reads the last pages by key.
 
 Statements are seen through SQLite's trace callback, with the thread that ran each."""
 
@@ -21,6 +22,7 @@ from tui_facts.conftest import FIXED_NOW, Host
 N = 3_000
 
 Trace = list[tuple[int, str]]
+INDEX = {"recent": "percepts_updated", "weight": "percepts_weight"}
 WALK = re.compile(r"OFFSET [1-9]")
 """An OFFSET past the first row (the first page may be read as ``OFFSET 0``)."""
 
@@ -101,3 +103,25 @@ async def test_a_search_refresh_counts_and_ranks_in_a_worker(
         await until(pilot, lambda: not app.browser.refresh_pending, what="the refresh")
         assert app.browser.window is not shown and app.browser.window.total == before + 1
         assert _reads(trace) and all(tid != threading.get_ident() for tid, _ in trace)
+
+
+@pytest.mark.parametrize("order", ["recent", "weight"])
+async def test_the_end_key_reads_the_last_pages_by_key_in_index_order(
+    memory: MemoryService, session_id: str, trace: Trace, db: Database, order: str
+) -> None:
+    """End: the last page is the first of the reversed order, the one before it from its
+    first key; no OFFSET, and no sort of the facts (each read follows the order's index)."""
+    bulk_facts(memory.store, N, session_id=session_id)
+    app = Host(memory, session_id, clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.browser.set_filters(order=order)
+        await pilot.pause()
+        trace.clear()
+        await pilot.press("end")
+        await until(pilot, lambda: app.browser.table.current() is not None, what="the end")
+        assert app.browser.table.cursor == N - 1
+        reads = _reads(trace)
+        assert reads and not any("OFFSET" in s for s in reads), reads
+        for sql in reads:
+            plan = " ".join(str(r[3]) for r in db.conn.execute("EXPLAIN QUERY PLAN " + sql))
+            assert "TEMP B-TREE" not in plan and INDEX[order] in plan, (sql, plan)
