@@ -219,6 +219,16 @@ async def browser_ops(memory: MemoryService) -> dict[str, tuple[float, ...]]:
             got = await measured(pilot, b, jump)
             worst = tuple(map(max, worst, got))
         out["jump to each tenth (worst)"] = worst
+
+        async def home_mid_jump() -> None:
+            # Home pressed while a jump's page is being read: the first page is read on
+            # the painting thread, and the database waits for the worker's statement.
+            b.window.invalidate()
+            b.table.cursor = b.window.total // 2 + 3 * PAGE_SIZE
+            await pilot.pause(0.003)
+            b.table.cursor = 0
+
+        await run("Home while a jump's page is read", home_mid_jump)
         b.query_one("#fact-search", Input).value = "cache"
         b.requery()
         while b.window.query.text != "cache":
