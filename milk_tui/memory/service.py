@@ -242,6 +242,12 @@ class MemoryService:
         """The page next to ``anchor`` (``store_keyset.list_from``)."""
         return store_keyset.list_from(self.store.db, filters, order, anchor, limit, before)
 
+    def page_at(self, filters: PerceptFilter, order: str, depth: int,
+                limit: int) -> builtins.list[Percept] | None:  # fmt: skip
+        """The page at ``depth`` without walking the rows up to it; None when only an
+        OFFSET walk serves ``filters`` (``store_keyset.page_at``)."""
+        return store_keyset.page_at(self.store.db, filters, order, depth, limit)
+
     def count(self, filters: PerceptFilter | None = None) -> int:
         return self.store.count(filters)
 

@@ -57,8 +57,9 @@ async def test_scrolling_to_the_end_shows_every_fact_and_the_count(
 
 
 class _GatedFacts(Facts):
-    """The real ``Facts``, with each walk by position held until the test lets it go: the
-    stand-in for an OFFSET at depth in a large store (hundreds of ms)."""
+    """The real ``Facts``, with each read by position held until the test lets it go: the
+    stand-in for a read at depth in a large store (an OFFSET walk: hundreds of ms; the
+    order's index alone: ~12 ms)."""
 
     def __init__(self, memory: MemoryService) -> None:
         super().__init__(memory)
@@ -70,6 +71,10 @@ class _GatedFacts(Facts):
         if offset:  # a first page, read by a load, passes
             assert self.gate.wait(30), "the gate was never opened"
         return super().page(query, session_id, offset, limit)
+
+    def page_at(self, query: Any, session_id: Any, depth: int, limit: int) -> list[Percept] | None:
+        assert self.gate.wait(30), "the gate was never opened"
+        return super().page_at(query, session_id, depth, limit)
 
 
 async def test_a_jump_deep_never_holds_the_screen_its_rows_come_when_read(
@@ -125,3 +130,21 @@ async def test_a_jump_in_a_new_query_while_an_old_page_is_read_still_arrives(
         want = [p.id for p in memory.list(FactQuery(order="weight").to_filter(session_id),
                                           limit=N, order="weight")]  # fmt: skip
         assert table.current() is not None and table.current().id == want[deep]
+
+
+@pytest.mark.parametrize("order", ["recent", "weight", "id"])
+def test_a_jump_reads_its_page_from_the_order_index_not_an_offset_walk(
+    memory: MemoryService, session_id: str, order: str
+) -> None:
+    bulk_facts(memory.store, N, session_id=session_id)
+    bulk_facts(memory.store, N // 10, session_id="another session", seed=3)  # hidden here
+    q = FactQuery(order=order)
+    want = [p.id for p in memory.list(q.to_filter(session_id), limit=2 * N, order=order)]
+    w = FactWindow(Facts(memory), q, session_id).load()
+    for deep in (N // 2 + 5, N - 7, 1234):
+        w.invalidate()
+        assert w.row(deep).id == want[deep]
+    assert w.offset_fetches == 1 + 3 and w.walks == 0  # the first page, then the jumps
+    by_user = FactWindow(Facts(memory), FactQuery(order=order, producer="user"), session_id)
+    by_user.load().row(by_user.total // 2)
+    assert by_user.walks == 1  # a filter the scope index cannot skip: the OFFSET walk

@@ -1,13 +1,13 @@
 """Browse and edit remembered facts: search, filters, a virtualised table and the edit keys.
 
 Everything goes through the facade's ``Facts``, and every change to the memory — ours or
-an agent's — comes back as a bus event that the app hands to ``handle_bus_event``.  Those events are coalesced: a burst (an agent writing
-facts, a consolidation touching thousands) costs one COUNT plus the one page on screen.
+an agent's — comes back as a bus event that the app hands to ``handle_bus_event``
+(``live.py``).  Those events are coalesced: a burst (an agent writing facts, a consolidation
+touching thousands) costs one kept count plus the one page on screen.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -18,31 +18,28 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.timer import Timer
-from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from milk_tui.facade.errors import StorageError
 from milk_tui.facade.facts import FactQuery, Facts
-from milk_tui.model import events as ev
 from milk_tui.model.percept import Percept
 from milk_tui.model.terminal_text import inert
 from milk_tui.tui.facts.edit_modal import FactDraft, FactEditModal
 from milk_tui.tui.facts.filter_bar import FilterBar, next_value
+from milk_tui.tui.facts.live import LiveFacts
 from milk_tui.tui.facts.table import FactTable, age
 from milk_tui.tui.facts.window import FactWindow, parse_search
 from milk_tui.tui.screens.confirm_modal import ConfirmModal
 
 SEARCH_DEBOUNCE_S = 0.20
 """Typing speed is ~5-8 keys/s; 200 ms runs one FTS query per pause, not one per key."""
-REFRESH_COALESCE_S = 0.15
-"""Bus bursts (an agent's facts, a consolidation) inside this window become one refresh."""
 
 T = TypeVar("T")
 TABLE_ACTIONS = frozenset({"add", "edit", "delete", "pin", "undo", "jump", "cycle", "search"})
 """Actions of ``FactBrowser.BINDINGS``: commands on the table's rows, never typed text."""
 
 
-class FactBrowser(Widget):
+class FactBrowser(LiveFacts):
     """The memory browser; ``compact`` is the side-pane variant (fewer columns, no filter bar)."""
 
     DEFAULT_CSS = """
@@ -92,7 +89,7 @@ class FactBrowser(Widget):
         self._generation = 0
         self._follow_id: int | None = None
         self.refreshes = 0
-        """Coalesced refreshes so far (tests assert a burst costs one)."""
+        self._refreshing = False
 
     # ----- layout ----------------------------------------------------------------------
 
@@ -111,14 +108,6 @@ class FactBrowser(Widget):
 
     def on_mount(self) -> None:
         self._show_status()
-
-    @property
-    def table(self) -> FactTable:
-        return self.query_one(FactTable)
-
-    @property
-    def window(self) -> FactWindow:
-        return self.table.window
 
     def set_session(self, session_id: str | None) -> None:
         """The app switched sessions: "visible here" now means the new one's facts."""
@@ -232,64 +221,6 @@ class FactBrowser(Widget):
     def _install(self, window: FactWindow) -> None:
         self.table.set_window(window)
         self.table.cursor = 0
-        self._show_status()
-
-    # ----- live updates ----------------------------------------------------------------
-
-    def handle_bus_event(self, event: ev.BusEvent) -> None:
-        """Called by the app for every event; cheap and safe to call from any thread."""
-        if not self.is_attached:
-            return
-        match event:
-            case ev.PerceptRecorded() | ev.PerceptUpdated() | ev.PerceptDeleted():
-                self._on_app_thread(self.schedule_refresh)
-            case ev.SessionChanged(session_id=sid) if sid and sid != self.session_id:
-                self._on_app_thread(lambda: self.set_session(sid))
-
-    def _on_app_thread(self, fn: Callable[[], object]) -> None:
-        if threading.get_ident() != self.app._thread_id:
-            self.app.call_from_thread(fn)
-        else:
-            fn()
-
-    @property
-    def refresh_pending(self) -> bool:
-        """A coalesced refresh is waiting on its timer (tests wait for it to land)."""
-        return self._refresh_timer is not None
-
-    def schedule_refresh(self) -> None:
-        if self._refresh_timer is None:
-            self._refresh_timer = self.set_timer(REFRESH_COALESCE_S, self.refresh_now)
-
-    def refresh_now(self) -> None:
-        """Recount and repaint, keeping the cursor on the same fact when it only moved a little."""
-        self._refresh_timer = None
-        self.refreshes += 1
-        table, window = self.table, self.window
-        current = table.current()
-        keep = self._follow_id if self._follow_id is not None else (current.id if current else None)
-        self._follow_id = None
-        try:
-            window.error = ""
-            window.invalidate()
-            window.recount()
-            index = None
-            if keep is not None:
-                window.row(table.cursor)
-                index = window.cached_index(keep)
-                if index is None:
-                    window.row(0)
-                    index = window.cached_index(keep)
-        except StorageError as e:
-            window.error = str(e)
-            table.refresh()
-            self._show_status()
-            return
-        table.set_window(window)
-        if index is not None:
-            table.cursor = index
-        else:
-            table.cursor = table.cursor  # clamp to the new total and repaint
         self._show_status()
 
     # ----- actions ---------------------------------------------------------------------

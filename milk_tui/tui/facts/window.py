@@ -3,8 +3,10 @@
 The browser never holds more than a few pages of facts, whatever the store size: the
 table asks for row ``i`` while painting and we fetch the page around it: from the cached page
 next to it (keyset, ``Facts.page_next_to``: what scrolling needs), from the end for the
-last page, or by LIMIT/OFFSET for a jump or a search's ranked pages.  A new query builds a new ``FactWindow`` instead of mutating
-this one, so a search computed in a worker thread can be swapped in atomically.
+last page, from the order's index for a jump (``Facts.page_at``), or by LIMIT/OFFSET for a
+search's ranked pages and a filter that index cannot skip.  A new query builds a new
+``FactWindow`` instead of mutating this one, so a search computed in a worker thread can be
+swapped in atomically.
 No Textual here; the window is unit-testable and benchmarkable on its own.
 """
 
@@ -39,6 +41,8 @@ class FactSource(Protocol):
              limit: int) -> list[Percept]: ...  # fmt: skip
     def page_next_to(self, query: FactQuery, session_id: str | None, anchor: Percept | None,
                      limit: int, before: bool = False) -> list[Percept]: ...  # fmt: skip
+    def page_at(self, query: FactQuery, session_id: str | None, depth: int,
+                limit: int) -> list[Percept] | None: ...  # fmt: skip
 
 
 def parse_search(raw: str, base: FactQuery) -> tuple[FactQuery, list[str]]:
@@ -83,7 +87,10 @@ class FactWindow:
     queries: int = 0
     """Fetches so far (count and pages): the benchmark and tests read it."""
     offset_fetches: int = 0
-    """Pages fetched by position (OFFSET) rather than from a neighbour: tests read it."""
+    """Pages fetched by position rather than from a neighbour: tests read it."""
+    walks: int = 0
+    """Of those past the first, pages read by an OFFSET walk (not ``page_at``'s read of the
+    order's index): tests read it."""
     error: str = ""
     """The last storage failure met while painting ("" when none)."""
     defer: Callable[[int], None] | None = None
@@ -127,11 +134,19 @@ class FactWindow:
         return rows
 
     def by_position(self, page: int) -> list[Percept]:
-        """The page by LIMIT/OFFSET: at depth in a large store this walks the index up to it
-        (hundreds of ms), so the table runs it in a worker thread; safe there."""
+        """The page at its position: from the order's index alone where the query allows
+        (``page_at``: ~12 ms at a million facts), else by LIMIT/OFFSET, which at depth in a
+        large store walks every row up to it (hundreds of ms).  The table runs it in a
+        worker thread; safe there."""
         self.queries += 1
         self.offset_fetches += 1
-        return self.facts.page(self.query, self.session_id, page * PAGE_SIZE, PAGE_SIZE)
+        depth = page * PAGE_SIZE
+        if page:
+            rows = self.facts.page_at(self.query, self.session_id, depth, PAGE_SIZE)
+            if rows is not None:
+                return rows
+        self.walks += page > 0
+        return self.facts.page(self.query, self.session_id, depth, PAGE_SIZE)
 
     def next_to(self, rows: list[Percept], *, before: bool = False) -> list[Percept] | None:
         """The page after ``rows`` (a full page just read) from its last key, or the page
