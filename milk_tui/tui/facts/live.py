@@ -112,14 +112,7 @@ class LiveFacts(Widget):
         try:
             window.error = ""
             window.invalidate()
-            window.recount()
-            index = None
-            if keep is not None:
-                window.row(table.cursor)
-                index = window.cached_index(keep)
-                if index is None:
-                    window.row(0)
-                    index = window.cached_index(keep)
+            index = _reread(window, keep, table.cursor)
         except StorageError as e:
             window.error = str(e)
             table.refresh()
@@ -137,13 +130,7 @@ class LiveFacts(Widget):
                            cursor: int) -> None:  # fmt: skip
         index = None
         try:
-            window.recount()
-            if keep is not None:  # the page under the cursor, then the first (``refresh_now``)
-                window.row(cursor)
-                index = window.cached_index(keep)
-                if index is None:
-                    window.row(0)
-                    index = window.cached_index(keep)
+            index = _reread(window, keep, cursor)
         except StorageError as e:
             window.error = str(e)
         finally:
@@ -157,3 +144,17 @@ class LiveFacts(Widget):
         table.set_window(event.window)
         table.cursor = event.index if event.index is not None else table.cursor
         self._show_status()
+
+
+def _reread(window: FactWindow, keep: int | None, cursor: int) -> int | None:
+    """Recount ``window`` and find the fact ``keep`` again: on the page under the cursor,
+    then on the first; its new index, or None (raises ``StorageError``)."""
+    window.recount()
+    if keep is None:
+        return None
+    window.row(cursor)
+    index = window.cached_index(keep)
+    if index is None:
+        window.row(0)
+        index = window.cached_index(keep)
+    return index
