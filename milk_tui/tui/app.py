@@ -33,7 +33,7 @@ from milk_tui.tui.after_frame import load_soon, milk_commands
 from milk_tui.tui.keymap import APP_LEVEL_BINDINGS
 from milk_tui.tui.screens.startup import StartupScreen
 from milk_tui.tui.terminal_keys import name_alt_enter
-from milk_tui.tui.themes import DEFAULT_DARK, load_themes, palette_for
+from milk_tui.tui.themes import DEFAULT_DARK, load_themes, palette_for, set_theme
 from milk_tui.tui.ui_state import UIState
 from milk_tui.tui.widgets.palette import Palette
 
@@ -117,7 +117,7 @@ class MilkApp(App[int]):
         return self.facade.runtime
 
     def _apply_theme(self, wanted: str) -> None:
-        self.theme = wanted if wanted in self.available_themes else DEFAULT_DARK
+        set_theme(self, wanted if wanted in self.available_themes else DEFAULT_DARK)
         self.palette: Palette = palette_for(self.current_theme)
 
     def _install(self, target: Application | Runtime) -> None:
