@@ -308,7 +308,16 @@ def main() -> None:
     if a.baseline:
         runs["baseline"] = []
         runs["baseline-first"] = []
-        base_env = {**env, "PYTHONPATH": a.baseline}
+        # Its own copy of the home: each checkout keeps its last run's renders (they name
+        # their renderer's module files), so a shared home would make the other's unusable.
+        base_home = tempfile.mkdtemp(prefix="milk-cold-base-")
+        shutil.copytree(
+            home, base_home, dirs_exist_ok=True, ignore=shutil.ignore_patterns("kept-*")
+        )
+        base_env = {**env, "PYTHONPATH": a.baseline, "MILK_HOME": base_home}
+        subprocess.run(
+            seed, check=True, env={**base_env, "MILK_COLD_SEED": "1"}, capture_output=True
+        )
         sample("milk-main", base_env)
     for _ in range(rounds):
         for kind, samples in runs.items():

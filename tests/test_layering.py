@@ -138,6 +138,9 @@ LATER = (
     "milk_tui.facade.application",
     "milk_tui.agents.redact",  # its patterns: compiled by the agents' build
     "milk_tui.model.workflow",  # a workflow's state: read when the session has one
+    "milk_tui.tui.commands",  # the slash-command tables and Tab completion: tui/after_frame.py
+    "milk_tui.tui.completion",
+    "milk_tui.model.usage",  # usage rows: the first usage read or cache figure
 )
 
 class Probe(MilkApp):
@@ -213,6 +216,44 @@ s.history.extend(turns)
 store.commit_turns(s, turns)
 db.close()
 """
+
+
+AFTER_FRAME_PROBE = """
+import sys, time
+from milk_tui.tui.app import MilkApp
+
+LATER = ("milk_tui.tui.commands", "milk_tui.tui.completion")
+
+def factory():
+    from milk_tui.facade.opening import open_application
+    return open_application(demo=True, new=True, cooperative=True)
+
+class Probe(MilkApp):
+    def _after_first_main_frame(self):
+        self.at_frame = sorted(m for m in LATER if m in sys.modules)
+        self.deadline = time.monotonic() + 20
+        super()._after_first_main_frame()
+        self.set_interval(0.01, self._loaded)
+
+    def _loaded(self):
+        if all(m in sys.modules for m in LATER) or time.monotonic() > self.deadline:
+            self.after = sorted(m for m in LATER if m in sys.modules)
+            self.exit()
+
+app = Probe(runtime_factory=factory)
+app.run(headless=True, size=(120, 40))
+print((app.at_frame, app.after))
+"""
+
+
+def test_the_command_tables_load_after_the_first_frame_without_a_key(tmp_path):
+    """The slash commands and Tab completion are not loaded for the first frame, and are
+    loaded right after it (``tui/after_frame.py``) with no key pressed: the first key,
+    Tab or Enter does not pay for them."""
+    out = _python(AFTER_FRAME_PROBE, cwd=tmp_path, home=tmp_path)
+    at_frame, after = ast.literal_eval(out.split("\n")[-2])
+    assert at_frame == []
+    assert after == ["milk_tui.tui.commands", "milk_tui.tui.completion"]
 
 
 MARKDOWN_PROBE = """

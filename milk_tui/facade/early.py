@@ -12,8 +12,10 @@ def check_database_soon(*, create: bool = False) -> None:
     """Start the database's integrity check (storage/integrity.py ``check_soon``): SQLite
     reads every page without the GIL, and the open that follows the first frame collects the
     answer instead of paying for the read.  ``create`` (the TUI, which opens it next): a
-    database not there yet is created instead (storage/db.py ``create_soon``), with the
-    tables the session's open needs."""
+    database not there yet is created instead (storage/db.py ``create_soon``): the file in
+    WAL mode, its disk waits beside Textual's imports.  Its tables are the open's to make:
+    the modules that register them are Python to import, which would only contend with
+    Textual's for the GIL (~10 ms more CPU to a home's first frame, docs/performance.md)."""
     from milk_tui.config.paths import database_file
     from milk_tui.storage.integrity import check_soon
 
@@ -24,10 +26,6 @@ def check_database_soon(*, create: bool = False) -> None:
         elif create:
             from milk_tui.storage.db import create_soon
 
-            create_soon(path, _import_the_store)
+            create_soon(path)
     except Exception:  # noqa: BLE001 - a data dir that is not usable is the open's to report
         return
-
-
-def _import_the_store() -> None:
-    import milk_tui.engine.open_store  # noqa: F401  # registers the tables the open uses

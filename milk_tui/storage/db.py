@@ -122,12 +122,12 @@ _creating: dict[Path, tuple[threading.Event, threading.Thread]] = {}
 which thread."""
 
 
-def create_soon(path: Path, before: Callable[[], object]) -> None:
+def create_soon(path: Path) -> None:
     """Create the database at ``path`` — not there yet: a home's first start — in a daemon
-    thread, beside Textual's start-up: the file's creation, its switch to WAL and the first
-    migrations wait on the disk (syncs) far longer than they use the GIL.  ``before`` runs
-    first in that thread (the imports that register the migrations the open will apply).
-    The open of the same path waits for it; whatever goes wrong is left to that open."""
+    thread, beside Textual's start-up: the file's creation and its switch to WAL wait on
+    the disk (syncs) far longer than they use the GIL.  It applies the migrations registered
+    by then (none at a start: the open, which imports their modules, applies them).  The
+    open of the same path waits for it; whatever goes wrong is left to that open."""
     path = path.resolve()
     if path in _creating or path.exists():
         return
@@ -135,7 +135,6 @@ def create_soon(path: Path, before: Callable[[], object]) -> None:
 
     def run() -> None:
         try:
-            before()
             Database(path).close()
         except BaseException as e:  # noqa: BLE001 - the open says what is wrong
             if not isinstance(e, Exception):

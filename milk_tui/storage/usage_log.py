@@ -19,10 +19,13 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from milk_tui.model.session import TokenUsage
-from milk_tui.model.usage import UsagePoint, UsageRow, UsageScope
 from milk_tui.storage.db import Database, MigrationConnection, register_migration
+
+if TYPE_CHECKING:  # the rows' module loads with the first read (not at every start)
+    from milk_tui.model.usage import UsagePoint, UsageRow, UsageScope
 
 _COUNTS = ("prompt", "completion", "cache_read", "cache_creation", "cost_usd")
 DAY_S = 86_400
@@ -148,6 +151,8 @@ class UsageLog:
                 c + r.cost_usd,
             )
         label = self._question_label(key) if scope == "session" else _day_label
+        from milk_tui.model.usage import UsagePoint
+
         return [UsagePoint(label(b), n, c) for b, (n, c) in sorted(points.items())]
 
     def _question_label(self, session_id: str) -> Callable[[int], str]:
@@ -225,6 +230,8 @@ class UsageLog:
 
 def _row(model: str, role: str, turns: int, counts: list) -> UsageRow:
     """A row from the five counts in ``_COUNTS`` order (``TokenUsage.add``'s)."""
+    from milk_tui.model.usage import UsageRow
+
     row = UsageRow(model, role, turns=turns)
     row.add(*counts)
     return row

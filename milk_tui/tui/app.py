@@ -29,11 +29,11 @@ from textual.screen import Screen
 
 from milk_tui.model.terminal_text import inert
 from milk_tui.tui import gc_pace
-from milk_tui.tui.commands import MilkCommands
+from milk_tui.tui.after_frame import load_soon, milk_commands
 from milk_tui.tui.keymap import APP_LEVEL_BINDINGS
 from milk_tui.tui.screens.startup import StartupScreen
 from milk_tui.tui.terminal_keys import name_alt_enter
-from milk_tui.tui.themes import DEFAULT_DARK, load_themes, palette_for
+from milk_tui.tui.themes import DEFAULT_DARK, load_themes, palette_for, set_theme
 from milk_tui.tui.ui_state import UIState
 from milk_tui.tui.widgets.palette import Palette
 
@@ -59,7 +59,7 @@ stylesheet that is new when the screen is shown makes Textual parse every rule a
 class MilkApp(App[int]):
     TITLE = "milk"
     CSS_PATH = MAIN_SCREEN_CSS
-    COMMANDS = App.COMMANDS | {MilkCommands}
+    COMMANDS = App.COMMANDS | {milk_commands}
     BINDINGS: ClassVar[list[BindingType]] = list(APP_LEVEL_BINDINGS)
 
     def __init__(
@@ -117,7 +117,7 @@ class MilkApp(App[int]):
         return self.facade.runtime
 
     def _apply_theme(self, wanted: str) -> None:
-        self.theme = wanted if wanted in self.available_themes else DEFAULT_DARK
+        set_theme(self, wanted if wanted in self.available_themes else DEFAULT_DARK)
         self.palette: Palette = palette_for(self.current_theme)
 
     def _install(self, target: Application | Runtime) -> None:
@@ -265,6 +265,7 @@ class MilkApp(App[int]):
 
     def _after_first_main_frame(self) -> None:
         gc.freeze()
+        load_soon()
         if not gc_pace.paused():  # a turn already started holds it until its first text
             gc.enable()
         if self._opening is not None:

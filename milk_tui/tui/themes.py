@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Any
 
+from textual.app import App
 from textual.theme import Theme
 
 from milk_tui.config.paths import data_dir
@@ -68,6 +70,23 @@ def load_themes() -> tuple[list[Theme], list[str]]:
             notes.append(f"built-in theme {name} not found in {builtin_dir()}")
             found[name] = Theme(name=name, primary="#E0B040", dark=dark)
     return list(found.values()), notes
+
+
+def set_theme(app: App[Any], name: str) -> None:
+    """Give ``app`` the registered theme ``name``.  Before the app runs nothing is parsed
+    yet, and the stylesheet takes the theme's variables at once: set as usual, the theme's
+    watcher would have ``refresh_css`` reparse every source read by then into a new
+    stylesheet without the parse cache, and each would be parsed again when the next is
+    added.  That only for a theme as dark or light as the current one: the ``-dark-mode``
+    class and the ANSI colours then stay as they are (``App._watch_theme``)."""
+    theme = app.get_theme(name)
+    if app.is_running or theme is None or theme.dark != app.current_theme.dark:
+        app.theme = name
+        return
+    # The value without its watcher: https://textual.textualize.io/api/dom_node/
+    app.set_reactive(App.theme, name)
+    app.set_class(True, f"-theme-{name}", update=False)
+    app.stylesheet.set_variables(app.get_css_variables())
 
 
 def _name(path: Path) -> str:

@@ -189,7 +189,7 @@ async def test_a_broken_override_in_a_new_home_ends_the_start_with_its_line(
 
 
 CREATE_EARLY = """
-import sys
+import sqlite3, sys
 from milk_tui.config.paths import database_file
 from milk_tui.facade.early import check_database_soon
 from milk_tui.storage import db
@@ -200,15 +200,19 @@ check_database_soon(create=True)  # the TUI's: created beside the start-up
 done, thread = db._creating[database_file().resolve()]
 thread.join(30)
 print(done.is_set(), "milk_tui.engine.open_store" in sys.modules)
-print(db.Database(database_file()).schema_version)
+conn = sqlite3.connect(database_file())  # as the thread left it (no migration of ours)
+print(conn.execute("PRAGMA journal_mode").fetchone()[0])
+print([r[0] for r in conn.execute("SELECT name FROM schema_migrations")])
 """
 
 
-def test_a_new_homes_database_is_made_beside_the_start_with_the_opens_tables(
+def test_a_new_homes_database_is_made_beside_the_start_and_its_tables_by_the_open(
     tmp_path: Path, milk_home: Path
 ) -> None:
-    """A first start creates the database in a thread before the TUI opens it, with every
-    table the session's open uses; a command in a new home creates none early."""
+    """A first start creates the database file (in WAL mode) in a thread before the TUI
+    opens it, importing none of the store's modules: they are Python, which would contend
+    with Textual's imports for the GIL; the open makes the tables.  A command in a new home
+    creates none early."""
     import subprocess
     import sys
 
@@ -220,10 +224,10 @@ def test_a_new_homes_database_is_made_beside_the_start_with_the_opens_tables(
         cwd=tmp_path,
         timeout=120,
     )
-    before, done, early = run.stdout.splitlines()
-    assert before == "False" and done == "True True"
-    made = set(ast.literal_eval(early))
+    before, done, journal, early = run.stdout.splitlines()
+    assert before == "False" and done == "True False" and journal == "wal"
+    assert ast.literal_eval(early) == ["001_sessions"]  # storage/db.py's own, no more
+    opened = _open(tmp_path)  # the open finds the file and makes every table
+    made = set(opened._opened.db.schema_version)
     assert {"001_sessions", "003_attachments", "005_turn_kinds", "010_percepts"} <= made
-    opened = _open(tmp_path)  # the open finds it and adds only what registered later
-    assert made <= set(opened._opened.db.schema_version)
     opened.close()

@@ -23,7 +23,7 @@ from textual.widgets import Static
 from milk_tui.facade.errors import StorageError
 from milk_tui.model import events as ev
 from milk_tui.model.terminal_text import inert_copy
-from milk_tui.tui.completion import command_hint, hint_rows, screen_names
+from milk_tui.tui.after_frame import screen_names
 from milk_tui.tui.copying import Copier, What
 from milk_tui.tui.keymap import APP_BINDINGS, BEFORE_READY
 from milk_tui.tui.screens import agent_requests
@@ -275,6 +275,8 @@ class MainScreen(Screen[None]):
 
     @on(PromptInput.PromptChanged)
     def _input_changed(self, event: PromptInput.PromptChanged) -> None:
+        from milk_tui.tui.completion import command_hint, hint_rows  # tui/after_frame.py
+
         hint = self.query_one("#hint", Static)
         # The screen's width, not the hint's: hidden, the hint has none yet (padding 0 2).
         text = command_hint(event.text, hint_rows(self.size.height), self.size.width - 4)

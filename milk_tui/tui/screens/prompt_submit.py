@@ -7,7 +7,6 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from milk_tui.facade.errors import StorageError
-from milk_tui.tui.commands import literal_prompt, parse_slash, unknown_command
 from milk_tui.tui.widgets.conversation import Conversation
 from milk_tui.tui.widgets.prompt_input import PromptInput
 from milk_tui.tui.widgets.status_line import StatusLine
@@ -34,6 +33,8 @@ class PromptSubmitter:
             screen.query_one(StatusLine).set_hint("starting the agents…")
             screen.run_worker(self._when_ready(text), group="startup-input")
             return
+        from milk_tui.tui.commands import literal_prompt, parse_slash, unknown_command
+
         box = screen.query_one(PromptInput)
         literal = literal_prompt(text)
         if literal is not None:

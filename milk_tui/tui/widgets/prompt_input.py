@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.binding import BindingType
@@ -16,8 +16,10 @@ from textual.message import Message
 from textual.widgets import TextArea
 from textual.widgets.text_area import Selection
 
-from milk_tui.tui.completion import Names, common_prefix, complete
 from milk_tui.tui.keymap import INPUT_BINDINGS
+
+if TYPE_CHECKING:
+    from milk_tui.tui.completion import Names
 
 
 class PromptInput(TextArea):
@@ -151,6 +153,8 @@ class PromptInput(TextArea):
     def _complete_now(self, step: int) -> None:
         """Tab: complete the word at the cursor; with several matches, first to their common
         prefix, then one match per Tab (Shift+Tab goes back), as a shell does."""
+        from milk_tui.tui.completion import Names, common_prefix, complete  # after_frame.py
+
         row, col = self.cursor_location
         before = self.document.get_line(row)[:col]
         cycle = self._cycle

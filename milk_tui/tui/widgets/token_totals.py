@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from milk_tui.model.session import TokenUsage
-from milk_tui.model.usage import cache_hit_pct
 
 
 def fmt_tokens(n: int) -> str:
@@ -33,5 +32,7 @@ class TokenTotals(TokenUsage):
         "" while the provider reported no cache activity."""
         if not (self.cache_read or self.cache_creation):
             return ""
+        from milk_tui.model.usage import cache_hit_pct  # not loaded by a start's first frame
+
         pct = cache_hit_pct(self.prompt, self.cache_read, self.cache_creation)
         return f"cache {pct or 0:.0f}%"
